@@ -1,0 +1,17 @@
+#pragma once
+// Sub-commands of steadyscope-cli. Each lives in its own cmd_<name>.cpp and
+// receives the arguments after the sub-command name. Exit statuses: 0 success,
+// 1 failure (bad input, refused chunk, ...), 2 usage error.
+#include <string>
+#include <vector>
+
+namespace steadyscope::cli {
+
+using Args = std::vector<std::string>;
+
+int cmdInfo(const Args& args);   // cmd_info.cpp   — loader summary and anomalies
+int cmdBench(const Args& args);  // cmd_bench.cpp  — bench load | bench split
+int cmdSplit(const Args& args);  // cmd_split.cpp  — the TraceLens-compatible splitter
+int cmdGate(const Args& args);   // cmd_gate.cpp   — the chunk-quality gate / review
+
+} // namespace steadyscope::cli

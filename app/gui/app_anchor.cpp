@@ -1,0 +1,2 @@
+// placeholder
+namespace steadyscope::app { void anchor() {} }

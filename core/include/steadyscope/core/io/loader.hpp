@@ -1,0 +1,38 @@
+#pragma once
+// Loading a Chrome trace-event / Kineto trace into the columnar model.
+//
+//   auto r = steadyscope::loadTrace("rank0.pt.trace.json.gz", {});
+//   if (!r) { puts(r.error().describe().c_str()); return 1; }
+//   steadyscope::TracePtr trace = r.value();
+//
+// `.json` is mmapped; `.json.gz` / `.zip` / `.json.zst` are decompressed once
+// into an unlinked temporary file in the cache directory and mmapped, so the
+// text lives in file-backed pages, not anonymous memory. Compression is
+// detected by magic bytes. Parsing uses simdjson On-Demand on pieces cut at
+// event boundaries, on `threads` threads.
+#include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/util/error.hpp>
+#include <steadyscope/core/util/progress.hpp>
+
+#include <string>
+
+namespace steadyscope {
+
+struct LoadOptions {
+  unsigned threads = 2;            // parser threads (>= 1)
+  size_t pieceBytes = 4u << 20;    // target piece size
+  std::string cacheDir;            // for decompressed text; default: $XDG_CACHE_HOME/steadyscope or /tmp
+  JobControl* control = nullptr;   // progress + cancel; may be null
+};
+
+/// Stage numbers published through JobControl::stage().
+enum LoadStage : int { StageOpen = 0, StageDecompress = 1, StageParse = 2, StageIndex = 3, StageDone = 4 };
+
+Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options = {});
+
+/// Load from JSON text already in memory (tests, small inputs). `name` is used
+/// in messages and as the path.
+Expected<TracePtr> loadTraceFromString(std::string json, const std::string& name = "<memory>",
+                                       const LoadOptions& options = {});
+
+} // namespace steadyscope

@@ -1,0 +1,236 @@
+#pragma once
+// The in-memory trace model: columnar, one array per field, ~57 bytes per event.
+// Events keep file order (index = position in traceEvents). Every event keeps
+// the byte range of its original JSON text so an export can copy it verbatim
+// and a view can show its args. The model is immutable once loaded and is
+// shared as std::shared_ptr<const Trace> between the splitter, the views and
+// the exporter.
+#include <steadyscope/core/util/pynum.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace steadyscope {
+
+using EventIdx = uint32_t;
+using StrId = uint32_t;
+inline constexpr StrId kNoStr = 0;  // id 0 is the empty / absent string
+
+/// Event phase (`ph`).
+enum class Ph : uint8_t {
+  Complete,   // X
+  Begin,      // B
+  End,        // E
+  Instant,    // i, I
+  Metadata,   // M
+  FlowStart,  // s
+  FlowStep,   // t
+  FlowEnd,    // f
+  Counter,    // C
+  Other,      // anything else (kept, ignored)
+  Missing,    // no ph key
+};
+const char* phName(Ph ph);  // "X", "B", ... ("" for Missing, "?" for Other)
+
+/// What a category means. The model records the category text as written;
+/// this classification (old and new Kineto vocabularies) is a convenience.
+/// Which classes count as GPU work is each consumer's decision.
+enum class CatClass : uint8_t {
+  Kernel,             // kernel, Kernel
+  Memcpy,             // gpu_memcpy, Memcpy
+  Memset,             // gpu_memset, Memset
+  GpuUserAnnotation,  // gpu_user_annotation
+  UserAnnotation,     // user_annotation
+  CpuOp,              // cpu_op, Operator
+  Runtime,            // cuda_runtime, Runtime
+  Driver,             // cuda_driver
+  PythonFunction,     // python_function
+  FlowAc2g,           // ac2g, async_cpu_to_gpu
+  Other,
+};
+CatClass classifyCategory(std::string_view cat);
+inline bool isGpuWork(CatClass c) {
+  return c == CatClass::Kernel || c == CatClass::Memcpy || c == CatClass::Memset;
+}
+
+/// Per-event flag bits.
+namespace ev {
+enum : uint16_t {
+  HasTs = 1u << 0,         // a numeric ts key is present
+  TsIsInt = 1u << 1,       // ts written as a JSON integer
+  HasDur = 1u << 2,        // a numeric dur key is present (in the JSON)
+  DurIsInt = 1u << 3,      // dur written as a JSON integer
+  HasCorr = 1u << 4,       // args.correlation present (numeric or string)
+  HasExtId = 1u << 5,      // args["External id"] present
+  HasInputDims = 1u << 6,  // args["Input Dims"] key present
+  HasId = 1u << 7,         // flow "id" present (stored in the corr column)
+  CorrIsStr = 1u << 8,     // correlation / id was a JSON string (value = StrId)
+  ExtIsStr = 1u << 9,      // External id was a JSON string (value = StrId)
+  TsInexact = 1u << 10,    // ts text finer than 1 ns: exact double kept aside
+  DurInexact = 1u << 11,   // dur text finer than 1 ns: exact double kept aside
+  DurFromPair = 1u << 12,  // B event: dur_ns is the matched E's ts - B's ts
+  TsPresentNull = 1u << 13,// "ts": null (treated as no ts)
+  CorrIsReal = 1u << 14,   // correlation written as a non-integral real
+};
+} // namespace ev
+
+/// A pid or tid value with the reference's equality: 1 == 1.0, 1 != "1".
+struct JsonKey {
+  enum class Type : uint8_t { None, Int, Str, Real } type = Type::None;
+  int64_t i = 0;   // Int value, or StrId for Str
+  double d = 0.0;  // Real (non-integral) value
+  friend bool operator==(const JsonKey& a, const JsonKey& b) {
+    if (a.type != b.type) return false;
+    if (a.type == Type::Real) return a.d == b.d;
+    return a.i == b.i;
+  }
+  friend bool operator<(const JsonKey& a, const JsonKey& b) {
+    if (a.type != b.type) return a.type < b.type;
+    if (a.type == Type::Real) return a.d < b.d;
+    return a.i < b.i;
+  }
+};
+
+/// Interned strings (names, categories, string pids/tids). Id 0 = "".
+class StringPool {
+public:
+  StringPool();
+  StrId intern(std::string_view s);
+  std::string_view view(StrId id) const { return strings_[id]; }
+  size_t size() const { return strings_.size(); }
+  /// Returns kNoStr if absent.
+  StrId find(std::string_view s) const;
+private:
+  std::vector<std::string> strings_;
+  std::unordered_map<std::string_view, StrId> index_;
+};
+
+/// One (pid, tid) track with its events sorted by (ts, file order).
+struct Lane {
+  JsonKey pid;
+  JsonKey tid;
+  bool gpu = false;                // holds GPU work (kernel/memcpy/memset)
+  uint16_t maxDepth = 0;           // deepest nesting level of slices
+  std::vector<EventIdx> events;    // events with a ts, sorted by ts
+};
+
+/// A named anomaly counter, like Perfetto's import stats.
+struct Anomaly {
+  std::string code;         // e.g. "dur_negative"
+  std::string explanation;  // one line
+  uint64_t count = 0;
+  int64_t firstEvent = -1;  // index of the first event concerned, -1 if none
+};
+
+/// A half-open interval in ns.
+struct Interval {
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+
+/// Union of GPU-work intervals on one device (GPU pid), sorted, disjoint.
+struct DeviceBusy {
+  JsonKey pid;
+  std::vector<Interval> intervals;
+  int64_t busyNs = 0;  // total length of the union
+  int64_t firstNs = 0, lastNs = 0;
+};
+
+/// A top-level key of the trace object other than traceEvents, raw JSON value.
+struct TopLevelEntry {
+  std::string key;        // unescaped key
+  std::string rawKey;     // key as written, with quotes
+  std::string rawValue;   // JSON text of the value, verbatim
+};
+
+/// The source text, kept mapped (file-backed) for verbatim access.
+class SourceText {
+public:
+  virtual ~SourceText() = default;
+  virtual std::string_view text() const = 0;
+};
+
+struct TraceStats {
+  uint64_t fileBytes = 0;       // bytes on disk
+  uint64_t jsonBytes = 0;       // bytes of JSON text (after decompression)
+  std::string compression;      // "none", "gzip", "zip", "zstd"
+  std::map<std::string, uint64_t> perPh;   // "X" -> count ("" for missing)
+  std::map<std::string, uint64_t> perCat;  // category as written -> count ("None" for missing)
+  uint64_t gpuEvents = 0;       // kernel/memcpy/memset in any vocabulary
+  int64_t firstTsNs = 0, lastEndNs = 0;  // span of non-metadata events with ts
+};
+
+class Trace {
+public:
+  // ---- identity ----
+  std::string path;       // as given by the user
+  std::string baseName;   // reference base name (spec §1.1)
+  std::shared_ptr<const SourceText> source;
+
+  // ---- columns, one entry per event in file order ----
+  std::vector<int64_t> tsNs;      // ts in ns (0 when absent)
+  std::vector<int64_t> durNs;     // dur in ns (0 when absent), or paired duration for B
+  std::vector<uint64_t> offset;   // byte offset of the event's JSON text
+  std::vector<uint32_t> length;   // byte length of that text
+  std::vector<StrId> name;
+  std::vector<uint16_t> cat;      // index into categories
+  std::vector<Ph> ph;
+  std::vector<uint16_t> flags;    // ev::* bits
+  std::vector<uint32_t> lane;     // index into lanes
+  std::vector<uint16_t> depth;    // nesting depth within the lane (timeline)
+  std::vector<int64_t> corr;      // args.correlation, or flow id for s/t/f
+  std::vector<int64_t> extId;     // args["External id"]
+
+  // ---- dictionaries ----
+  StringPool strings;
+  std::vector<StrId> categories;          // cat index -> StrId of the text ("None" when missing)
+  std::vector<CatClass> categoryClass;    // cat index -> class
+  std::vector<Lane> lanes;
+  std::map<JsonKey, std::string> processNames;  // from M process_name
+  std::map<std::pair<JsonKey, JsonKey>, std::string> threadNames;
+
+  // ---- top level ----
+  std::vector<TopLevelEntry> topLevel;  // every key except traceEvents, in order
+  size_t traceEventsPosition = 0;       // index in topLevel order where traceEvents sat
+
+  // ---- derived ----
+  std::vector<DeviceBusy> gpuBusy;      // per GPU pid
+  std::vector<Anomaly> anomalies;       // non-zero counters only
+  TraceStats stats;
+  std::unordered_map<EventIdx, double> exactTsUs, exactDurUs;  // inexact cases only
+
+  // ---- accessors ----
+  size_t size() const { return tsNs.size(); }
+  bool has(EventIdx i, uint16_t f) const { return (flags[i] & f) != 0; }
+  std::string_view nameOf(EventIdx i) const { return strings.view(name[i]); }
+  std::string_view catOf(EventIdx i) const { return strings.view(categories[cat[i]]); }
+  CatClass classOf(EventIdx i) const { return categoryClass[cat[i]]; }
+  std::string_view rawText(EventIdx i) const;
+  /// Python-exact float(text) of ts / dur in µs (correctly rounded).
+  double tsUs(EventIdx i) const;
+  double durUs(EventIdx i) const;
+  /// ts / dur with Python types (int stays int), for parity arithmetic.
+  PyNum tsPy(EventIdx i) const;
+  PyNum durPy(EventIdx i) const;
+  int64_t endNs(EventIdx i) const { return tsNs[i] + durNs[i]; }
+  std::string keyText(const JsonKey& k) const;  // "1", "stream 7", ...
+  uint64_t anomalyCount() const;
+};
+
+using TracePtr = std::shared_ptr<const Trace>;
+
+/// Exact µs double for an ns integer (the double Python's float() gives for
+/// the decimal text of ns/1000 with at most 3 fractional digits).
+double nsToUsExact(int64_t ns);
+
+/// Reference base name (spec §1.1): file name with ".pt.trace", ".json.gz",
+/// ".json" removed everywhere, in that order.
+std::string referenceBaseName(std::string_view path);
+
+} // namespace steadyscope

@@ -1,0 +1,34 @@
+#pragma once
+// Progress reporting and cancellation for long core jobs (load, split, write).
+// A job polls `cancelled()` at piece boundaries and publishes progress through
+// atomics; the GUI reads them on a timer (no callback storm, no locks).
+#include <atomic>
+#include <cstdint>
+
+namespace steadyscope {
+
+class JobControl {
+public:
+  void requestCancel() { cancel_.store(true, std::memory_order_relaxed); }
+  bool cancelled() const { return cancel_.load(std::memory_order_relaxed); }
+
+  void setTotalBytes(uint64_t n) { totalBytes_.store(n, std::memory_order_relaxed); }
+  void setDoneBytes(uint64_t n) { doneBytes_.store(n, std::memory_order_relaxed); }
+  void addDoneBytes(uint64_t n) { doneBytes_.fetch_add(n, std::memory_order_relaxed); }
+  void addEvents(uint64_t n) { events_.fetch_add(n, std::memory_order_relaxed); }
+  void setStage(int s) { stage_.store(s, std::memory_order_relaxed); }
+
+  uint64_t totalBytes() const { return totalBytes_.load(std::memory_order_relaxed); }
+  uint64_t doneBytes() const { return doneBytes_.load(std::memory_order_relaxed); }
+  uint64_t events() const { return events_.load(std::memory_order_relaxed); }
+  int stage() const { return stage_.load(std::memory_order_relaxed); }
+
+private:
+  std::atomic<bool> cancel_{false};
+  std::atomic<uint64_t> totalBytes_{0};
+  std::atomic<uint64_t> doneBytes_{0};
+  std::atomic<uint64_t> events_{0};
+  std::atomic<int> stage_{0};
+};
+
+} // namespace steadyscope

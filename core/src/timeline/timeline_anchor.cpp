@@ -1,0 +1,2 @@
+// area placeholder; replaced as the area grows
+namespace steadyscope { void timelineAreaAnchor() {} }

@@ -1,0 +1,80 @@
+#include <steadyscope/core/util/atomic_file.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <random>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace steadyscope {
+
+namespace {
+std::string tempNameFor(const std::string& path) {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  return fmt::format("{}.tmp-{:016x}", path, rng());
+}
+Error ioError(const std::string& path, const char* what) {
+  return makeError(Error::Kind::Io, path, fmt::format("{}: {}", what, std::strerror(errno)));
+}
+} // namespace
+
+AtomicFileWriter::~AtomicFileWriter() { abort(); }
+
+Expected<void> AtomicFileWriter::open(const std::string& path) {
+  abort();
+  path_ = path;
+  tmpPath_ = tempNameFor(path);
+  fd_ = ::open(tmpPath_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd_ < 0) return ioError(path, "cannot create file");
+  return {};
+}
+
+Expected<void> AtomicFileWriter::write(std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd_, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      Error e = ioError(path_, "cannot write file");
+      abort();
+      return e;
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return {};
+}
+
+Expected<void> AtomicFileWriter::commit() {
+  if (fd_ < 0) return makeError(Error::Kind::Internal, path_, "commit without open");
+  if (::fsync(fd_) != 0 || ::close(fd_) != 0) {
+    fd_ = -1;
+    Error e = ioError(path_, "cannot flush file");
+    ::unlink(tmpPath_.c_str());
+    return e;
+  }
+  fd_ = -1;
+  if (::rename(tmpPath_.c_str(), path_.c_str()) != 0) {
+    Error e = ioError(path_, "cannot rename temporary file into place");
+    ::unlink(tmpPath_.c_str());
+    return e;
+  }
+  return {};
+}
+
+void AtomicFileWriter::abort() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+    ::unlink(tmpPath_.c_str());
+  }
+}
+
+Expected<void> writeFileAtomic(const std::string& path, std::string_view data) {
+  AtomicFileWriter w;
+  if (auto r = w.open(path); !r) return r;
+  if (auto r = w.write(data); !r) return r;
+  return w.commit();
+}
+
+} // namespace steadyscope

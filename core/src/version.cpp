@@ -1,0 +1,5 @@
+#include <steadyscope/core/version.h>
+
+namespace steadyscope {
+const char* versionString() { return STEADYSCOPE_VERSION; }
+} // namespace steadyscope

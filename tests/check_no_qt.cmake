@@ -1,0 +1,15 @@
+# Fails if any file under core/ includes a Qt header or mentions a Qt module.
+file(GLOB_RECURSE _files ${CORE_DIR}/*.hpp ${CORE_DIR}/*.h ${CORE_DIR}/*.cpp ${CORE_DIR}/*.in
+     ${CORE_DIR}/CMakeLists.txt)
+set(_bad "")
+foreach(f ${_files})
+  file(STRINGS ${f} _lines REGEX "#[ \t]*include[ \t]*[<\"](Q[A-Za-z]|Qt)|find_package\\(Qt|Qt6::")
+  if(_lines)
+    list(APPEND _bad "${f}: ${_lines}")
+  endif()
+endforeach()
+if(_bad)
+  message(FATAL_ERROR "core/ must not depend on Qt:\n${_bad}")
+endif()
+list(LENGTH _files _n)
+message(STATUS "core/ is Qt-free (${_n} files checked)")

@@ -1,0 +1,2 @@
+// placeholder
+namespace steadyscope::widgets { void anchor() {} }
