@@ -1,0 +1,41 @@
+#pragma once
+// Statistics of a selected time range: per event name count / total / avg /
+// min / max of the slices overlapping [begin, end), and the GPU busy ratio of
+// each device inside the range (busy time of the union / range length).
+#include <steadyscope/core/timeline/timeline_index.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace steadyscope::timeline {
+
+struct NameStats {
+  StrId name = kNoStr;
+  uint64_t count = 0;
+  int64_t totalNs = 0;
+  int64_t minNs = 0;
+  int64_t maxNs = 0;
+  double avgNs() const { return count ? double(totalNs) / double(count) : 0.0; }
+};
+
+struct DeviceRangeBusy {
+  JsonKey pid;
+  int64_t busyNs = 0;
+  double ratio = 0.0;  // busyNs / (end - begin)
+};
+
+struct RangeStats {
+  int64_t beginNs = 0, endNs = 0;
+  uint64_t sliceCount = 0;
+  std::vector<NameStats> perName;          // sorted by totalNs desc, then name id
+  std::vector<DeviceRangeBusy> devices;    // parallel to TimelineIndex::devices
+  double gpuBusyRatio = 0.0;               // over all devices: mean of device ratios
+};
+
+/// A slice "is in" the range when its [ts, ts + dur) overlaps [begin, end)
+/// (instants: begin <= ts < end). Durations are whole, not clipped.
+bool sliceInRange(const Trace& t, EventIdx e, int64_t begin, int64_t end);
+
+RangeStats computeRangeStats(const Trace& trace, const TimelineIndex& index, int64_t begin, int64_t end);
+
+} // namespace steadyscope::timeline

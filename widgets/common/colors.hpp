@@ -1,0 +1,31 @@
+#pragma once
+// Colours: Okabe–Ito (colour-blind safe) for step kinds, verdicts and slice
+// kinds, chosen against the current palette so light and dark themes both
+// read well. Nothing here hard-codes white or black backgrounds.
+#include <steadyscope/core/timeline/overlays.hpp>
+#include <steadyscope/core/timeline/timeline_index.hpp>
+
+#include <QColor>
+#include <QPalette>
+
+namespace steadyscope::widgets::colors {
+
+bool isDark(const QPalette& p);
+
+QColor stepKind(timeline::StepKind k);
+QColor sliceKind(timeline::SliceKind k);
+/// A per-name variation of the kind colour (stable hash of the name).
+QColor sliceColor(timeline::SliceKind k, uint32_t nameHash);
+QColor gpuBusy(const QPalette& p);
+QColor idleGap(const QPalette& p);
+QColor chunkMode(const QString& mode);
+QColor selection(const QPalette& p);
+/// Black or white, whichever reads on `fill`.
+QColor textOn(const QColor& fill);
+
+enum class Verdict { Accepted, LowQuality, Refused, Missing };
+QColor verdict(Verdict v);
+QString verdictWord(Verdict v);
+QString verdictIcon(Verdict v);  // a glyph, so a verdict is never told by colour alone
+
+} // namespace steadyscope::widgets::colors

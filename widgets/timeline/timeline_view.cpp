@@ -1,0 +1,546 @@
+#include "timeline/timeline_view.hpp"
+
+#include "common/colors.hpp"
+
+#include <steadyscope/core/timeline/format.hpp>
+
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace steadyscope::widgets {
+
+using namespace steadyscope::timeline;
+
+TimelineView::TimelineView(QWidget* parent) : QAbstractScrollArea(parent) {
+  setSelectionModel(&ownSelection_);
+  viewport()->setMouseTracking(true);
+  viewport()->setAttribute(Qt::WA_OpaquePaintEvent);
+  setFocusPolicy(Qt::StrongFocus);
+  setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+  setFrameShape(QFrame::NoFrame);
+  setMinimumSize(300, 150);
+  buildNameColors();
+}
+
+TimelineView::~TimelineView() = default;
+
+void TimelineView::setDocument(const TraceDocument& doc) {
+  doc_ = doc;
+  overlays_ = doc.overlays;
+  groups_.clear();
+  if (doc_) {
+    groups_ = buildTrackGroups(*doc_.trace, *doc_.index);
+    int64_t first = doc_.index->firstNs, last = doc_.index->lastNs;
+    if (last <= first) {
+      first = doc_.trace->stats.firstTsNs;
+      last = std::max(first + 1000, doc_.trace->stats.lastEndNs);
+    }
+    view_.setBounds(first, last);
+  }
+  buildNameColors();
+  hoverEvent_ = -1;
+  relayout();
+  view_.setWidth(contentWidth());
+  view_.fitAll();
+  verticalScrollBar()->setValue(0);
+  viewMoved();
+}
+
+void TimelineView::setOverlays(std::shared_ptr<const TimelineOverlays> overlays) {
+  overlays_ = std::move(overlays);
+  doc_.overlays = overlays_;
+  invalidate();
+}
+
+void TimelineView::setSelectionModel(SelectionModel* model) {
+  if (selection_) disconnect(selection_, nullptr, this, nullptr);
+  selection_ = model ? model : &ownSelection_;
+  connect(selection_, &SelectionModel::changed, this, [this] { invalidate(); });
+  connect(selection_, &SelectionModel::zoomRequested, this, &TimelineView::zoomToRange);
+  invalidate();
+}
+
+TimeMapper TimelineView::mapper() const { return view_.mapper(); }
+
+int TimelineView::chunkBandHeight() const {
+  return overlays_ && !overlays_->chunks.empty() ? kChunkBandHeight : 0;
+}
+int TimelineView::headerHeight() const { return kRulerHeight + chunkBandHeight() + kAxisHeight; }
+int TimelineView::contentWidth() const { return std::max(1, viewport()->width() - labelWidth_); }
+
+void TimelineView::buildNameColors() {
+  for (int k = 0; k < 9; ++k)
+    for (int s = 0; s < 25; ++s) shadeTable_[k][s] = colors::sliceColor(SliceKind(k), uint32_t(s)).rgb();
+  nameShade_.clear();
+  if (!doc_) return;
+  const StringPool& pool = doc_.trace->strings;
+  nameShade_.resize(pool.size());
+  for (size_t i = 0; i < pool.size(); ++i) {
+    uint32_t h = 2166136261u;  // FNV-1a: stable across runs
+    for (unsigned char c : pool.view(StrId(i))) h = (h ^ c) * 16777619u;
+    nameShade_[i] = uint8_t(h % 25);
+  }
+}
+
+void TimelineView::relayout() {
+  if (doc_) layout_ = layoutTracks(*doc_.index, groups_);
+  else layout_ = {};
+  rowToTrack_.assign(doc_ ? doc_.index->rows.size() : 0, -1);
+  for (size_t t = 0; t < layout_.tracks.size(); ++t)
+    if (layout_.tracks[t].kind == TrackKind::Slices) rowToTrack_[layout_.tracks[t].row] = int(t);
+  updateScrollBar();
+}
+
+void TimelineView::updateScrollBar() {
+  const int visible = std::max(0, viewport()->height() - headerHeight());
+  verticalScrollBar()->setRange(0, std::max(0, layout_.totalHeight - visible));
+  verticalScrollBar()->setPageStep(visible);
+  verticalScrollBar()->setSingleStep(16);
+}
+
+void TimelineView::invalidate() {
+  cacheDirty_ = true;
+  viewport()->update();
+}
+
+void TimelineView::viewMoved() {
+  invalidate();
+  emit viewChanged();
+}
+
+int TimelineView::viewportYOfTrack(int track) const {
+  return headerHeight() + layout_.tracks[size_t(track)].y - verticalScrollBar()->value();
+}
+
+int TimelineView::trackIndexAt(int vy) const {
+  if (vy < headerHeight()) return -1;
+  return layout_.trackAt(vy - headerHeight() + verticalScrollBar()->value());
+}
+
+int TimelineView::busyStripY(int device) const {
+  for (size_t t = 0; t < layout_.tracks.size(); ++t)
+    if (layout_.tracks[t].kind == TrackKind::DeviceBusy && layout_.tracks[t].device == device)
+      return viewportYOfTrack(int(t));
+  return -1;
+}
+
+QRectF TimelineView::eventRect(EventIdx e, const TimeMapper& m) const {
+  if (!doc_ || e >= doc_.trace->size()) return {};
+  const Trace& tr = *doc_.trace;
+  const uint32_t lane = tr.lane[e];
+  if (lane >= doc_.index->lanes.size()) return {};
+  const LaneIndex& li = doc_.index->lanes[lane];
+  const uint16_t d = tr.depth.empty() ? 0 : tr.depth[e];
+  if (d >= li.rowCount) return {};
+  const int track = rowToTrack_[li.firstRow + d];
+  if (track < 0) return {};
+  const double x0 = labelWidth_ + m.toPx(tr.tsNs[e]);
+  const double x1 = labelWidth_ + m.toPx(tr.tsNs[e] + std::max<int64_t>(0, tr.durNs[e]));
+  const int y = viewportYOfTrack(track);
+  return QRectF(QPointF(x0, y + 1), QPointF(std::max(x1, x0 + 1.0), y + layout_.tracks[size_t(track)].height - 1));
+}
+
+std::optional<QPoint> TimelineView::pointOfEvent(EventIdx e) const {
+  const QRectF r = eventRect(e, mapper());
+  if (r.isEmpty() && r.width() <= 0) return std::nullopt;
+  const QPoint c = r.center().toPoint();
+  if (c.y() < headerHeight() || c.y() >= viewport()->height()) return std::nullopt;
+  return c;
+}
+
+qint64 TimelineView::eventAt(QPoint p) const {
+  if (!doc_ || p.x() < labelWidth_) return -1;
+  const int t = trackIndexAt(p.y());
+  if (t < 0 || layout_.tracks[size_t(t)].kind != TrackKind::Slices) return -1;
+  return hitTestRow(*doc_.trace, *doc_.index, layout_.tracks[size_t(t)].row, mapper(),
+                    p.x() - labelWidth_, 3.0);
+}
+
+qint64 TimelineView::stepAt(QPoint p) const {
+  if (!overlays_ || p.y() >= kRulerHeight || p.x() < labelWidth_) return -1;
+  return overlays_->stepAt(mapper().nsAt(p.x() - labelWidth_));
+}
+
+// ------------------------------------------------------------ view actions
+
+void TimelineView::fitAll() {
+  view_.fitAll();
+  viewMoved();
+}
+
+void TimelineView::zoomToRange(qint64 b, qint64 e) {
+  if (e <= b) return;
+  view_.setWindowAbs(b, e, 0.02);
+  viewMoved();
+}
+
+void TimelineView::zoomToSelection() {
+  if (!doc_ || !selection_) return;
+  if (selection_->event() >= 0 && selection_->event() < qint64(doc_.trace->size())) {
+    const EventIdx e = EventIdx(selection_->event());
+    zoomToRange(doc_.trace->tsNs[e], doc_.trace->tsNs[e] + std::max<int64_t>(doc_.trace->durNs[e], 1000));
+  } else if (selection_->hasRange()) {
+    zoomToRange(selection_->rangeBegin(), selection_->rangeEnd());
+  } else if (overlays_ && selection_->chunk() >= 0 && size_t(selection_->chunk()) < overlays_->chunks.size()) {
+    const ChunkBand& c = overlays_->chunks[size_t(selection_->chunk())];
+    zoomToRange(c.beginNs, c.endNs);
+  } else if (overlays_ && selection_->step() >= 0 && size_t(selection_->step()) < overlays_->steps.size()) {
+    const StepBand& s = overlays_->steps[size_t(selection_->step())];
+    zoomToRange(s.beginNs, s.endNs);
+  } else {
+    fitAll();
+  }
+}
+
+void TimelineView::zoomIn() {
+  const QPoint m = viewport()->mapFromGlobal(QCursor::pos());
+  const double x = viewport()->rect().contains(m) && m.x() > labelWidth_ ? m.x() - labelWidth_ : contentWidth() / 2.0;
+  if (view_.zoomAt(x, 1.5)) viewMoved();
+}
+
+void TimelineView::zoomOut() {
+  const QPoint m = viewport()->mapFromGlobal(QCursor::pos());
+  const double x = viewport()->rect().contains(m) && m.x() > labelWidth_ ? m.x() - labelWidth_ : contentWidth() / 2.0;
+  if (view_.zoomAt(x, 1.0 / 1.5)) viewMoved();
+}
+
+void TimelineView::panLeft() {
+  if (view_.panFraction(-0.15)) viewMoved();
+}
+
+void TimelineView::panRight() {
+  if (view_.panFraction(0.15)) viewMoved();
+}
+
+void TimelineView::revealEvent(qint64 e) {
+  if (!doc_ || e < 0 || e >= qint64(doc_.trace->size())) return;
+  const Trace& tr = *doc_.trace;
+  const EventIdx ev = EventIdx(e);
+  // Expand the group holding the event.
+  const uint32_t lane = tr.lane[ev];
+  for (TrackGroup& g : groups_)
+    if (g.collapsed && std::find(g.lanes.begin(), g.lanes.end(), lane) != g.lanes.end()) {
+      g.collapsed = false;
+      relayout();
+    }
+  const int64_t ts = tr.tsNs[ev], end = ts + std::max<int64_t>(0, tr.durNs[ev]);
+  const TimeMapper m = mapper();
+  if (m.toPx(ts) < 0 || m.toPx(end) > m.widthPx() || (m.toPx(end) - m.toPx(ts)) < 3) {
+    const double span = std::max<double>(double(end - ts) * 20.0, 10000.0);
+    const double mid = double(ts - view_.origin()) + double(end - ts) / 2.0;
+    view_.setWindowRel(mid - span / 2, mid + span / 2);
+  }
+  const LaneIndex& li = doc_.index->lanes[lane];
+  const uint16_t d = tr.depth.empty() ? 0 : tr.depth[ev];
+  if (d < li.rowCount) {
+    const int track = rowToTrack_[li.firstRow + d];
+    if (track >= 0) {
+      const int y = layout_.tracks[size_t(track)].y;
+      const int visible = viewport()->height() - headerHeight();
+      if (y < verticalScrollBar()->value() || y > verticalScrollBar()->value() + visible - 20)
+        verticalScrollBar()->setValue(y - visible / 3);
+    }
+  }
+  if (selection_) selection_->setEvent(e);
+  viewMoved();
+}
+
+// ------------------------------------------------------------ events
+
+void TimelineView::resizeEvent(QResizeEvent* e) {
+  QAbstractScrollArea::resizeEvent(e);
+  // Keep the same time window when the width changes.
+  const double b = view_.beginRel(), en = view_.endRel();
+  view_.setWidth(contentWidth());
+  view_.setWindowRel(b, en);
+  updateScrollBar();
+  invalidate();
+}
+
+void TimelineView::scrollContentsBy(int, int) { invalidate(); }
+
+void TimelineView::changeEvent(QEvent* e) {
+  if (e->type() == QEvent::PaletteChange || e->type() == QEvent::StyleChange) invalidate();
+  QAbstractScrollArea::changeEvent(e);
+}
+
+void TimelineView::paintEvent(QPaintEvent*) {
+  QPainter p(viewport());
+  const QSize size = viewport()->size();
+  const qreal dpr = viewport()->devicePixelRatioF();
+  if (cacheDirty_ || cache_.size() != size * dpr) {
+    if (cache_.size() != size * dpr) {
+      cache_ = QImage(size * dpr, QImage::Format_ARGB32_Premultiplied);
+      cache_.setDevicePixelRatio(dpr);
+    }
+    QPainter cp(&cache_);
+    paintBase(cp, size);
+    cacheDirty_ = false;
+  }
+  p.drawImage(0, 0, cache_);
+  paintOverlay(p, size);
+}
+
+void TimelineView::renderTo(QPainter& p, QSize size) {
+  const double oldWidth = view_.widthPx();
+  const double b = view_.beginRel(), e = view_.endRel();
+  view_.setWidth(std::max(1, size.width() - labelWidth_));
+  view_.setWindowRel(b, e);
+  paintBase(p, size);
+  paintOverlay(p, size);
+  view_.setWidth(oldWidth);
+  view_.setWindowRel(b, e);
+}
+
+void TimelineView::wheelEvent(QWheelEvent* e) {
+  if (e->modifiers() & Qt::ShiftModifier) {
+    QAbstractScrollArea::wheelEvent(e);
+    return;
+  }
+  const QPointF pos = e->position();
+  const QPoint ad = e->angleDelta();
+  bool moved = false;
+  if (std::abs(ad.x()) > std::abs(ad.y())) {
+    moved = view_.panPx(ad.x() / 2.0);
+  } else if (ad.y() != 0) {
+    const double x = std::max(0.0, pos.x() - labelWidth_);
+    moved = view_.zoomAt(x, std::pow(1.25, ad.y() / 120.0));
+  }
+  if (moved) viewMoved();
+  e->accept();
+}
+
+void TimelineView::mousePressEvent(QMouseEvent* e) {
+  setFocus(Qt::MouseFocusReason);
+  pressPos_ = lastPos_ = e->pos();
+  pressButton_ = e->button();
+  QToolTip::hideText();
+  if (e->pos().x() < labelWidth_ && e->button() == Qt::LeftButton) {
+    const int t = trackIndexAt(e->pos().y());
+    if (t >= 0 && layout_.tracks[size_t(t)].kind == TrackKind::GroupHeader) {
+      TrackGroup& g = groups_[layout_.tracks[size_t(t)].group];
+      g.collapsed = !g.collapsed;
+      relayout();
+      invalidate();
+    }
+    drag_ = DragMode::None;
+    return;
+  }
+  if (e->button() == Qt::RightButton || (e->button() == Qt::LeftButton && (e->modifiers() & Qt::ControlModifier)))
+    drag_ = DragMode::BoxZoom;
+  else if (e->button() == Qt::LeftButton && e->pos().y() < headerHeight())
+    drag_ = DragMode::Range;
+  else if (e->button() == Qt::LeftButton)
+    drag_ = DragMode::Pending;
+  else
+    drag_ = DragMode::None;
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent* e) {
+  const QPoint pos = e->pos();
+  if (drag_ == DragMode::Pending && (pos - pressPos_).manhattanLength() > 3) drag_ = DragMode::Pan;
+  if (drag_ == DragMode::Pan) {
+    const QPoint d = pos - lastPos_;
+    bool moved = view_.panPx(d.x());
+    if (d.y() != 0) {
+      verticalScrollBar()->setValue(verticalScrollBar()->value() - d.y());
+      moved = true;
+    }
+    if (moved) viewMoved();
+  } else if (drag_ == DragMode::Range || drag_ == DragMode::BoxZoom) {
+    viewport()->update();  // overlay only
+  } else if (drag_ == DragMode::None) {
+    hoverPos_ = pos;
+    const qint64 h = eventAt(pos);
+    if (h != hoverEvent_) {
+      hoverEvent_ = h;
+      viewport()->update();
+    }
+    const QString tip = tooltipAt(pos);
+    if (tip.isEmpty()) QToolTip::hideText();
+    else QToolTip::showText(e->globalPosition().toPoint(), tip, viewport());
+    emit hoverTextChanged(tip);
+  }
+  lastPos_ = pos;
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent* e) {
+  const DragMode mode = drag_;
+  drag_ = DragMode::None;
+  const TimeMapper m = mapper();
+  const double xa = std::min(pressPos_.x(), e->pos().x()) - labelWidth_;
+  const double xb = std::max(pressPos_.x(), e->pos().x()) - labelWidth_;
+  const bool smallDrag = std::abs(e->pos().x() - pressPos_.x()) < 4;
+  switch (mode) {
+    case DragMode::Pending: {  // a click
+      if (selection_) selection_->setEvent(eventAt(e->pos()));
+      break;
+    }
+    case DragMode::Range:
+      if (smallDrag) {
+        const qint64 s = stepAt(e->pos());
+        if (selection_) {
+          if (s >= 0) selection_->setStep(int(s));
+          else if (e->pos().y() >= chunkBandTop() && e->pos().y() < chunkBandTop() + chunkBandHeight() && overlays_) {
+            const int64_t t = m.nsAt(e->pos().x() - labelWidth_);
+            int hit = -1;
+            for (size_t c = 0; c < overlays_->chunks.size(); ++c)
+              if (overlays_->chunks[c].beginNs <= t && t < overlays_->chunks[c].endNs) hit = int(c);
+            selection_->setChunk(hit);
+          } else {
+            selection_->clearRange();
+          }
+        }
+      } else if (selection_) {
+        selection_->setRange(m.nsAt(std::max(0.0, xa)), m.nsAt(xb));
+      }
+      viewport()->update();
+      break;
+    case DragMode::BoxZoom:
+      if (!smallDrag) zoomToRange(m.nsAt(std::max(0.0, xa)), m.nsAt(xb));
+      viewport()->update();
+      break;
+    default:
+      break;
+  }
+}
+
+void TimelineView::mouseDoubleClickEvent(QMouseEvent* e) {
+  const qint64 s = stepAt(e->pos());
+  if (s >= 0 && overlays_) {
+    zoomToRange(overlays_->steps[size_t(s)].beginNs, overlays_->steps[size_t(s)].endNs);
+    return;
+  }
+  const qint64 ev = eventAt(e->pos());
+  if (ev >= 0) {
+    if (selection_) selection_->setEvent(ev);
+    zoomToSelection();
+  }
+}
+
+void TimelineView::keyPressEvent(QKeyEvent* e) {
+  switch (e->key()) {
+    case Qt::Key_W: zoomIn(); return;
+    case Qt::Key_S: zoomOut(); return;
+    case Qt::Key_A: panLeft(); return;
+    case Qt::Key_D: panRight(); return;
+    case Qt::Key_F: fitAll(); return;
+    case Qt::Key_Z: zoomToSelection(); return;
+    case Qt::Key_Escape:
+      if (selection_) selection_->clear();
+      return;
+    default: break;
+  }
+  QAbstractScrollArea::keyPressEvent(e);
+}
+
+void TimelineView::leaveEvent(QEvent* e) {
+  hoverPos_ = {-1, -1};
+  if (hoverEvent_ >= 0) {
+    hoverEvent_ = -1;
+    viewport()->update();
+  }
+  QAbstractScrollArea::leaveEvent(e);
+}
+
+bool TimelineView::viewportEvent(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) return true;  // we show tooltips on move
+  return QAbstractScrollArea::viewportEvent(e);
+}
+
+// ------------------------------------------------------------ tooltips
+
+namespace {
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
+
+QString argsSummary(std::string_view raw) {
+  // The "args" object of the raw event text, shortened for a tooltip.
+  const size_t k = raw.find("\"args\"");
+  if (k == std::string_view::npos) return {};
+  std::string_view a = raw.substr(k + 6);
+  const size_t open = a.find('{');
+  if (open == std::string_view::npos) return {};
+  a = a.substr(open);
+  int depth = 0;
+  size_t end = 0;
+  bool inStr = false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const char c = a[i];
+    if (inStr) {
+      if (c == '\\') ++i;
+      else if (c == '"') inStr = false;
+    } else if (c == '"') inStr = true;
+    else if (c == '{') ++depth;
+    else if (c == '}' && --depth == 0) { end = i + 1; break; }
+  }
+  QString s = qs(a.substr(0, end ? end : a.size()));
+  if (s.size() > 300) s = s.left(300) + QStringLiteral(" …");
+  return s.toHtmlEscaped();
+}
+} // namespace
+
+QString TimelineView::tooltipAt(QPoint p) const {
+  if (!doc_) return {};
+  const Trace& tr = *doc_.trace;
+  const TimeMapper m = mapper();
+  if (p.y() < kRulerHeight && overlays_) {
+    const qint64 s = stepAt(p);
+    if (s < 0) return {};
+    const StepBand& st = overlays_->steps[size_t(s)];
+    QString t = QStringLiteral("<b>step %1</b> · %2<br>duration %3")
+                    .arg(st.index).arg(QString::fromLatin1(stepKindName(st.kind)))
+                    .arg(qs(formatDuration(double(st.endNs - st.beginNs))));
+    for (const DeviceIndex& d : doc_.index->devices) {
+      const double r = double(d.busy.busyIn(st.beginNs, st.endNs)) / double(std::max<int64_t>(1, st.endNs - st.beginNs));
+      t += QStringLiteral("<br>GPU %1 busy ratio %2").arg(qs(tr.keyText(d.pid)), qs(formatRatio(r)));
+    }
+    return t;
+  }
+  const int ti = trackIndexAt(p.y());
+  if (ti < 0 || p.x() < labelWidth_) return {};
+  const Track& track = layout_.tracks[size_t(ti)];
+  const double x = p.x() - labelWidth_;
+  if (track.kind == TrackKind::DeviceBusy) {
+    const DeviceIndex& d = doc_.index->devices[size_t(track.device)];
+    const int64_t a = m.nsAt(x), b = std::max(a + 1, m.nsAt(x + 1));
+    const double r = double(d.busy.busyIn(a, b)) / double(b - a);
+    return QStringLiteral("GPU %1 busy %2 over %3 at this column")
+        .arg(qs(tr.keyText(d.pid)), qs(formatRatio(r)), qs(formatDuration(double(b - a))));
+  }
+  if (track.kind != TrackKind::Slices) return {};
+  // A fold under the cursor? Rebuild this row's draw list (cheap, one row).
+  std::vector<DrawItem> items;
+  appendRowDrawList(tr, *doc_.index, track.row, m, lod_, items);
+  for (const DrawItem& it : items) {
+    if (it.folded && it.count > 1 && x >= it.x0 - 1 && x <= it.x1 + 1) {
+      const SliceRow& row = doc_.index->rows[track.row];
+      const EventIdx f = row.events[it.first], l = row.events[it.first + it.count - 1];
+      const int64_t a = tr.tsNs[f], b = tr.tsNs[l] + std::max<int64_t>(0, tr.durNs[l]);
+      const int64_t busy = doc_.index->lanes[track.lane].coverage.busyIn(a, b);
+      return QStringLiteral("<b>%1 events</b> folded (each narrower than %2 px)<br>span %3, busy %4<br>zoom in to see them")
+          .arg(qs(formatCount(it.count))).arg(lod_.minSlicePx)
+          .arg(qs(formatDuration(double(b - a))), qs(formatDuration(double(busy))));
+    }
+  }
+  const qint64 e = eventAt(p);
+  if (e < 0) return {};
+  const EventIdx ev = EventIdx(e);
+  QString t = QStringLiteral("<b>%1</b><br>category %2<br>start %3 µs (+%4 from trace start)<br>duration %5<br>lane %6")
+                  .arg(qs(tr.nameOf(ev)).toHtmlEscaped().left(200), qs(tr.catOf(ev)).toHtmlEscaped())
+                  .arg(tr.tsUs(ev), 0, 'f', 3).arg(qs(formatDuration(double(tr.tsNs[ev] - view_.origin()))))
+                  .arg(qs(formatDuration(double(tr.durNs[ev]))), qs(laneLabel(tr, tr.lane[ev])).toHtmlEscaped());
+  const QString args = argsSummary(tr.rawText(ev));
+  if (!args.isEmpty()) t += QStringLiteral("<br><small>args %1</small>").arg(args);
+  return t;
+}
+
+} // namespace steadyscope::widgets

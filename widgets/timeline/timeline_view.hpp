@@ -1,0 +1,158 @@
+#pragma once
+// The per-step timeline: a step ruler, chunk bands and a time axis on top;
+// below them, per-process groups with a GPU-busy coverage strip per device and
+// one track per (lane, depth). Custom QPainter drawing over the core's draw
+// lists (core/timeline does the math, this class only paints and routes
+// input). The base layer is cached in an image; hover, selection and the
+// rubber band are painted over it, so hovering never rebuilds draw lists.
+#include "common/selection_model.hpp"
+#include "common/trace_document.hpp"
+
+#include <steadyscope/core/timeline/draw_list.hpp>
+#include <steadyscope/core/timeline/track_layout.hpp>
+#include <steadyscope/core/timeline/view_math.hpp>
+
+#include <QAbstractScrollArea>
+#include <QImage>
+#include <QPointer>
+
+#include <optional>
+#include <vector>
+
+namespace steadyscope::widgets {
+
+class TimelineView : public QAbstractScrollArea {
+  Q_OBJECT
+public:
+  explicit TimelineView(QWidget* parent = nullptr);
+  ~TimelineView() override;
+
+  void setDocument(const TraceDocument& doc);
+  const TraceDocument& document() const { return doc_; }
+  void setOverlays(std::shared_ptr<const timeline::TimelineOverlays> overlays);
+  void setSelectionModel(SelectionModel* model);
+  SelectionModel* selectionModel() const { return selection_; }
+
+  timeline::ViewControl& viewControl() { return view_; }
+  const timeline::ViewControl& viewControl() const { return view_; }
+  timeline::TimeMapper mapper() const;
+
+  // Geometry of the viewport (tests and the benchmark use these).
+  int labelWidth() const { return labelWidth_; }
+  int headerHeight() const;
+  int rulerTop() const { return 0; }
+  int rulerHeight() const { return kRulerHeight; }
+  int chunkBandTop() const { return kRulerHeight; }
+  /// Viewport point at the middle of an event's slice (or nullopt if its
+  /// track is scrolled away or collapsed).
+  std::optional<QPoint> pointOfEvent(EventIdx e) const;
+  /// Viewport y of the busy strip of a device, or -1.
+  int busyStripY(int device) const;
+  /// The event drawn at a viewport point, or -1.
+  qint64 eventAt(QPoint p) const;
+
+  /// Renders the full view (base + overlays) with `painter` into a
+  /// `size`-sized area; used by paintEvent's cache, screenshots and the
+  /// benchmark. Does not touch the cache.
+  void renderTo(QPainter& painter, QSize size);
+
+  /// Statistics of the last render (for tests and the benchmark).
+  struct FrameStats {
+    qint64 items = 0;      // slice + fold draw items
+    qint64 folded = 0;
+    qint64 tracksDrawn = 0;
+  };
+  FrameStats lastFrameStats() const { return stats_; }
+
+public slots:
+  void fitAll();
+  void zoomToRange(qint64 beginNs, qint64 endNs);
+  void zoomToSelection();
+  void zoomIn();
+  void zoomOut();
+  void panLeft();
+  void panRight();
+  /// Selects `e` and scrolls/zooms so it is visible (find results).
+  void revealEvent(qint64 e);
+
+signals:
+  void viewChanged();
+  void hoverTextChanged(const QString& text);
+
+protected:
+  void paintEvent(QPaintEvent* e) override;
+  void resizeEvent(QResizeEvent* e) override;
+  void wheelEvent(QWheelEvent* e) override;
+  void mousePressEvent(QMouseEvent* e) override;
+  void mouseMoveEvent(QMouseEvent* e) override;
+  void mouseReleaseEvent(QMouseEvent* e) override;
+  void mouseDoubleClickEvent(QMouseEvent* e) override;
+  void keyPressEvent(QKeyEvent* e) override;
+  void leaveEvent(QEvent* e) override;
+  void scrollContentsBy(int dx, int dy) override;
+  bool viewportEvent(QEvent* e) override;
+  void changeEvent(QEvent* e) override;
+
+private:
+  static constexpr int kRulerHeight = 22;
+  static constexpr int kChunkBandHeight = 16;
+  static constexpr int kAxisHeight = 20;
+
+  enum class DragMode { None, Pending, Pan, Range, BoxZoom };
+
+  void relayout();
+  void updateScrollBar();
+  void invalidate();        // base layer dirty + repaint
+  void viewMoved();         // after any view_ mutation
+  void buildNameColors();
+  int chunkBandHeight() const;
+  int contentWidth() const;
+
+  // painting (timeline_paint.cpp)
+  void paintBase(QPainter& p, QSize size);
+  void paintOverlay(QPainter& p, QSize size);
+  void paintSliceTrack(QPainter& p, const timeline::Track& t, int y, const timeline::TimeMapper& m);
+  void paintBusyTrack(QPainter& p, const timeline::Track& t, int y, const timeline::TimeMapper& m);
+  void paintRuler(QPainter& p, const timeline::TimeMapper& m, int width);
+  void paintChunkBands(QPainter& p, const timeline::TimeMapper& m, int width);
+  void paintAxis(QPainter& p, const timeline::TimeMapper& m, int width);
+  void paintLabels(QPainter& p, QSize size);
+  QRectF eventRect(EventIdx e, const timeline::TimeMapper& m) const;  // viewport coords, may be empty
+
+  // input helpers
+  int trackIndexAt(int viewportY) const;
+  int viewportYOfTrack(int track) const;
+  QString tooltipAt(QPoint p) const;
+  qint64 stepAt(QPoint p) const;
+
+  TraceDocument doc_;
+  std::shared_ptr<const timeline::TimelineOverlays> overlays_;
+  QPointer<SelectionModel> selection_;
+  SelectionModel ownSelection_;
+  timeline::ViewControl view_;
+  std::vector<timeline::TrackGroup> groups_;
+  timeline::TrackLayout layout_;
+  std::vector<int> rowToTrack_;
+  timeline::LodParams lod_;
+
+  std::vector<uint8_t> nameShade_;            // per StrId: shade 0..24, built once per document
+  QRgb shadeTable_[9][25] = {};               // per SliceKind and shade
+  std::vector<timeline::DrawItem> items_;     // reused every frame
+  std::vector<float> coverage_;
+  std::vector<uint8_t> longGap_;
+  std::vector<QRectF> rectBatch_;
+  FrameStats stats_;
+
+  QImage cache_;
+  bool cacheDirty_ = true;
+  int labelWidth_ = 210;
+
+  DragMode drag_ = DragMode::None;
+  QPoint pressPos_;
+  QPoint lastPos_;
+  Qt::MouseButton pressButton_ = Qt::NoButton;
+  QPoint hoverPos_{-1, -1};
+  qint64 hoverEvent_ = -1;
+};
+
+} // namespace steadyscope::widgets
