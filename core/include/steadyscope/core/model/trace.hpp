@@ -8,6 +8,7 @@
 #include <steadyscope/core/util/pynum.hpp>
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <span>
@@ -101,13 +102,17 @@ struct JsonKey {
 class StringPool {
 public:
   StringPool();
+  StringPool(const StringPool&) = delete;
+  StringPool& operator=(const StringPool&) = delete;
+  StringPool(StringPool&&) noexcept = default;
+  StringPool& operator=(StringPool&&) noexcept = default;
   StrId intern(std::string_view s);
   std::string_view view(StrId id) const { return strings_[id]; }
   size_t size() const { return strings_.size(); }
   /// Returns kNoStr if absent.
   StrId find(std::string_view s) const;
 private:
-  std::vector<std::string> strings_;
+  std::deque<std::string> strings_;  // deque: stable addresses for the views in index_
   std::unordered_map<std::string_view, StrId> index_;
 };
 

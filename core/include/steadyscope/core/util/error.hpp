@@ -25,6 +25,7 @@ struct Error {
   std::optional<uint64_t> byteOffset;  // where, if known
   std::optional<uint64_t> line;        // 1-based line, for text formats (CSV)
   std::string message;                 // one plain sentence, no trailing period needed
+  std::string code;                    // stable machine-readable reason, e.g. "no_trace_events"
 
   /// "FILE: at byte N: message" — the form every user-facing surface prints.
   std::string describe() const;

@@ -1,0 +1,386 @@
+#include "io/event_parser.hpp"
+#include "io/numbers.hpp"
+
+#include <cstring>
+#include <fmt/format.h>
+#include <simdjson.h>
+
+namespace steadyscope::io {
+
+const std::array<AnomalyInfo, A_Count> kAnomalyInfo = {{
+    {"dur_missing", "complete ('X') event without a dur: it has no extent and the splitter ignores it"},
+    {"dur_negative", "event with a negative dur: kept as written; views draw it with zero width"},
+    {"ts_missing", "non-metadata event without a numeric ts: the splitter copies it into every chunk as metadata"},
+    {"ts_not_number", "ts written as a string or other non-number: treated as missing"},
+    {"number_non_finite", "NaN or Infinity in ts/dur (Python's json accepts them): treated as missing"},
+    {"number_out_of_range", "ts/dur too large to represent in int64 nanoseconds: treated as missing"},
+    {"ph_missing", "event without a ph (phase) field"},
+    {"ph_unknown", "event with a ph this version does not interpret: kept, ignored by views"},
+    {"event_not_object", "element of traceEvents that is not a JSON object: skipped"},
+    {"unmatched_B", "'B' begin event without a matching 'E' on its thread"},
+    {"unmatched_E", "'E' end event without an open 'B' on its thread"},
+    {"flow_without_peer", "flow start ('s') without a finish ('f') with the same id, or the reverse"},
+    {"kernel_without_launch", "GPU event whose correlation id no CPU event carries (no visible launch)"},
+    {"gpu_without_correlation", "GPU event without args.correlation: it cannot be linked to a launch"},
+    {"dur_not_number", "dur written as a string or other non-number: treated as missing"},
+}};
+
+uint32_t LocalInterner::intern(std::string_view s) {
+  if (auto it = map_.find(s); it != map_.end()) return it->second;
+  strings_.emplace_back(s);
+  uint32_t id = static_cast<uint32_t>(strings_.size() - 1);
+  map_.emplace(std::string_view(strings_.back()), id);
+  return id;
+}
+
+size_t LocalKeyHash::operator()(const LocalKey& k) const noexcept {
+  auto h1 = std::hash<int64_t>{}(k.pid.type == JsonKey::Type::Real ? static_cast<int64_t>(k.pid.d * 1e6) : k.pid.i);
+  auto h2 = std::hash<int64_t>{}(k.tid.type == JsonKey::Type::Real ? static_cast<int64_t>(k.tid.d * 1e6) : k.tid.i);
+  return h1 * 31 + h2 + static_cast<size_t>(k.pid.type) * 7 + static_cast<size_t>(k.tid.type);
+}
+
+namespace {
+
+using namespace simdjson;
+
+inline bool keyIs(const ondemand::raw_json_string& k, const char* lit, size_t n) {
+  // k.raw() points just after the opening quote; match "lit" followed by the closing quote.
+  const char* r = k.raw();
+  return std::memcmp(r, lit, n) == 0 && r[n] == '"';
+}
+#define KEY_IS(k, lit) keyIs(k, lit, sizeof(lit) - 1)
+
+inline Ph phFromChar(std::string_view s) {
+  if (s.size() != 1) return Ph::Other;
+  switch (s[0]) {
+    case 'X': return Ph::Complete;
+    case 'B': return Ph::Begin;
+    case 'E': return Ph::End;
+    case 'i': case 'I': return Ph::Instant;
+    case 'M': return Ph::Metadata;
+    case 's': return Ph::FlowStart;
+    case 't': return Ph::FlowStep;
+    case 'f': return Ph::FlowEnd;
+    case 'C': return Ph::Counter;
+    default: return Ph::Other;
+  }
+}
+
+} // namespace
+
+struct EventParser::Impl {
+  ondemand::parser parser;
+  padded_string buffer;  // reused, grown as needed
+  size_t capacity = 0;
+};
+
+EventParser::EventParser() : impl_(std::make_unique<Impl>()) {}
+EventParser::~EventParser() = default;
+
+namespace {
+
+struct EventFields {
+  int64_t ts = 0, dur = 0, corr = 0, ext = 0;
+  uint16_t flags = 0;
+  Ph ph = Ph::Missing;
+  uint32_t name = 0;
+  int32_t catStr = -1;
+  JsonKey pid, tid;
+  double exactTs = 0, exactDur = 0;
+  int32_t metaName = -1;
+};
+
+void bump(LocalColumns& out, AnomalyCode code, uint32_t ev) {
+  auto& a = out.anomalies[code];
+  if (a.count++ == 0) a.first = ev;
+}
+
+bool readKey(ondemand::value v, LocalColumns& out, JsonKey& key) {
+  std::string_view tok;
+  tok = v.raw_json_token();
+  if (tok.empty()) return false;
+  if (tok[0] == '"') {
+    std::string_view s;
+    if (v.get_string().get(s)) return false;
+    key.type = JsonKey::Type::Str;
+    key.i = out.strings.intern(s);
+    return true;
+  }
+  if (tok[0] == 'n') { key.type = JsonKey::Type::None; return true; }  // null
+  int64_t iv = 0;
+  bool isReal = false;
+  if (!parseIntegral(tok, iv, isReal)) return false;
+  if (isReal) {
+    key.type = JsonKey::Type::Real;
+    std::memcpy(&key.d, &iv, sizeof iv);
+  } else {
+    key.type = JsonKey::Type::Int;
+    key.i = iv;
+  }
+  return true;
+}
+
+// Reads an id-like value (correlation, External id, flow id). Returns flags to set.
+uint16_t readId(ondemand::value v, LocalColumns& out, int64_t& value, uint16_t strFlag) {
+  std::string_view tok;
+  tok = v.raw_json_token();
+  if (tok.empty()) return 0;
+  if (tok[0] == '"') {
+    std::string_view s;
+    if (v.get_string().get(s)) return 0;
+    value = out.strings.intern(s);
+    return strFlag;
+  }
+  bool isReal = false;
+  if (!parseIntegral(tok, value, isReal)) return 0;
+  return isReal ? ev::CorrIsReal : 0;
+}
+
+} // namespace
+
+bool EventParser::parsePiece(std::string_view text, const Piece& piece, LocalColumns& out,
+                             ParseFailure& fail) {
+  size_t len = static_cast<size_t>(piece.end - piece.begin);
+  size_t need = len + 2;
+  if (impl_->capacity < need) {
+    size_t cap = std::max(need, impl_->capacity * 2);
+    impl_->buffer = padded_string(cap);
+    impl_->capacity = cap;
+  }
+  char* buf = impl_->buffer.data();
+  buf[0] = '[';
+  std::memcpy(buf + 1, text.data() + piece.begin, len);
+  buf[len + 1] = ']';
+  std::memset(buf + len + 2, ' ', impl_->capacity - need);  // padding must be whitespace-safe
+  auto where = [&](const char* loc) -> uint64_t {
+    if (!loc) return piece.begin;
+    ptrdiff_t d = loc - buf - 1;
+    if (d < 0) d = 0;
+    if (static_cast<size_t>(d) > len) d = static_cast<ptrdiff_t>(len);
+    return piece.begin + static_cast<uint64_t>(d);
+  };
+
+  ondemand::document doc;
+  auto err = impl_->parser.iterate(buf, need, impl_->capacity + SIMDJSON_PADDING).get(doc);
+  if (err) {
+    fail = {fmt::format("malformed JSON in traceEvents ({})", error_message(err)), piece.begin};
+    return false;
+  }
+  ondemand::array arr;
+  if ((err = doc.get_array().get(arr))) {
+    fail = {fmt::format("malformed JSON in traceEvents ({})", error_message(err)), piece.begin};
+    return false;
+  }
+  size_t firstLocal = out.size();
+  std::vector<uint64_t> starts;
+  for (auto elemRes : arr) {
+    ondemand::value v;
+    if ((err = std::move(elemRes).get(v))) {
+      const char* loc = nullptr;
+      if (doc.current_location().get(loc)) loc = nullptr;
+      fail = {fmt::format("malformed JSON in traceEvents ({})", error_message(err)), where(loc)};
+      return false;
+    }
+    const char* startLoc = nullptr;
+    if (v.current_location().get(startLoc)) startLoc = nullptr;
+    ondemand::object obj;
+    if (v.get_object().get(obj)) {
+      // Not an object: skip it (counted), like a tolerant reader.
+      uint32_t idx = static_cast<uint32_t>(out.size());
+      bump(out, A_NotObject, idx);
+      continue;
+    }
+    EventFields f;
+    uint32_t evIdx = static_cast<uint32_t>(out.size());
+    for (auto fieldRes : obj) {
+      ondemand::field field;
+      if ((err = std::move(fieldRes).get(field))) {
+        const char* loc = nullptr;
+        if (doc.current_location().get(loc)) loc = nullptr;
+        fail = {fmt::format("malformed JSON in an event ({})", error_message(err)), where(loc)};
+        return false;
+      }
+      ondemand::raw_json_string k = field.key();
+      ondemand::value fv = field.value();
+      const char* kr = k.raw();
+      switch (kr[0]) {
+        case 'p':
+          if (KEY_IS(k, "ph")) {
+            std::string_view s;
+            if (!fv.get_string().get(s)) f.ph = phFromChar(s);
+            else f.ph = Ph::Other;
+          } else if (KEY_IS(k, "pid")) {
+            if (!readKey(fv, out, f.pid)) f.pid = {};
+          }
+          break;
+        case 't':
+          if (KEY_IS(k, "ts")) {
+            std::string_view tok;
+            tok = fv.raw_json_token();
+            if (tok.empty()) break;
+            if (tok[0] == 'n') { f.flags |= ev::TsPresentNull; break; }
+            ParsedNumber n = parseMicros(tok);
+            if (n.status == ParsedNumber::Status::Ok) {
+              f.flags |= ev::HasTs;
+              if (n.isInt) f.flags |= ev::TsIsInt;
+              f.ts = n.ns;
+              if (n.inexact) { f.flags |= ev::TsInexact; f.exactTs = n.exact; }
+            } else if (n.status == ParsedNumber::Status::NonFinite) {
+              bump(out, A_NonFinite, evIdx);
+            } else if (n.status == ParsedNumber::Status::OutOfRange) {
+              bump(out, A_OutOfRange, evIdx);
+            } else {
+              bump(out, A_TsNotNumber, evIdx);
+            }
+          } else if (KEY_IS(k, "tid")) {
+            if (!readKey(fv, out, f.tid)) f.tid = {};
+          }
+          break;
+        case 'd':
+          if (KEY_IS(k, "dur")) {
+            std::string_view tok;
+            tok = fv.raw_json_token();
+            if (tok.empty() || tok[0] == 'n') break;
+            ParsedNumber n = parseMicros(tok);
+            if (n.status == ParsedNumber::Status::Ok) {
+              f.flags |= ev::HasDur;
+              if (n.isInt) f.flags |= ev::DurIsInt;
+              f.dur = n.ns;
+              if (n.inexact) { f.flags |= ev::DurInexact; f.exactDur = n.exact; }
+            } else if (n.status == ParsedNumber::Status::NonFinite) {
+              bump(out, A_NonFinite, evIdx);
+            } else if (n.status == ParsedNumber::Status::OutOfRange) {
+              bump(out, A_OutOfRange, evIdx);
+            } else {
+              bump(out, A_DurNotNumber, evIdx);
+            }
+          }
+          break;
+        case 'n':
+          if (KEY_IS(k, "name")) {
+            std::string_view s;
+            if (!fv.get_string().get(s)) f.name = out.strings.intern(s);
+            else {
+              std::string_view tok = fv.raw_json_token();
+              {
+                while (!tok.empty() && (tok.back() == ' ' || tok.back() == '\n' || tok.back() == '\r' || tok.back() == '\t')) tok.remove_suffix(1);
+                f.name = out.strings.intern(tok);  // non-string name: keep its JSON text
+              }
+            }
+          }
+          break;
+        case 'c':
+          if (KEY_IS(k, "cat")) {
+            std::string_view s;
+            if (!fv.get_string().get(s)) f.catStr = static_cast<int32_t>(out.strings.intern(s));
+          }
+          break;
+        case 'i':
+          if (KEY_IS(k, "id")) {
+            uint16_t fl = readId(fv, out, f.corr, ev::CorrIsStr);
+            std::string_view tok;
+            tok = fv.raw_json_token();
+            if (!tok.empty() && tok[0] != 'n') f.flags |= ev::HasId | fl;
+          }
+          break;
+        case 'a':
+          if (KEY_IS(k, "args")) {
+            ondemand::object args;
+            if (fv.get_object().get(args)) break;
+            for (auto argRes : args) {
+              ondemand::field af;
+              if (std::move(argRes).get(af)) break;
+              ondemand::raw_json_string ak = af.key();
+              const char* ar = ak.raw();
+              if (ar[0] == 'c' && KEY_IS(ak, "correlation")) {
+                if (f.flags & ev::HasId) continue;  // flows keep their id in the corr column
+                int64_t idv = 0;
+                ondemand::value av = af.value();
+                std::string_view tok = av.raw_json_token();
+                if (tok.empty() || tok[0] == 'n') continue;
+                uint16_t fl = readId(av, out, idv, ev::CorrIsStr);
+                f.corr = idv;
+                f.flags |= ev::HasCorr | fl;
+              } else if (ar[0] == 'E' && KEY_IS(ak, "External id")) {
+                int64_t idv = 0;
+                ondemand::value av = af.value();
+                std::string_view tok = av.raw_json_token();
+                if (tok.empty() || tok[0] == 'n') continue;
+                uint16_t fl = readId(av, out, idv, ev::ExtIsStr);
+                f.ext = idv;
+                f.flags |= ev::HasExtId | (fl == ev::ExtIsStr ? ev::ExtIsStr : 0);
+              } else if (ar[0] == 'I' && KEY_IS(ak, "Input Dims")) {
+                f.flags |= ev::HasInputDims;
+              } else if (ar[0] == 'n' && KEY_IS(ak, "name")) {
+                std::string_view s;
+                if (!af.value().get_string().get(s)) f.metaName = static_cast<int32_t>(out.strings.intern(s));
+              }
+            }
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    // append the event
+    out.tsNs.push_back(f.ts);
+    out.durNs.push_back(f.dur);
+    out.corr.push_back(f.corr);
+    out.extId.push_back(f.ext);
+    out.offset.push_back(where(startLoc));
+    out.length.push_back(0);  // fixed below from the next start
+    starts.push_back(where(startLoc));
+    out.name.push_back(f.name);
+    uint16_t catIdx;
+    uint32_t catKey = f.catStr < 0 ? UINT32_MAX : static_cast<uint32_t>(f.catStr);
+    if (auto it = out.catIndex.find(catKey); it != out.catIndex.end()) {
+      catIdx = it->second;
+    } else {
+      catIdx = static_cast<uint16_t>(out.catStr.size());
+      out.catStr.push_back(catKey);
+      out.catIndex.emplace(catKey, catIdx);
+    }
+    out.cat.push_back(catIdx);
+    out.ph.push_back(f.ph);
+    out.flags.push_back(f.flags);
+    LocalKey lk{f.pid, f.tid};
+    uint32_t laneIdx;
+    if (auto it = out.laneIndex.find(lk); it != out.laneIndex.end()) {
+      laneIdx = it->second;
+    } else {
+      laneIdx = static_cast<uint32_t>(out.lanes.size());
+      out.lanes.push_back(lk);
+      out.laneIndex.emplace(lk, laneIdx);
+    }
+    out.lane.push_back(laneIdx);
+    if (f.flags & ev::TsInexact) out.exactTs.emplace_back(evIdx, f.exactTs);
+    if (f.flags & ev::DurInexact) out.exactDur.emplace_back(evIdx, f.exactDur);
+    if (f.ph == Ph::Metadata && f.metaName >= 0) {
+      std::string_view nm = out.strings.strings()[f.name];
+      if (f.name != 0 || !nm.empty()) {
+        if (nm == "process_name") out.meta.push_back({evIdx, true, static_cast<uint32_t>(f.metaName)});
+        else if (nm == "thread_name") out.meta.push_back({evIdx, false, static_cast<uint32_t>(f.metaName)});
+      }
+    }
+  }
+  {
+    // Anything left after the array means the piece was not a run of whole events.
+    const char* loc = nullptr;
+    if (!doc.current_location().get(loc) && loc && loc < buf + need) {
+      fail = {"malformed JSON: unexpected text after an event", where(loc)};
+      return false;
+    }
+  }
+  // Lengths: each event runs to the last '}' before the next event's start.
+  const char* t = text.data();
+  for (size_t k = 0; k < starts.size(); ++k) {
+    uint64_t endLimit = k + 1 < starts.size() ? starts[k + 1] : piece.end;
+    uint64_t e = endLimit;
+    while (e > starts[k] && t[e - 1] != '}') --e;
+    out.length[firstLocal + k] = static_cast<uint32_t>(e - starts[k]);
+  }
+  out.bytesParsed += len;
+  return true;
+}
+
+} // namespace steadyscope::io

@@ -1,0 +1,90 @@
+#pragma once
+// Parsing pieces of traceEvents with simdjson On-Demand into thread-local
+// columns. One EventParser per thread, reused across pieces (warm buffers).
+#include "io/json_scan.hpp"
+
+#include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/util/progress.hpp>
+
+#include <array>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace steadyscope::io {
+
+enum AnomalyCode : int {
+  A_DurMissing, A_DurNegative, A_TsMissing, A_TsNotNumber, A_NonFinite, A_OutOfRange,
+  A_PhMissing, A_PhUnknown, A_NotObject, A_UnmatchedB, A_UnmatchedE, A_FlowWithoutPeer,
+  A_KernelWithoutLaunch, A_GpuWithoutCorrelation, A_DurNotNumber, A_Count
+};
+struct AnomalyInfo { const char* code; const char* explanation; };
+extern const std::array<AnomalyInfo, A_Count> kAnomalyInfo;
+
+struct AnomalyCounter {
+  uint64_t count = 0;
+  int64_t first = -1;  // local event index (parser) or global (finalize)
+};
+
+/// Interns strings per thread; ids are local and remapped when merging.
+class LocalInterner {
+public:
+  LocalInterner() { intern(""); }  // id 0 is the empty string, as in StringPool
+  uint32_t intern(std::string_view s);
+  const std::deque<std::string>& strings() const { return strings_; }
+private:
+  std::deque<std::string> strings_;
+  std::unordered_map<std::string_view, uint32_t> map_;
+};
+
+struct LocalKey {
+  JsonKey pid, tid;  // Str values hold LocalInterner ids
+  friend bool operator==(const LocalKey& a, const LocalKey& b) { return a.pid == b.pid && a.tid == b.tid; }
+};
+struct LocalKeyHash {
+  size_t operator()(const LocalKey& k) const noexcept;
+};
+
+struct MetaRecord {
+  uint32_t event;      // local index
+  bool process;        // process_name (else thread_name)
+  uint32_t nameStr;    // local interner id of args.name
+};
+
+struct LocalColumns {
+  std::vector<int64_t> tsNs, durNs, corr, extId;
+  std::vector<uint64_t> offset;
+  std::vector<uint32_t> length, name, lane;
+  std::vector<uint16_t> cat, flags;
+  std::vector<Ph> ph;
+  LocalInterner strings;       // names, categories, string pids/tids, meta names
+  std::vector<uint32_t> catStr;  // local cat index -> interner id
+  std::unordered_map<uint32_t, uint16_t> catIndex;
+  std::unordered_map<LocalKey, uint32_t, LocalKeyHash> laneIndex;
+  std::vector<LocalKey> lanes;
+  std::vector<std::pair<uint32_t, double>> exactTs, exactDur;
+  std::vector<MetaRecord> meta;
+  std::array<AnomalyCounter, A_Count> anomalies{};
+  uint64_t bytesParsed = 0;
+  size_t size() const { return tsNs.size(); }
+};
+
+struct ParseFailure {
+  std::string message;
+  uint64_t offset = 0;
+};
+
+class EventParser {
+public:
+  EventParser();
+  ~EventParser();
+  /// Parses one piece of `text`; appends to `out`. Returns false on malformed JSON.
+  bool parsePiece(std::string_view text, const Piece& piece, LocalColumns& out, ParseFailure& fail);
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace steadyscope::io

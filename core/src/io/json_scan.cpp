@@ -1,0 +1,294 @@
+#include "io/json_scan.hpp"
+
+#include <cctype>
+#include <cstring>
+#include <fmt/format.h>
+
+namespace steadyscope::io {
+
+namespace {
+constexpr size_t npos = std::string_view::npos;
+
+inline bool isWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+std::string unescapeKey(std::string_view raw) {
+  // raw includes quotes; keys in traces are plain ASCII in practice.
+  std::string out;
+  for (size_t i = 1; i + 1 < raw.size(); ++i) {
+    char c = raw[i];
+    if (c == '\\' && i + 2 < raw.size()) {
+      char n = raw[++i];
+      switch (n) {
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        case 'r': out += '\r'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        default: out += n; break;  // \" \\ \/ ; \u kept as the letter (rare in keys)
+      }
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/// Quote-aware scan from p (inside the array, at depth 0 relative to it) to the
+/// closing ']' of the array. Cuts pieces of about pieceBytes at depth-0 commas.
+bool exactArrayScan(std::string_view t, size_t first, size_t pieceBytes, TopLevelLayout& out,
+                    ScanError& err) {
+  out.pieces.clear();
+  int depth = 0;
+  size_t pieceBegin = first;
+  const char* d = t.data();
+  size_t n = t.size();
+  size_t i = first;
+  while (i < n) {
+    char c = d[i];
+    if (c == '"') {
+      // find the closing quote, skipping escapes
+      size_t j = i + 1;
+      for (;;) {
+        const void* q = std::memchr(d + j, '"', n - j);
+        if (!q) {
+          err = {"truncated JSON: a string is not closed before the end of the file", i, "truncated_json"};
+          return false;
+        }
+        size_t k = static_cast<size_t>(static_cast<const char*>(q) - d);
+        size_t bs = 0;
+        while (k - bs > j && d[k - bs - 1] == '\\') ++bs;
+        if ((bs & 1) == 0) { i = k + 1; break; }
+        j = k + 1;
+      }
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (depth == 0) {
+        if (c == ']') {
+          if (pieceBegin < i) {
+            size_t e = i;
+            while (e > pieceBegin && isWs(d[e - 1])) --e;
+            if (e > pieceBegin) out.pieces.push_back({pieceBegin, e});
+          }
+          out.arrayClose = i;
+          return true;
+        }
+        err = {"malformed JSON: unexpected '}' in traceEvents", i, "bad_json"};
+        return false;
+      }
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      if (i - pieceBegin >= pieceBytes) {
+        out.pieces.push_back({pieceBegin, i});
+        pieceBegin = skipWs(t, i + 1);
+        i = pieceBegin;
+        continue;
+      }
+    }
+    ++i;
+  }
+  err = {"truncated JSON: the traceEvents array is not closed before the end of the file", n, "truncated_json"};
+  return false;
+}
+
+/// Finds a likely event boundary at or after `from`: "}" ws "," ws-with-newline "{".
+/// Returns the offset of the comma, or npos. A raw newline cannot sit inside a
+/// JSON string, so such a comma is structural; whether it is at the array's
+/// own depth is verified by the parser (a wrong cut fails to parse).
+size_t findCut(std::string_view t, size_t from, size_t limit) {
+  const char* d = t.data();
+  size_t i = from;
+  while (i < limit) {
+    const void* nl = std::memchr(d + i, '\n', limit - i);
+    if (!nl) return npos;
+    size_t k = static_cast<size_t>(static_cast<const char*>(nl) - d);
+    size_t b = k;
+    while (b > 0 && (d[b - 1] == ' ' || d[b - 1] == '\t' || d[b - 1] == '\r')) --b;
+    if (b > 0 && d[b - 1] == ',') {
+      size_t comma = b - 1;
+      size_t c2 = comma;
+      while (c2 > 0 && isWs(d[c2 - 1])) --c2;
+      size_t f = skipWs(t, k);
+      if (c2 > 0 && d[c2 - 1] == '}' && f < t.size() && d[f] == '{') return comma;
+    }
+    i = k + 1;
+  }
+  return npos;
+}
+
+} // namespace
+
+size_t skipWs(std::string_view t, size_t p) {
+  while (p < t.size() && isWs(t[p])) ++p;
+  return p;
+}
+
+size_t skipString(std::string_view t, size_t p) {
+  size_t i = p + 1;
+  while (i < t.size()) {
+    char c = t[i];
+    if (c == '\\') { i += 2; continue; }
+    if (c == '"') return i + 1;
+    ++i;
+  }
+  return npos;
+}
+
+size_t skipValue(std::string_view t, size_t p, ScanError& err) {
+  if (p >= t.size()) {
+    err = {"truncated JSON: a value is missing at the end of the file", p, "truncated_json"};
+    return npos;
+  }
+  char c = t[p];
+  if (c == '"') {
+    size_t e = skipString(t, p);
+    if (e == npos) err = {"truncated JSON: a string is not closed", p, "truncated_json"};
+    return e;
+  }
+  if (c == '{' || c == '[') {
+    int depth = 0;
+    size_t i = p;
+    while (i < t.size()) {
+      char x = t[i];
+      if (x == '"') {
+        size_t e = skipString(t, i);
+        if (e == npos) { err = {"truncated JSON: a string is not closed", i, "truncated_json"}; return npos; }
+        i = e;
+        continue;
+      }
+      if (x == '{' || x == '[') ++depth;
+      else if (x == '}' || x == ']') {
+        if (--depth == 0) return i + 1;
+      }
+      ++i;
+    }
+    err = {"truncated JSON: an object or array is not closed before the end of the file", p, "truncated_json"};
+    return npos;
+  }
+  size_t i = p;
+  while (i < t.size() && !isWs(t[i]) && t[i] != ',' && t[i] != '}' && t[i] != ']') ++i;
+  if (i == p) {
+    err = {fmt::format("malformed JSON: unexpected '{}'", c), p, "bad_json"};
+    return npos;
+  }
+  return i;
+}
+
+bool scanTopLevel(std::string_view t, size_t pieceBytes, bool exact, TopLevelLayout& out,
+                  ScanError& err) {
+  out = TopLevelLayout{};
+  size_t p = 0;
+  if (t.size() >= 3 && static_cast<unsigned char>(t[0]) == 0xEF &&
+      static_cast<unsigned char>(t[1]) == 0xBB && static_cast<unsigned char>(t[2]) == 0xBF)
+    p = 3;
+  p = skipWs(t, p);
+  if (p >= t.size()) {
+    err = {"the file contains no JSON (only whitespace)", p, "empty_file"};
+    return false;
+  }
+  if (t[p] == '[') {
+    err = {"the file is a bare JSON array of events; a trace must be an object "
+           "{\"traceEvents\": [...]} (the reference splitter does not accept arrays either)",
+           p, "toplevel_array"};
+    return false;
+  }
+  if (t[p] != '{') {
+    err = {fmt::format("not JSON: expected '{{' at the start of the trace, found '{}'",
+                       std::isprint(static_cast<unsigned char>(t[p])) ? t[p] : '?'),
+           p, "not_json"};
+    return false;
+  }
+  p = skipWs(t, p + 1);
+  size_t keyIndex = 0;
+  if (p < t.size() && t[p] == '}') {
+    p = p + 1;
+  } else {
+    for (;;) {
+      if (p >= t.size()) { err = {"truncated JSON: the trace object is not closed", p, "truncated_json"}; return false; }
+      if (t[p] != '"') { err = {"malformed JSON: expected a key string in the trace object", p, "bad_json"}; return false; }
+      size_t ke = skipString(t, p);
+      if (ke == npos) { err = {"truncated JSON: a key is not closed", p, "truncated_json"}; return false; }
+      std::string_view rawKey = t.substr(p, ke - p);
+      std::string key = unescapeKey(rawKey);
+      size_t q = skipWs(t, ke);
+      if (q >= t.size() || t[q] != ':') {
+        err = {q >= t.size() ? "truncated JSON: the trace object ends after a key" : "malformed JSON: expected ':' after a key",
+               q, q >= t.size() ? "truncated_json" : "bad_json"};
+        return false;
+      }
+      q = skipWs(t, q + 1);
+      if (key == "traceEvents" && !out.hasTraceEvents) {
+        if (q >= t.size() || t[q] != '[') {
+          err = {"\"traceEvents\" is not an array", q, "trace_events_not_array"};
+          return false;
+        }
+        out.hasTraceEvents = true;
+        out.traceEventsPosition = keyIndex;
+        out.arrayOpen = q;
+        size_t first = skipWs(t, q + 1);
+        bool ok = false;
+        if (!exact) {
+          // Heuristic cuts, then an exact scan of the last piece to find the end.
+          size_t begin = first;
+          std::vector<Piece> cuts;
+          for (;;) {
+            size_t target = begin + pieceBytes;
+            if (target >= t.size()) break;
+            size_t comma = findCut(t, target, t.size());
+            if (comma == npos) break;
+            cuts.push_back({begin, comma});
+            begin = skipWs(t, comma + 1);
+          }
+          TopLevelLayout tail;
+          ScanError tailErr;
+          if (exactArrayScan(t, begin, pieceBytes, tail, tailErr)) {
+            out.pieces = std::move(cuts);
+            for (auto& pc : tail.pieces) out.pieces.push_back(pc);
+            out.arrayClose = tail.arrayClose;
+            ok = true;
+          } else if (cuts.empty()) {
+            err = tailErr;
+            return false;
+          }
+        }
+        if (!ok) {
+          out.usedExactScan = true;
+          if (!exactArrayScan(t, first, pieceBytes, out, err)) return false;
+        }
+        p = out.arrayClose + 1;
+      } else {
+        size_t ve = skipValue(t, q, err);
+        if (ve == npos) return false;
+        TopLevelEntry e;
+        e.key = std::move(key);
+        e.rawKey = std::string(rawKey);
+        e.rawValue = std::string(t.substr(q, ve - q));
+        out.entries.push_back(std::move(e));
+        p = ve;
+      }
+      ++keyIndex;
+      p = skipWs(t, p);
+      if (p >= t.size()) { err = {"truncated JSON: the trace object is not closed", p, "truncated_json"}; return false; }
+      if (t[p] == ',') { p = skipWs(t, p + 1); continue; }
+      if (t[p] == '}') { ++p; break; }
+      err = {"malformed JSON: expected ',' or '}' in the trace object", p, "bad_json"};
+      return false;
+    }
+  }
+  p = skipWs(t, p);
+  if (p < t.size() && t[p] != '\0') {
+    err = {"malformed JSON: unexpected text after the trace object", p, "trailing_text"};
+    return false;
+  }
+  if (!out.hasTraceEvents) {
+    err = {"the JSON object has no \"traceEvents\" array, so it is not a Chrome trace-event file "
+           "(rocprofv3 and other tools' own JSON formats are not supported)",
+           0, "no_trace_events"};
+    return false;
+  }
+  return true;
+}
+
+} // namespace steadyscope::io

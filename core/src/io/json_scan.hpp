@@ -1,0 +1,49 @@
+#pragma once
+// Structural scanning of the trace object outside the per-event parser:
+// top-level keys, the traceEvents array bounds, and event-boundary cuts.
+#include <steadyscope/core/model/trace.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace steadyscope::io {
+
+struct ScanError {
+  std::string message;
+  uint64_t offset = 0;
+  std::string code;
+};
+
+/// A run of complete events [begin, end): "{...},{...}" without the trailing comma.
+struct Piece {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+
+struct TopLevelLayout {
+  std::vector<TopLevelEntry> entries;  // all keys except traceEvents, in order
+  size_t traceEventsPosition = 0;      // index among keys where traceEvents sat
+  bool hasTraceEvents = false;
+  uint64_t arrayOpen = 0;   // offset of '['
+  uint64_t arrayClose = 0;  // offset of the matching ']'
+  std::vector<Piece> pieces;
+  bool usedExactScan = false;
+};
+
+/// Skips whitespace; returns the new position.
+size_t skipWs(std::string_view t, size_t p);
+/// Returns the position just after the string starting at t[p] == '"', or npos.
+size_t skipString(std::string_view t, size_t p);
+/// Returns the position just after the JSON value starting at p, or npos (error set).
+size_t skipValue(std::string_view t, size_t p, ScanError& err);
+
+/// Scans the top-level object and cuts traceEvents into pieces of about
+/// `pieceBytes`. `exact` forces the quote-aware scan of the whole array
+/// (otherwise a newline heuristic is used; callers fall back to exact when a
+/// heuristic piece fails to parse). Returns false with `err` on malformed input.
+bool scanTopLevel(std::string_view text, size_t pieceBytes, bool exact, TopLevelLayout& out,
+                  ScanError& err);
+
+} // namespace steadyscope::io

@@ -1,0 +1,440 @@
+#include <steadyscope/core/io/loader.hpp>
+
+#include "io/event_parser.hpp"
+#include "io/json_scan.hpp"
+#include "io/source.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+namespace steadyscope {
+
+namespace {
+
+using namespace io;
+
+Error scanToError(const std::string& path, const ScanError& e) {
+  Error err = makeError(e.code == "no_trace_events" ? Error::Kind::Format : Error::Kind::Format, path,
+                        e.message, e.code == "no_trace_events" ? std::nullopt : std::optional<uint64_t>(e.offset));
+  err.code = e.code;
+  return err;
+}
+
+uint64_t memAvailableBytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  uint64_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit) {
+    if (key == "MemAvailable:") return kb * 1024;
+  }
+  return UINT64_MAX;
+}
+
+struct ParseResult {
+  std::vector<LocalColumns> cols;  // one per thread, in text order
+  bool ok = true;
+  bool cancelled = false;
+  ParseFailure failure;
+};
+
+ParseResult parseAll(std::string_view text, const std::vector<Piece>& pieces, unsigned threads,
+                     JobControl* control) {
+  ParseResult res;
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(1, pieces.size()))));
+  // Contiguous groups of pieces, balanced by bytes, so thread order = text order.
+  uint64_t total = 0;
+  for (const auto& p : pieces) total += p.end - p.begin;
+  std::vector<size_t> bounds{0};
+  uint64_t acc = 0;
+  for (size_t i = 0; i < pieces.size() && bounds.size() < threads; ++i) {
+    acc += pieces[i].end - pieces[i].begin;
+    if (acc * threads >= total * bounds.size()) bounds.push_back(i + 1);
+  }
+  while (bounds.size() < threads + 1) bounds.push_back(pieces.size());
+  bounds.back() = pieces.size();
+  res.cols.resize(threads);
+  std::vector<ParseFailure> fails(threads);
+  std::vector<char> failed(threads, 0), cancelled(threads, 0);
+  auto work = [&](unsigned t) {
+    EventParser parser;
+    for (size_t i = bounds[t]; i < bounds[t + 1]; ++i) {
+      if (control && control->cancelled()) { cancelled[t] = 1; return; }
+      if (!parser.parsePiece(text, pieces[i], res.cols[t], fails[t])) { failed[t] = 1; return; }
+      if (control) {
+        control->addDoneBytes(pieces[i].end - pieces[i].begin);
+        control->addEvents(0);
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (auto& th : pool) th.join();
+  for (unsigned t = 0; t < threads; ++t) {
+    if (cancelled[t]) res.cancelled = true;
+    if (failed[t] && res.ok) { res.ok = false; res.failure = fails[t]; }
+  }
+  return res;
+}
+
+template <typename T>
+void moveColumn(std::vector<T>& dst, std::vector<LocalColumns>& cols, std::vector<T> LocalColumns::*member, size_t n) {
+  dst.clear();
+  dst.reserve(n);
+  for (auto& c : cols) {
+    auto& v = c.*member;
+    dst.insert(dst.end(), v.begin(), v.end());
+    std::vector<T>().swap(v);
+  }
+}
+
+void addAnomaly(std::array<AnomalyCounter, A_Count>& a, AnomalyCode code, int64_t ev) {
+  if (a[code].count++ == 0) a[code].first = ev;
+}
+
+void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
+  const size_t n = tr.size();
+  // ---- per-ph / per-cat counts, span, simple anomalies ----
+  std::vector<uint64_t> catCount(tr.categories.size(), 0);
+  std::array<uint64_t, 11> phCount{};
+  int64_t firstTs = INT64_MAX, lastEnd = INT64_MIN;
+  for (EventIdx i = 0; i < n; ++i) {
+    Ph ph = tr.ph[i];
+    ++phCount[static_cast<size_t>(ph)];
+    ++catCount[tr.cat[i]];
+    uint16_t fl = tr.flags[i];
+    if (ph == Ph::Missing) addAnomaly(anomalies, A_PhMissing, i);
+    else if (ph == Ph::Other) addAnomaly(anomalies, A_PhUnknown, i);
+    if (ph == Ph::Complete && !(fl & ev::HasDur)) addAnomaly(anomalies, A_DurMissing, i);
+    if ((fl & ev::HasDur) && tr.durNs[i] < 0) addAnomaly(anomalies, A_DurNegative, i);
+    if (ph != Ph::Metadata && !(fl & ev::HasTs)) addAnomaly(anomalies, A_TsMissing, i);
+    if (ph != Ph::Metadata && (fl & ev::HasTs) && tr.tsNs[i] > 0) {
+      firstTs = std::min(firstTs, tr.tsNs[i]);
+      int64_t d = (fl & ev::HasDur) && tr.durNs[i] > 0 ? tr.durNs[i] : 0;
+      lastEnd = std::max(lastEnd, tr.tsNs[i] + d);
+    }
+  }
+  for (size_t k = 0; k < phCount.size(); ++k) {
+    if (!phCount[k]) continue;
+    Ph ph = static_cast<Ph>(k);
+    std::string key = ph == Ph::Missing ? "None" : ph == Ph::Other ? "other" : phName(ph);
+    tr.stats.perPh[key] += phCount[k];
+  }
+  for (size_t c = 0; c < catCount.size(); ++c) {
+    if (!catCount[c]) continue;
+    std::string key = tr.categories[c] == kNoStr ? "None" : std::string(tr.strings.view(tr.categories[c]));
+    tr.stats.perCat[key] += catCount[c];
+    if (isGpuWork(tr.categoryClass[c])) tr.stats.gpuEvents += catCount[c];
+  }
+  // Characterisation counts 'i' and 'I' apart; keep the total under "i".
+  tr.stats.firstTsNs = firstTs == INT64_MAX ? 0 : firstTs;
+  tr.stats.lastEndNs = lastEnd == INT64_MIN ? 0 : lastEnd;
+
+  // ---- lanes: events with a ts, sorted by (ts, longer first, file order) ----
+  std::vector<uint32_t> laneCount(tr.lanes.size(), 0);
+  for (EventIdx i = 0; i < n; ++i)
+    if ((tr.flags[i] & ev::HasTs) && tr.ph[i] != Ph::Metadata) ++laneCount[tr.lane[i]];
+  for (size_t l = 0; l < tr.lanes.size(); ++l) tr.lanes[l].events.reserve(laneCount[l]);
+  for (EventIdx i = 0; i < n; ++i)
+    if ((tr.flags[i] & ev::HasTs) && tr.ph[i] != Ph::Metadata) tr.lanes[tr.lane[i]].events.push_back(i);
+  for (auto& lane : tr.lanes) {
+    auto less = [&](EventIdx a, EventIdx b) {
+      if (tr.tsNs[a] != tr.tsNs[b]) return tr.tsNs[a] < tr.tsNs[b];
+      if (tr.durNs[a] != tr.durNs[b]) return tr.durNs[a] > tr.durNs[b];
+      return a < b;
+    };
+    if (!std::is_sorted(lane.events.begin(), lane.events.end(), less))
+      std::sort(lane.events.begin(), lane.events.end(), less);
+  }
+
+  // ---- B/E pairing per lane (the stack discipline of the trace-event format) ----
+  std::vector<EventIdx> stack;
+  for (auto& lane : tr.lanes) {
+    stack.clear();
+    bool any = false;
+    for (EventIdx i : lane.events) {
+      if (tr.ph[i] == Ph::Begin) { stack.push_back(i); any = true; }
+      else if (tr.ph[i] == Ph::End) {
+        any = true;
+        if (stack.empty()) { addAnomaly(anomalies, A_UnmatchedE, i); continue; }
+        EventIdx b = stack.back();
+        stack.pop_back();
+        tr.durNs[b] = tr.tsNs[i] - tr.tsNs[b];
+        tr.flags[b] |= ev::DurFromPair;
+      }
+    }
+    for (EventIdx b : stack) addAnomaly(anomalies, A_UnmatchedB, b);
+    if (any) {  // B durations changed: keep the (ts, longer first) order
+      std::stable_sort(lane.events.begin(), lane.events.end(), [&](EventIdx a, EventIdx b) {
+        if (tr.tsNs[a] != tr.tsNs[b]) return tr.tsNs[a] < tr.tsNs[b];
+        return tr.durNs[a] > tr.durNs[b];
+      });
+    }
+  }
+
+  // ---- nesting depth per lane ----
+  tr.depth.assign(n, 0);
+  std::vector<int64_t> ends;
+  for (auto& lane : tr.lanes) {
+    ends.clear();
+    uint16_t maxDepth = 0;
+    for (EventIdx i : lane.events) {
+      bool slice = (tr.ph[i] == Ph::Complete && (tr.flags[i] & ev::HasDur)) ||
+                   (tr.ph[i] == Ph::Begin && (tr.flags[i] & ev::DurFromPair));
+      if (!slice) continue;
+      int64_t ts = tr.tsNs[i];
+      while (!ends.empty() && ends.back() <= ts) ends.pop_back();
+      uint16_t d = static_cast<uint16_t>(std::min<size_t>(ends.size(), UINT16_MAX));
+      tr.depth[i] = d;
+      maxDepth = std::max(maxDepth, d);
+      int64_t e = ts + std::max<int64_t>(tr.durNs[i], 0);
+      // A child ending after its parent is clipped for nesting purposes.
+      if (!ends.empty()) e = std::min(e, ends.back());
+      ends.push_back(e);
+    }
+    lane.maxDepth = maxDepth;
+  }
+
+  // ---- GPU busy union per device (GPU pid), links, flows ----
+  std::map<JsonKey, std::vector<Interval>> perDevice;
+  std::unordered_set<int64_t> cpuCorr;
+  cpuCorr.reserve(n / 8 + 16);
+  std::unordered_map<int64_t, uint8_t> flowSides;
+  for (EventIdx i = 0; i < n; ++i) {
+    CatClass c = tr.classOf(i);
+    uint16_t fl = tr.flags[i];
+    if (isGpuWork(c)) {
+      tr.lanes[tr.lane[i]].gpu = true;
+      if ((fl & ev::HasTs) && (fl & ev::HasDur) && tr.durNs[i] > 0)
+        perDevice[tr.lanes[tr.lane[i]].pid].push_back({tr.tsNs[i], tr.tsNs[i] + tr.durNs[i]});
+    } else if ((fl & ev::HasCorr) && !(fl & ev::CorrIsStr) && c != CatClass::GpuUserAnnotation) {
+      cpuCorr.insert(tr.corr[i]);
+    }
+    if ((tr.ph[i] == Ph::FlowStart || tr.ph[i] == Ph::FlowEnd) && (fl & ev::HasId) && !(fl & ev::CorrIsStr))
+      flowSides[tr.corr[i]] |= tr.ph[i] == Ph::FlowStart ? 1 : 2;
+  }
+  for (EventIdx i = 0; i < n; ++i) {
+    if (!isGpuWork(tr.classOf(i))) continue;
+    if (!(tr.flags[i] & ev::HasCorr)) addAnomaly(anomalies, A_GpuWithoutCorrelation, i);
+    else if (!cpuCorr.count(tr.corr[i])) addAnomaly(anomalies, A_KernelWithoutLaunch, i);
+  }
+  for (EventIdx i = 0; i < n; ++i) {
+    if ((tr.ph[i] == Ph::FlowStart || tr.ph[i] == Ph::FlowEnd) && (tr.flags[i] & ev::HasId) &&
+        !(tr.flags[i] & ev::CorrIsStr) && flowSides[tr.corr[i]] != 3)
+      addAnomaly(anomalies, A_FlowWithoutPeer, i);
+  }
+  for (auto& [pid, iv] : perDevice) {
+    std::sort(iv.begin(), iv.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+    DeviceBusy db;
+    db.pid = pid;
+    for (const auto& x : iv) {
+      if (!db.intervals.empty() && x.begin <= db.intervals.back().end)
+        db.intervals.back().end = std::max(db.intervals.back().end, x.end);
+      else
+        db.intervals.push_back(x);
+    }
+    for (const auto& x : db.intervals) db.busyNs += x.end - x.begin;
+    if (!db.intervals.empty()) {
+      db.firstNs = db.intervals.front().begin;
+      db.lastNs = db.intervals.back().end;
+    }
+    tr.gpuBusy.push_back(std::move(db));
+  }
+
+  for (int k = 0; k < A_Count; ++k) {
+    if (!anomalies[k].count) continue;
+    tr.anomalies.push_back({kAnomalyInfo[k].code, kAnomalyInfo[k].explanation, anomalies[k].count,
+                            anomalies[k].first});
+  }
+}
+
+Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const SourceText> source,
+                              const std::string& compression, uint64_t fileBytes,
+                              const LoadOptions& opt) {
+  JobControl* control = opt.control;
+  std::string_view text = source->text();
+  if (text.empty()) {
+    Error e = makeError(Error::Kind::Format, path, "the file is empty (no JSON text)");
+    e.code = "empty_file";
+    return e;
+  }
+  if (control) {
+    control->setStage(StageParse);
+    control->setTotalBytes(text.size());
+    control->setDoneBytes(0);
+  }
+  // Memory guard: ~64 B per event, events ≥ ~100 bytes of JSON each.
+  uint64_t need = text.size() / 100 * 64;
+  uint64_t avail = memAvailableBytes();
+  if (need > avail) {
+    Error e = makeError(Error::Kind::Resource, path,
+                        fmt::format("the trace needs about {} MiB for its model but only {} MiB of memory is available",
+                                    need >> 20, avail >> 20));
+    e.code = "out_of_memory";
+    return e;
+  }
+  size_t pieceBytes = std::max<size_t>(opt.pieceBytes, 4096);
+  TopLevelLayout layout;
+  ScanError serr;
+  if (!scanTopLevel(text, pieceBytes, false, layout, serr)) return scanToError(path, serr);
+  ParseResult pr = parseAll(text, layout.pieces, opt.threads, control);
+  if (pr.cancelled) {
+    Error e = makeError(Error::Kind::Cancelled, path, "loading cancelled");
+    e.code = "cancelled";
+    return e;
+  }
+  if (!pr.ok && !layout.usedExactScan) {
+    // A heuristic cut may have landed inside a nested structure: redo exactly.
+    if (control) control->setDoneBytes(0);
+    if (!scanTopLevel(text, pieceBytes, true, layout, serr)) return scanToError(path, serr);
+    pr = parseAll(text, layout.pieces, opt.threads, control);
+    if (pr.cancelled) {
+      Error e = makeError(Error::Kind::Cancelled, path, "loading cancelled");
+      e.code = "cancelled";
+      return e;
+    }
+  }
+  if (!pr.ok) {
+    Error e = makeError(Error::Kind::Format, path, pr.failure.message, pr.failure.offset);
+    e.code = "bad_json";
+    return e;
+  }
+  if (control) control->setStage(StageIndex);
+
+  auto tr = std::make_shared<Trace>();
+  tr->path = path;
+  tr->baseName = referenceBaseName(path);
+  tr->source = source;
+  tr->topLevel = std::move(layout.entries);
+  tr->traceEventsPosition = layout.traceEventsPosition;
+  tr->stats.fileBytes = fileBytes;
+  tr->stats.jsonBytes = text.size();
+  tr->stats.compression = compression;
+
+  size_t n = 0;
+  for (auto& c : pr.cols) n += c.size();
+  if (n >= UINT32_MAX) {
+    Error e = makeError(Error::Kind::Resource, path, "more than 4 billion events are not supported");
+    e.code = "too_many_events";
+    return e;
+  }
+  // String, category and lane remaps per thread.
+  std::vector<std::vector<StrId>> strMap(pr.cols.size());
+  std::vector<std::vector<uint16_t>> catMap(pr.cols.size());
+  std::vector<std::vector<uint32_t>> laneMap(pr.cols.size());
+  std::unordered_map<StrId, uint16_t> globalCat;
+  std::map<std::pair<JsonKey, JsonKey>, uint32_t> globalLane;
+  for (size_t t = 0; t < pr.cols.size(); ++t) {
+    auto& c = pr.cols[t];
+    for (const auto& s : c.strings.strings()) strMap[t].push_back(tr->strings.intern(s));
+    for (uint32_t cs : c.catStr) {
+      StrId g = cs == UINT32_MAX ? kNoStr : strMap[t][cs];
+      uint16_t idx;
+      auto it = globalCat.find(g);
+      if (it != globalCat.end()) idx = it->second;
+      else {
+        idx = static_cast<uint16_t>(tr->categories.size());
+        tr->categories.push_back(g);
+        tr->categoryClass.push_back(g == kNoStr ? CatClass::Other : classifyCategory(tr->strings.view(g)));
+        globalCat.emplace(g, idx);
+      }
+      catMap[t].push_back(idx);
+    }
+    for (const auto& lk : c.lanes) {
+      JsonKey pid = lk.pid, tid = lk.tid;
+      if (pid.type == JsonKey::Type::Str) pid.i = strMap[t][static_cast<size_t>(pid.i)];
+      if (tid.type == JsonKey::Type::Str) tid.i = strMap[t][static_cast<size_t>(tid.i)];
+      auto key = std::make_pair(pid, tid);
+      auto it = globalLane.find(key);
+      uint32_t idx;
+      if (it != globalLane.end()) idx = it->second;
+      else {
+        idx = static_cast<uint32_t>(tr->lanes.size());
+        Lane lane;
+        lane.pid = pid;
+        lane.tid = tid;
+        tr->lanes.push_back(std::move(lane));
+        globalLane.emplace(key, idx);
+      }
+      laneMap[t].push_back(idx);
+    }
+  }
+  std::array<AnomalyCounter, A_Count> anomalies{};
+  {
+    size_t base = 0;
+    for (size_t t = 0; t < pr.cols.size(); ++t) {
+      auto& c = pr.cols[t];
+      for (uint32_t& x : c.name) x = strMap[t][x];
+      for (uint16_t& x : c.cat) x = catMap[t][x];
+      for (uint32_t& x : c.lane) x = laneMap[t][x];
+      for (size_t i = 0; i < c.size(); ++i)
+        if (c.flags[i] & (ev::CorrIsStr)) c.corr[i] = strMap[t][static_cast<size_t>(c.corr[i])];
+      for (size_t i = 0; i < c.size(); ++i)
+        if (c.flags[i] & (ev::ExtIsStr)) c.extId[i] = strMap[t][static_cast<size_t>(c.extId[i])];
+      for (auto& [i, d] : c.exactTs) tr->exactTsUs.emplace(static_cast<EventIdx>(base + i), d);
+      for (auto& [i, d] : c.exactDur) tr->exactDurUs.emplace(static_cast<EventIdx>(base + i), d);
+      for (const auto& m : c.meta) {
+        EventIdx gi = static_cast<EventIdx>(base + m.event);
+        const Lane& lane = tr->lanes[laneMap[t][c.lane[m.event] == laneMap[t][c.lane[m.event]] ? 0 : 0]];
+        (void)lane;
+        uint32_t gl = c.lane[m.event];  // already remapped above
+        std::string nm(tr->strings.view(strMap[t][m.nameStr]));
+        if (m.process) tr->processNames[tr->lanes[gl].pid] = nm;
+        else tr->threadNames[{tr->lanes[gl].pid, tr->lanes[gl].tid}] = nm;
+        (void)gi;
+      }
+      for (int k = 0; k < A_Count; ++k) {
+        if (c.anomalies[k].count == 0) continue;
+        if (anomalies[k].count == 0) anomalies[k].first = static_cast<int64_t>(base) + c.anomalies[k].first;
+        anomalies[k].count += c.anomalies[k].count;
+      }
+      base += c.size();
+    }
+  }
+  moveColumn(tr->tsNs, pr.cols, &LocalColumns::tsNs, n);
+  moveColumn(tr->durNs, pr.cols, &LocalColumns::durNs, n);
+  moveColumn(tr->offset, pr.cols, &LocalColumns::offset, n);
+  moveColumn(tr->length, pr.cols, &LocalColumns::length, n);
+  moveColumn(tr->name, pr.cols, &LocalColumns::name, n);
+  moveColumn(tr->cat, pr.cols, &LocalColumns::cat, n);
+  moveColumn(tr->ph, pr.cols, &LocalColumns::ph, n);
+  moveColumn(tr->flags, pr.cols, &LocalColumns::flags, n);
+  moveColumn(tr->lane, pr.cols, &LocalColumns::lane, n);
+  moveColumn(tr->corr, pr.cols, &LocalColumns::corr, n);
+  moveColumn(tr->extId, pr.cols, &LocalColumns::extId, n);
+  pr.cols.clear();
+  if (control && control->cancelled()) {
+    Error e = makeError(Error::Kind::Cancelled, path, "loading cancelled");
+    e.code = "cancelled";
+    return e;
+  }
+  finalize(*tr, anomalies);
+  if (control) {
+    control->addEvents(n);
+    control->setStage(StageDone);
+  }
+  return TracePtr(std::move(tr));
+}
+
+} // namespace
+
+Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options) {
+  if (options.control) options.control->setStage(StageOpen);
+  auto src = openSource(path, options.cacheDir, options.control);
+  if (!src) return src.error();
+  return buildTrace(path, src->text, src->compression, src->fileBytes, options);
+}
+
+Expected<TracePtr> loadTraceFromString(std::string json, const std::string& name,
+                                       const LoadOptions& options) {
+  uint64_t n = json.size();
+  return buildTrace(name, makeStringSource(std::move(json)), "none", n, options);
+}
+
+} // namespace steadyscope

@@ -1,0 +1,25 @@
+#pragma once
+// Exact parsing of JSON number text (µs) into integer nanoseconds, keeping
+// whether the text was an integer or a real, as the reference's CSV needs.
+#include <cstdint>
+#include <string_view>
+
+namespace steadyscope::io {
+
+struct ParsedNumber {
+  enum class Status : uint8_t { Ok, NotNumber, NonFinite, OutOfRange } status = Status::NotNumber;
+  bool isInt = false;     // written without '.', 'e' or 'E'
+  bool inexact = false;   // finer than 1 ns: `exact` holds the correctly rounded double
+  int64_t ns = 0;         // value × 1000, exact unless inexact
+  double exact = 0.0;     // only set when inexact
+};
+
+/// `tok` is the raw token (may carry trailing whitespace). Accepts Python's
+/// json extensions NaN / Infinity / -Infinity as NonFinite.
+ParsedNumber parseMicros(std::string_view tok);
+
+/// Parses an integral JSON number (ids). Returns false for non-integers;
+/// `1.0` is accepted as 1 (JSON value equality as Python compares dict keys).
+bool parseIntegral(std::string_view tok, int64_t& out, bool& isReal);
+
+} // namespace steadyscope::io

@@ -1,0 +1,376 @@
+#include "io/source.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <vector>
+
+#include <fmt/format.h>
+#include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
+#include <zlib.h>
+#ifdef STEADYSCOPE_HAVE_ZSTD
+#include <zstd.h>
+#endif
+
+namespace steadyscope::io {
+
+namespace {
+
+class MappedText final : public SourceText {
+public:
+  MappedText(const char* base, size_t mapLen, size_t off, size_t len)
+      : base_(base), mapLen_(mapLen), off_(off), len_(len) {}
+  ~MappedText() override {
+    if (base_ && mapLen_) ::munmap(const_cast<char*>(base_), mapLen_);
+  }
+  std::string_view text() const override { return {base_ + off_, len_}; }
+private:
+  const char* base_;
+  size_t mapLen_;
+  size_t off_;
+  size_t len_;
+};
+
+class StringText final : public SourceText {
+public:
+  explicit StringText(std::string s) : s_(std::move(s)) {}
+  std::string_view text() const override { return s_; }
+private:
+  std::string s_;
+};
+
+struct Fd {
+  int fd = -1;
+  ~Fd() { if (fd >= 0) ::close(fd); }
+};
+
+Error sysError(Error::Kind kind, const std::string& path, const std::string& what, const char* code) {
+  Error e = makeError(kind, path, fmt::format("{}: {}", what, std::strerror(errno)));
+  e.code = code;
+  return e;
+}
+
+Error fail(Error::Kind kind, const std::string& path, std::string msg, const char* code,
+           std::optional<uint64_t> off = std::nullopt) {
+  Error e = makeError(kind, path, std::move(msg), off);
+  e.code = code;
+  return e;
+}
+
+Expected<std::shared_ptr<const SourceText>> mapFd(int fd, size_t len, const std::string& path,
+                                                  size_t off = 0, size_t textLen = SIZE_MAX) {
+  if (len == 0) return std::shared_ptr<const SourceText>(std::make_shared<StringText>(std::string()));
+  void* p = ::mmap(nullptr, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  if (p == MAP_FAILED) return sysError(Error::Kind::Io, path, "cannot map file", "mmap_failed");
+  ::madvise(p, len, MADV_SEQUENTIAL);
+  if (textLen == SIZE_MAX) textLen = len - off;
+  return std::shared_ptr<const SourceText>(
+      std::make_shared<MappedText>(static_cast<const char*>(p), len, off, textLen));
+}
+
+/// An unlinked temporary file in the cache directory receiving decompressed text.
+class TempSink {
+public:
+  Expected<void> open(const std::string& dir, const std::string& srcPath) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    dir_ = dir;
+    src_ = srcPath;
+#ifdef O_TMPFILE
+    fd_ = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+    if (fd_ < 0) {
+      std::string tmpl = dir + "/steadyscope-XXXXXX";
+      std::vector<char> buf(tmpl.begin(), tmpl.end());
+      buf.push_back('\0');
+      fd_ = ::mkstemp(buf.data());
+      if (fd_ >= 0) ::unlink(buf.data());
+    }
+    if (fd_ < 0)
+      return fail(Error::Kind::Io, srcPath,
+                  fmt::format("cannot create a temporary file in the cache directory {}: {}", dir,
+                              std::strerror(errno)),
+                  "cache_unwritable");
+    return {};
+  }
+  ~TempSink() { if (fd_ >= 0) ::close(fd_); }
+  Expected<void> write(const uint8_t* data, size_t n) {
+    while (n > 0) {
+      ssize_t w = ::write(fd_, data, n);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        if (errno == ENOSPC)
+          return fail(Error::Kind::Resource, src_,
+                      fmt::format("not enough disk space in {} for the decompressed text ({} bytes written)",
+                                  dir_, written_),
+                      "cache_full");
+        return sysError(Error::Kind::Io, src_, "cannot write the decompressed text", "cache_write");
+      }
+      data += w;
+      n -= static_cast<size_t>(w);
+      written_ += static_cast<uint64_t>(w);
+    }
+    return {};
+  }
+  uint64_t written() const { return written_; }
+  Expected<std::shared_ptr<const SourceText>> map() {
+    return mapFd(fd_, written_, src_);
+  }
+private:
+  int fd_ = -1;
+  uint64_t written_ = 0;
+  std::string dir_, src_;
+};
+
+constexpr size_t kOutBuf = 1u << 20;
+
+/// Inflates `in` (gzip members, or one raw deflate stream) into the sink.
+Expected<void> inflateInto(const uint8_t* in, size_t inLen, bool gzip, TempSink& sink,
+                           const std::string& path, JobControl* control, uint64_t baseOffset,
+                           uint32_t* crcOut) {
+  std::vector<uint8_t> out(kOutBuf);
+  inflate_state st;
+  size_t pos = 0;
+  uint32_t crc = 0;
+  bool anyMember = false;
+  while (pos < inLen) {
+    if (gzip && anyMember) {
+      // Concatenated gzip members are one gzip stream; trailing zero padding is tolerated.
+      size_t k = pos;
+      while (k < inLen && in[k] == 0) ++k;
+      if (k == inLen) break;
+      if (inLen - pos < 2 || in[pos] != 0x1f || in[pos + 1] != 0x8b)
+        return fail(Error::Kind::Compression, path, "trailing garbage after the gzip data", "gzip_trailing",
+                    baseOffset + pos);
+    }
+    isal_inflate_init(&st);
+    st.crc_flag = gzip ? IGZIP_GZIP : IGZIP_DEFLATE;
+    st.next_in = const_cast<uint8_t*>(in + pos);
+    st.avail_in = static_cast<uint32_t>(std::min<size_t>(inLen - pos, 1u << 30));
+    size_t fed = st.avail_in;
+    size_t memberStart = pos;
+    for (;;) {
+      st.next_out = out.data();
+      st.avail_out = static_cast<uint32_t>(out.size());
+      int rc = isal_inflate(&st);
+      size_t produced = out.size() - st.avail_out;
+      if (rc < 0 || rc == ISAL_NEED_DICT) {
+        const char* why = rc == ISAL_INCORRECT_CHECKSUM ? "corrupt gzip data (CRC mismatch)"
+                          : rc == ISAL_INVALID_BLOCK ? "corrupt compressed data (invalid deflate block)"
+                          : rc == ISAL_UNSUPPORTED_METHOD ? "unsupported compression method"
+                          : rc == ISAL_INVALID_SYMBOL ? "corrupt compressed data (invalid symbol)"
+                          : rc == ISAL_INVALID_LOOKBACK ? "corrupt compressed data (invalid distance)"
+                          : rc == ISAL_INVALID_WRAPPER ? "corrupt gzip header"
+                                                        : "corrupt compressed data";
+        return fail(Error::Kind::Compression, path, why, "gzip_corrupt",
+                    baseOffset + (reinterpret_cast<const uint8_t*>(st.next_in) - in));
+      }
+      if (produced) {
+        if (!gzip) crc = static_cast<uint32_t>(crc32(crc, out.data(), static_cast<uInt>(produced)));
+        if (auto r = sink.write(out.data(), produced); !r) return r.error();
+      }
+      size_t consumed = fed - st.avail_in;
+      if (control) {
+        control->setDoneBytes(baseOffset + memberStart + consumed);
+        if (control->cancelled())
+          return fail(Error::Kind::Cancelled, path, "cancelled", "cancelled");
+      }
+      if (st.block_state == ISAL_BLOCK_FINISH) {
+        pos = memberStart + consumed;
+        break;
+      }
+      if (st.avail_in == 0 && produced == 0) {
+        if (memberStart + fed < inLen) {  // feed the next gigabyte
+          size_t more = std::min<size_t>(inLen - (memberStart + fed), 1u << 30);
+          st.next_in = const_cast<uint8_t*>(in + memberStart + fed);
+          st.avail_in = static_cast<uint32_t>(more);
+          fed += more;
+          continue;
+        }
+        return fail(Error::Kind::Compression, path,
+                    fmt::format("truncated compressed data: the stream ends before its end marker "
+                                "({} bytes decompressed)", sink.written()),
+                    "gzip_truncated", baseOffset + inLen);
+      }
+    }
+    anyMember = true;
+    if (!gzip) break;
+  }
+  if (crcOut) *crcOut = crc;
+  return {};
+}
+
+uint16_t rd16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+uint32_t rd32(const uint8_t* p) { return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24); }
+
+Expected<OpenedSource> openZip(const uint8_t* d, size_t n, const std::string& path,
+                               const std::string& cacheDir, JobControl* control,
+                               std::shared_ptr<const SourceText> whole) {
+  // End of central directory: last "PK\5\6" within the final 64 KiB + 22 bytes.
+  size_t lo = n > 65557 ? n - 65557 : 0;
+  size_t eocd = SIZE_MAX;
+  for (size_t i = n >= 22 ? n - 22 : 0; i + 1 > lo && i + 4 <= n; --i) {
+    if (d[i] == 'P' && d[i + 1] == 'K' && d[i + 2] == 5 && d[i + 3] == 6) { eocd = i; break; }
+    if (i == 0) break;
+  }
+  if (eocd == SIZE_MAX)
+    return fail(Error::Kind::Compression, path, "not a readable zip archive (no central directory; truncated?)",
+                "zip_corrupt");
+  uint16_t entries = rd16(d + eocd + 10);
+  uint32_t cdSize = rd32(d + eocd + 12), cdOff = rd32(d + eocd + 16);
+  if (cdOff == 0xFFFFFFFFu || entries == 0xFFFF)
+    return fail(Error::Kind::Compression, path, "ZIP64 archives are not supported yet", "zip64");
+  if (uint64_t(cdOff) + cdSize > n)
+    return fail(Error::Kind::Compression, path, "zip central directory lies outside the file", "zip_corrupt", eocd);
+  size_t p = cdOff;
+  for (uint16_t k = 0; k < entries; ++k) {
+    if (p + 46 > n || rd32(d + p) != 0x02014b50u)
+      return fail(Error::Kind::Compression, path, "corrupt zip central directory entry", "zip_corrupt", p);
+    uint16_t method = rd16(d + p + 10);
+    uint32_t crc = rd32(d + p + 16), csize = rd32(d + p + 20), usize = rd32(d + p + 24);
+    uint16_t nameLen = rd16(d + p + 28), extraLen = rd16(d + p + 30), commentLen = rd16(d + p + 32);
+    uint32_t localOff = rd32(d + p + 42);
+    if (p + 46 + nameLen > n)
+      return fail(Error::Kind::Compression, path, "corrupt zip central directory entry", "zip_corrupt", p);
+    std::string name(reinterpret_cast<const char*>(d + p + 46), nameLen);
+    p += 46 + nameLen + extraLen + commentLen;
+    if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
+    if (uint64_t(localOff) + 30 > n || rd32(d + localOff) != 0x04034b50u)
+      return fail(Error::Kind::Compression, path, "corrupt zip local header for member " + name, "zip_corrupt", localOff);
+    size_t dataOff = localOff + 30 + rd16(d + localOff + 26) + rd16(d + localOff + 28);
+    if (dataOff + csize > n)
+      return fail(Error::Kind::Compression, path, "zip member " + name + " is truncated", "zip_truncated", dataOff);
+    OpenedSource out;
+    out.compression = "zip";
+    out.fileBytes = n;
+    out.memberName = name;
+    if (method == 0) {
+      if (crc32(0, d + dataOff, csize) != crc)
+        return fail(Error::Kind::Compression, path, "zip member " + name + " fails its CRC check", "zip_crc", dataOff);
+      struct Slice final : SourceText {
+        std::shared_ptr<const SourceText> whole;
+        size_t off, len;
+        std::string_view text() const override { return whole->text().substr(off, len); }
+      };
+      auto s = std::make_shared<Slice>();
+      s->whole = whole;
+      s->off = dataOff;
+      s->len = csize;
+      out.text = s;
+      return out;
+    }
+    if (method != 8)
+      return fail(Error::Kind::Compression, path,
+                  fmt::format("zip member {} uses compression method {} (only stored and deflate are supported)", name, method),
+                  "zip_method");
+    TempSink sink;
+    if (auto r = sink.open(cacheDir, path); !r) return r.error();
+    uint32_t got = 0;
+    if (auto r = inflateInto(d + dataOff, csize, false, sink, path, control, dataOff, &got); !r) return r.error();
+    if (got != crc || sink.written() != usize)
+      return fail(Error::Kind::Compression, path, "zip member " + name + " fails its CRC/size check", "zip_crc", dataOff);
+    auto m = sink.map();
+    if (!m) return m.error();
+    out.text = m.value();
+    return out;
+  }
+  return fail(Error::Kind::Format, path, "the zip archive has no member whose name ends in .json", "zip_no_json");
+}
+
+} // namespace
+
+std::shared_ptr<const SourceText> makeStringSource(std::string text) {
+  return std::make_shared<StringText>(std::move(text));
+}
+
+std::string defaultCacheDir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/steadyscope";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/steadyscope";
+  return "/tmp";
+}
+
+Expected<OpenedSource> openSource(const std::string& path, const std::string& cacheDirIn,
+                                  JobControl* control) {
+  std::string cacheDir = cacheDirIn.empty() ? defaultCacheDir() : cacheDirIn;
+  Fd f;
+  struct stat sb {};
+  if (::stat(path.c_str(), &sb) != 0)
+    return sysError(Error::Kind::Io, path, "cannot open trace", errno == ENOENT ? "not_found" : "unreadable");
+  if (S_ISDIR(sb.st_mode))
+    return fail(Error::Kind::Io, path, "is a directory, not a trace file (to review a split directory use `steadyscope-cli gate`)",
+                "is_directory");
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd < 0) return sysError(Error::Kind::Io, path, "cannot open trace", "unreadable");
+  if (::fstat(f.fd, &sb) != 0) return sysError(Error::Kind::Io, path, "cannot stat trace", "unreadable");
+  size_t n = static_cast<size_t>(sb.st_size);
+  if (n == 0) return fail(Error::Kind::Format, path, "the file is empty", "empty_file");
+  auto mapped = mapFd(f.fd, n, path);
+  if (!mapped) return mapped.error();
+  auto whole = mapped.value();
+  const auto* d = reinterpret_cast<const uint8_t*>(whole->text().data());
+  if (control) control->setTotalBytes(n);
+
+  OpenedSource out;
+  out.fileBytes = n;
+  if (n >= 2 && d[0] == 0x1f && d[1] == 0x8b) {
+    if (control) control->setStage(1);
+    TempSink sink;
+    if (auto r = sink.open(cacheDir, path); !r) return r.error();
+    if (auto r = inflateInto(d, n, true, sink, path, control, 0, nullptr); !r) return r.error();
+    auto m = sink.map();
+    if (!m) return m.error();
+    out.text = m.value();
+    out.compression = "gzip";
+    return out;
+  }
+  if (n >= 4 && d[0] == 'P' && d[1] == 'K' && (d[2] == 3 || d[2] == 5)) {
+    if (control) control->setStage(1);
+    return openZip(d, n, path, cacheDir, control, whole);
+  }
+  if (n >= 4 && d[0] == 0x28 && d[1] == 0xb5 && d[2] == 0x2f && d[3] == 0xfd) {
+#ifdef STEADYSCOPE_HAVE_ZSTD
+    if (control) control->setStage(1);
+    TempSink sink;
+    if (auto r = sink.open(cacheDir, path); !r) return r.error();
+    ZSTD_DStream* z = ZSTD_createDStream();
+    std::vector<uint8_t> buf(ZSTD_DStreamOutSize());
+    ZSTD_inBuffer in{d, n, 0};
+    size_t last = 1;
+    while (in.pos < in.size) {
+      ZSTD_outBuffer o{buf.data(), buf.size(), 0};
+      last = ZSTD_decompressStream(z, &o, &in);
+      if (ZSTD_isError(last)) {
+        ZSTD_freeDStream(z);
+        return fail(Error::Kind::Compression, path, std::string("corrupt zstd data: ") + ZSTD_getErrorName(last),
+                    "zstd_corrupt", in.pos);
+      }
+      if (auto r = sink.write(buf.data(), o.pos); !r) { ZSTD_freeDStream(z); return r.error(); }
+      if (control) {
+        control->setDoneBytes(in.pos);
+        if (control->cancelled()) { ZSTD_freeDStream(z); return fail(Error::Kind::Cancelled, path, "cancelled", "cancelled"); }
+      }
+    }
+    ZSTD_freeDStream(z);
+    if (last != 0)
+      return fail(Error::Kind::Compression, path, "truncated zstd data", "zstd_truncated", n);
+    auto m = sink.map();
+    if (!m) return m.error();
+    out.text = m.value();
+    out.compression = "zstd";
+    return out;
+#else
+    return fail(Error::Kind::Compression, path, "zstd-compressed traces need a build with libzstd", "zstd_unsupported");
+#endif
+  }
+  out.text = whole;
+  out.compression = "none";
+  return out;
+}
+
+} // namespace steadyscope::io

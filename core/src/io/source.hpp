@@ -1,0 +1,29 @@
+#pragma once
+// Getting the JSON text of a trace into file-backed memory: mmap for plain
+// files; gzip / zip / zstd are decompressed once into an unlinked temporary
+// file in the cache directory, which is then mmapped.
+#include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/util/error.hpp>
+#include <steadyscope/core/util/progress.hpp>
+
+#include <memory>
+#include <string>
+
+namespace steadyscope::io {
+
+struct OpenedSource {
+  std::shared_ptr<const SourceText> text;
+  std::string compression;  // none, gzip, zip, zstd
+  uint64_t fileBytes = 0;
+  std::string memberName;   // zip member read
+};
+
+Expected<OpenedSource> openSource(const std::string& path, const std::string& cacheDir,
+                                  JobControl* control);
+
+/// A SourceText over an owned std::string (tests, in-memory loads).
+std::shared_ptr<const SourceText> makeStringSource(std::string text);
+
+std::string defaultCacheDir();
+
+} // namespace steadyscope::io

@@ -1,0 +1,134 @@
+#include <steadyscope/core/model/trace.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <fmt/format.h>
+
+namespace steadyscope {
+
+const char* phName(Ph ph) {
+  switch (ph) {
+    case Ph::Complete: return "X";
+    case Ph::Begin: return "B";
+    case Ph::End: return "E";
+    case Ph::Instant: return "i";
+    case Ph::Metadata: return "M";
+    case Ph::FlowStart: return "s";
+    case Ph::FlowStep: return "t";
+    case Ph::FlowEnd: return "f";
+    case Ph::Counter: return "C";
+    case Ph::Other: return "?";
+    case Ph::Missing: return "";
+  }
+  return "?";
+}
+
+CatClass classifyCategory(std::string_view c) {
+  if (c == "kernel" || c == "Kernel") return CatClass::Kernel;
+  if (c == "gpu_memcpy" || c == "Memcpy") return CatClass::Memcpy;
+  if (c == "gpu_memset" || c == "Memset") return CatClass::Memset;
+  if (c == "gpu_user_annotation") return CatClass::GpuUserAnnotation;
+  if (c == "user_annotation") return CatClass::UserAnnotation;
+  if (c == "cpu_op" || c == "Operator") return CatClass::CpuOp;
+  if (c == "cuda_runtime" || c == "Runtime") return CatClass::Runtime;
+  if (c == "cuda_driver") return CatClass::Driver;
+  if (c == "python_function") return CatClass::PythonFunction;
+  if (c == "ac2g" || c == "async_cpu_to_gpu") return CatClass::FlowAc2g;
+  return CatClass::Other;
+}
+
+StringPool::StringPool() { strings_.emplace_back(); }
+
+StrId StringPool::intern(std::string_view s) {
+  if (s.empty()) return kNoStr;
+  if (auto it = index_.find(s); it != index_.end()) return it->second;
+  strings_.emplace_back(s);
+  StrId id = static_cast<StrId>(strings_.size() - 1);
+  index_.emplace(std::string_view(strings_.back()), id);
+  return id;
+}
+
+StrId StringPool::find(std::string_view s) const {
+  if (s.empty()) return kNoStr;
+  auto it = index_.find(s);
+  return it == index_.end() ? kNoStr : it->second;
+}
+
+std::string_view Trace::rawText(EventIdx i) const {
+  if (!source) return {};
+  return source->text().substr(offset[i], length[i]);
+}
+
+double nsToUsExact(int64_t ns) {
+  constexpr int64_t kExact = int64_t(1) << 53;
+  if (ns > -kExact && ns < kExact) return static_cast<double>(ns) / 1000.0;  // both exact: one correctly rounded division
+  // Beyond 2^53 the int->double step would round first; go through the decimal text.
+  char buf[48];
+  bool neg = ns < 0;
+  uint64_t u = neg ? uint64_t(0) - uint64_t(ns) : uint64_t(ns);
+  int n = std::snprintf(buf, sizeof buf, "%s%llu.%03llu", neg ? "-" : "",
+                        static_cast<unsigned long long>(u / 1000),
+                        static_cast<unsigned long long>(u % 1000));
+  double d = 0;
+  std::from_chars(buf, buf + n, d);
+  return d;
+}
+
+double Trace::tsUs(EventIdx i) const {
+  if (flags[i] & ev::TsInexact) {
+    if (auto it = exactTsUs.find(i); it != exactTsUs.end()) return it->second;
+  }
+  return nsToUsExact(tsNs[i]);
+}
+
+double Trace::durUs(EventIdx i) const {
+  if (flags[i] & ev::DurInexact) {
+    if (auto it = exactDurUs.find(i); it != exactDurUs.end()) return it->second;
+  }
+  return nsToUsExact(durNs[i]);
+}
+
+PyNum Trace::tsPy(EventIdx i) const {
+  if (flags[i] & ev::TsIsInt) return PyNum::fromInt(tsNs[i] / 1000);
+  return PyNum::fromReal(tsUs(i));
+}
+
+PyNum Trace::durPy(EventIdx i) const {
+  if (flags[i] & ev::DurIsInt) return PyNum::fromInt(durNs[i] / 1000);
+  return PyNum::fromReal(durUs(i));
+}
+
+std::string Trace::keyText(const JsonKey& k) const {
+  switch (k.type) {
+    case JsonKey::Type::None: return "";
+    case JsonKey::Type::Int: return std::to_string(k.i);
+    case JsonKey::Type::Str: return std::string(strings.view(static_cast<StrId>(k.i)));
+    case JsonKey::Type::Real: return pyReprDouble(k.d);
+  }
+  return "";
+}
+
+uint64_t Trace::anomalyCount() const {
+  uint64_t n = 0;
+  for (const auto& a : anomalies) n += a.count;
+  return n;
+}
+
+std::string referenceBaseName(std::string_view path) {
+  auto slash = path.find_last_of('/');
+  std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));
+  // Python str.replace semantics: one left-to-right pass per pattern.
+  for (std::string_view pat : {std::string_view(".pt.trace"), std::string_view(".json.gz"),
+                               std::string_view(".json")}) {
+    std::string out;
+    size_t pos = 0;
+    for (size_t hit; (hit = name.find(pat, pos)) != std::string::npos; pos = hit + pat.size())
+      out.append(name, pos, hit - pos);
+    out.append(name, pos, std::string::npos);
+    name = std::move(out);
+  }
+  return name;
+}
+
+} // namespace steadyscope

@@ -1,0 +1,355 @@
+// Loader behaviour on generated inputs: awkward shapes, anomalies, exact
+// timestamps, compression formats, the bad-input corpus, cancellation.
+#include "test_files.hpp"
+
+#include <steadyscope/core/io/loader.hpp>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <atomic>
+#include <charconv>
+#include <random>
+#include <thread>
+
+using namespace steadyscope;
+using namespace testfiles;
+
+namespace {
+
+std::string wrap(const std::string& events, const std::string& extraBefore = "", const std::string& extraAfter = "") {
+  return "{" + extraBefore + "\"traceEvents\": [" + events + "]" + extraAfter + "}";
+}
+
+TracePtr mustLoad(const std::string& json, LoadOptions opt = {}) {
+  auto r = loadTraceFromString(json, "mem.json", opt);
+  if (!r) qFatal("load failed: %s", r.error().describe().c_str());
+  return r.value();
+}
+
+uint64_t anomaly(const Trace& t, const std::string& code) {
+  for (const auto& a : t.anomalies)
+    if (a.code == code) return a.count;
+  return 0;
+}
+
+/// A libkineto-layout trace with `steps` steps (multi-line events), optionally
+/// with args holding a list of objects (to trap heuristic event cuts).
+std::string kinetoTrace(int steps, bool nestedObjects) {
+  std::string ev;
+  int corr = 1;
+  auto add = [&](const std::string& e) {
+    if (!ev.empty()) ev += ",\n";
+    ev += e;
+  };
+  add("  {\n    \"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\n      \"name\": \"python\"\n    }\n  }");
+  for (int s = 0; s < steps; ++s) {
+    long st = 1000000 + 10000L * s;
+    add("  {\n    \"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"step_" + std::to_string(s) +
+        "\", \"pid\": 1, \"tid\": 1,\n    \"ts\": " + std::to_string(st) + ".500, \"dur\": 8000.250,\n    \"args\": {\n      \"External id\": " +
+        std::to_string(s) + (nestedObjects ? ",\n      \"list\": [\n        {\n          \"a\": 1\n        },\n        {\n          \"b\": \"},\\n{\"\n        }\n      ]" : "") +
+        "\n    }\n  }");
+    for (int j = 0; j < 3; ++j, ++corr) {
+      add("  {\n    \"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,\n    \"ts\": " +
+          std::to_string(st + 100 * j + 10) + ", \"dur\": 5,\n    \"args\": {\n      \"correlation\": " + std::to_string(corr) + "\n    }\n  }");
+      add("  {\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7,\n    \"ts\": " +
+          std::to_string(st + 100 * j + 20) + ", \"dur\": 40,\n    \"args\": {\n      \"correlation\": " + std::to_string(corr) +
+          ", \"stream\": 7, \"device\": 0\n    }\n  }");
+      add("  {\n    \"ph\": \"s\", \"id\": " + std::to_string(corr) + ", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(st + 100 * j + 10) +
+          ", \"cat\": \"ac2g\", \"name\": \"ac2g\"\n  }");
+      add("  {\n    \"ph\": \"f\", \"id\": " + std::to_string(corr) + ", \"pid\": 0, \"tid\": 7, \"ts\": " + std::to_string(st + 100 * j + 20) +
+          ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"\n  }");
+    }
+  }
+  return "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n    {\n      \"id\": 0\n    },\n    {\n      \"id\": 1\n    }\n  ],\n  \"traceEvents\": [\n" +
+         ev + "\n  ],\n  \"traceName\": \"t\",\n  \"displayTimeUnit\": \"ms\"\n}\n";
+}
+
+void compareTraces(const Trace& a, const Trace& b) {
+  QCOMPARE(a.size(), b.size());
+  for (EventIdx i = 0; i < a.size(); ++i) {
+    QCOMPARE(a.tsNs[i], b.tsNs[i]);
+    QCOMPARE(a.durNs[i], b.durNs[i]);
+    QCOMPARE(a.offset[i], b.offset[i]);
+    QCOMPARE(a.length[i], b.length[i]);
+    QCOMPARE(a.nameOf(i), b.nameOf(i));
+    QCOMPARE(a.catOf(i), b.catOf(i));
+    QCOMPARE(a.flags[i], b.flags[i]);
+    QCOMPARE(a.corr[i], b.corr[i]);
+  }
+}
+
+} // namespace
+
+class TestLoader : public QObject {
+  Q_OBJECT
+private slots:
+  void basicColumnsAndRawText() {
+    auto t = mustLoad(kinetoTrace(5, false));
+    QCOMPARE(t->size(), size_t(1 + 5 * (1 + 3 * 4)));
+    QCOMPARE(t->stats.gpuEvents, uint64_t(15));
+    QCOMPARE(t->stats.perPh.at("X"), uint64_t(5 + 30));
+    QCOMPARE(t->stats.perPh.at("M"), uint64_t(1));
+    QCOMPARE(t->stats.perCat.at("ac2g"), uint64_t(30));
+    for (EventIdx i = 0; i < t->size(); ++i) {
+      auto raw = t->rawText(i);
+      QVERIFY(raw.size() > 2);
+      QCOMPARE(raw.front(), '{');
+      QCOMPARE(raw.back(), '}');
+    }
+    // top-level keys kept in order, raw
+    QCOMPARE(t->topLevel.size(), size_t(4));
+    QCOMPARE(QString::fromStdString(t->topLevel[0].key), QString("schemaVersion"));
+    QCOMPARE(QString::fromStdString(t->topLevel[1].key), QString("deviceProperties"));
+    QCOMPARE(t->traceEventsPosition, size_t(2));
+    QCOMPARE(QString::fromStdString(t->topLevel[2].key), QString("traceName"));
+    QCOMPARE(QString::fromStdString(t->topLevel[3].rawValue), QString("\"ms\""));
+    // process names from M events
+    QCOMPARE(QString::fromStdString(t->processNames.begin()->second), QString("python"));
+    // lanes, busy union
+    QCOMPARE(t->gpuBusy.size(), size_t(1));
+    QCOMPARE(t->gpuBusy[0].busyNs, int64_t(15 * 40000));
+    QVERIFY(t->anomalies.empty());
+  }
+
+  void piecesAndThreadsAgree_data() {
+    QTest::addColumn<bool>("nested");
+    QTest::newRow("plain") << false;
+    QTest::newRow("nested objects in args (heuristic cut trap)") << true;
+  }
+  void piecesAndThreadsAgree() {
+    QFETCH(bool, nested);
+    std::string json = kinetoTrace(200, nested);
+    auto ref = mustLoad(json, LoadOptions{.threads = 1, .pieceBytes = 1u << 30});
+    for (unsigned threads : {1u, 2u, 3u}) {
+      for (size_t piece : {size_t(4096), size_t(10000), size_t(77777)}) {
+        auto t = mustLoad(json, LoadOptions{.threads = threads, .pieceBytes = piece});
+        compareTraces(*ref, *t);
+      }
+    }
+  }
+
+  void minifiedSingleLine() {
+    std::string ev;
+    for (int i = 0; i < 3000; ++i) {
+      if (i) ev += ",";
+      ev += "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op},{\\\"x\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(i * 10) +
+            ",\"dur\":5,\"args\":{\"l\":[{\"a\":1},{\"b\":2}]}}";
+    }
+    auto ref = mustLoad(wrap(ev), LoadOptions{.threads = 1, .pieceBytes = 1u << 30});
+    auto t = mustLoad(wrap(ev), LoadOptions{.threads = 2, .pieceBytes = 4096});
+    compareTraces(*ref, *t);
+    QCOMPARE(t->size(), size_t(3000));
+    QCOMPARE(t->nameOf(0), std::string_view("op},{\"x"));
+  }
+
+  void awkwardShapes() {
+    std::string ev =
+        // B/E pairs on a string tid, unsorted, one unmatched B and one unmatched E
+        R"({"ph":"B","name":"outer","pid":"proc A","tid":"Spans","ts":100},)"
+        R"({"ph":"E","pid":"proc A","tid":"Spans","ts":200},)"
+        R"({"ph":"B","name":"inner","pid":"proc A","tid":"Spans","ts":120},)"
+        R"({"ph":"E","pid":"proc A","tid":"Spans","ts":150},)"
+        R"({"ph":"B","name":"open","pid":"proc A","tid":"Spans","ts":300},)"
+        R"({"ph":"E","pid":"proc A","tid":"other","ts":400},)"
+        // negative and missing dur, old categories
+        R"({"ph":"X","cat":"Kernel","name":"k1","pid":0,"tid":"stream 7","ts":10,"dur":-5,"args":{"correlation":9}},)"
+        R"({"ph":"X","cat":"Memcpy","name":"m1","pid":0,"tid":"stream 7","ts":20},)"
+        R"({"ph":"X","cat":"Runtime","name":"cudaLaunchKernel","pid":1.0,"tid":1,"ts":5,"dur":1,"args":{"correlation":9}},)"
+        R"({"ph":"X","cat":"Operator","name":"aten::mm","pid":1,"tid":1,"ts":4,"dur":3},)"
+        // NaN (Python's json accepts it), string ts, unknown ph, flow without peer
+        R"({"ph":"X","cat":"cpu_op","name":"nan","pid":1,"tid":1,"ts":NaN,"dur":1},)"
+        R"({"ph":"X","cat":"cpu_op","name":"strts","pid":1,"tid":1,"ts":"12","dur":1},)"
+        R"({"ph":"Q","name":"weird","pid":1,"tid":1,"ts":1},)"
+        R"({"ph":"s","id":77,"pid":1,"tid":1,"ts":1,"cat":"ac2g","name":"ac2g"})";
+    auto t = mustLoad(wrap(ev));
+    QCOMPARE(t->size(), size_t(14));
+    QCOMPARE(anomaly(*t, "unmatched_B"), uint64_t(1));
+    QCOMPARE(anomaly(*t, "unmatched_E"), uint64_t(1));
+    QCOMPARE(anomaly(*t, "dur_negative"), uint64_t(1));
+    QCOMPARE(anomaly(*t, "dur_missing"), uint64_t(1));
+    QCOMPARE(anomaly(*t, "number_non_finite"), uint64_t(1));
+    QCOMPARE(anomaly(*t, "ts_not_number"), uint64_t(1));
+    QCOMPARE(anomaly(*t, "ph_unknown"), uint64_t(1));
+    QCOMPARE(anomaly(*t, "flow_without_peer"), uint64_t(1));
+    QCOMPARE(anomaly(*t, "gpu_without_correlation"), uint64_t(1));
+    QCOMPARE(anomaly(*t, "kernel_without_launch"), uint64_t(0));  // corr 9 launched by Runtime
+    QCOMPARE(t->stats.gpuEvents, uint64_t(2));  // old spellings count as GPU work
+    // B/E paired: outer 100..200, inner nested at depth 1
+    EventIdx outer = 0, inner = 2;
+    QVERIFY(t->has(outer, ev::DurFromPair));
+    QVERIFY(!t->has(outer, ev::HasDur));
+    QCOMPARE(t->durNs[outer], int64_t(100000));
+    QCOMPARE(t->durNs[inner], int64_t(30000));
+    QCOMPARE(t->depth[inner], uint16_t(1));
+    // pid 1.0 and 1 are one lane (JSON value equality); "proc A" is a string key
+    QCOMPARE(t->lane[8], t->lane[9]);
+    QCOMPARE(QString::fromStdString(t->keyText(t->lanes[t->lane[0]].pid)), QString("proc A"));
+    // lanes are time-sorted even though the file is not
+    for (const auto& lane : t->lanes)
+      for (size_t k = 1; k < lane.events.size(); ++k) QVERIFY(t->tsNs[lane.events[k - 1]] <= t->tsNs[lane.events[k]]);
+  }
+
+  void timestampExactness_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<qint64>("ns");
+    QTest::addColumn<bool>("isInt");
+    QTest::newRow("epoch real") << "1773709742341309.550" << qint64(1773709742341309550LL) << false;
+    QTest::newRow("epoch real 3") << "1773709742341309.551" << qint64(1773709742341309551LL) << false;
+    QTest::newRow("epoch int") << "1773709742341309" << qint64(1773709742341309000LL) << true;
+    QTest::newRow("relative real") << "1234.567" << qint64(1234567) << false;
+    QTest::newRow("real .0") << "8000.0" << qint64(8000000) << false;
+    QTest::newRow("exponent") << "1.5e3" << qint64(1500000) << false;
+    QTest::newRow("negative") << "-12.5" << qint64(-12500) << false;
+    QTest::newRow("sub-ns digits") << "10.1234567" << qint64(10123) << false;
+  }
+  void timestampExactness() {
+    QFETCH(QString, text);
+    QFETCH(qint64, ns);
+    QFETCH(bool, isInt);
+    std::string t = text.toStdString();
+    auto tr = mustLoad(wrap(R"({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":)" + t + R"(,"dur":)" + t + "}"));
+    QCOMPARE(tr->tsNs[0], int64_t(ns));
+    QCOMPARE(tr->has(0, ev::TsIsInt), isInt);
+    QCOMPARE(tr->has(0, ev::DurIsInt), isInt);
+    double expected = 0;
+    std::from_chars(t.data(), t.data() + t.size(), expected);
+    QCOMPARE(tr->tsUs(0), expected);  // exactly Python's float(text)
+    QCOMPARE(tr->durUs(0), expected);
+    PyNum p = tr->tsPy(0);
+    QCOMPARE(p.isInt, isInt);
+    if (isInt) QCOMPARE(p.i, int64_t(ns / 1000));
+    else QCOMPARE(p.d, expected);
+  }
+
+  void compressedFormats() {
+    QTemporaryDir dir;
+    std::string json = kinetoTrace(50, false);
+    auto ref = mustLoad(json);
+    std::string base = dir.path().toStdString();
+    writeFile(base + "/a.json.gz", gzipBytes(json));
+    writeFile(base + "/b.bin", gzipBytes(json));  // magic bytes, not the suffix
+    writeFile(base + "/c.zip", zipBytes({{"readme.txt", "hello", true}, {"dir/trace.json", json, true}}));
+    writeFile(base + "/d.zip", zipBytes({{"trace.json", json, false}}));
+    writeFile(base + "/e.json.gz", gzipBytes(json.substr(0, 1000)) + gzipBytes(json.substr(1000)));  // multi-member
+    for (const char* f : {"/a.json.gz", "/b.bin", "/c.zip", "/d.zip", "/e.json.gz"}) {
+      auto r = loadTrace(base + f, LoadOptions{.cacheDir = base + "/cache"});
+      QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+      compareTraces(*ref, *r.value());
+      QCOMPARE(r.value()->rawText(3), ref->rawText(3));
+    }
+    // the decompressed text lives in an unlinked temporary file: nothing left in the cache dir
+    QDir cache(dir.path() + "/cache");
+    QCOMPARE(cache.entryList(QDir::Files).size(), 0);
+  }
+
+  void badInput_data() {
+    QTest::addColumn<QByteArray>("content");  // empty name = special
+    QTest::addColumn<QString>("special");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("fragment");
+    std::string good = kinetoTrace(20, false);
+    QTest::newRow("not json") << QByteArray("hello world") << "" << "not_json" << "not JSON";
+    QTest::newRow("top-level array") << QByteArray("[{\"ph\":\"X\"}]") << "" << "toplevel_array" << "array";
+    QTest::newRow("no traceEvents (rocprofv3-like)") << QByteArray("{\"kernel_dispatch\": []}") << "" << "no_trace_events" << "traceEvents";
+    QTest::newRow("empty file") << QByteArray() << "" << "empty_file" << "empty";
+    QTest::newRow("whitespace only") << QByteArray("  \n ") << "" << "empty_file" << "no JSON";
+    QTest::newRow("truncated json (mid event)") << QByteArray::fromStdString(good.substr(0, good.size() / 2)) << "" << "truncated_json" << "truncated";
+    QTest::newRow("truncated json (after array)") << QByteArray::fromStdString(good.substr(0, good.rfind(']') + 1)) << "" << "truncated_json" << "not closed";
+    QTest::newRow("broken event") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"ts\": }]}") << "" << "bad_json" << "malformed";
+    QTest::newRow("traceEvents not array") << QByteArray("{\"traceEvents\": 5}") << "" << "trace_events_not_array" << "not an array";
+    std::string gz = gzipBytes(good);
+    QTest::newRow("truncated gzip") << QByteArray::fromStdString(gz.substr(0, gz.size() / 2)) << "" << "gzip_truncated" << "truncated";
+    std::string bad = gz;
+    bad[bad.size() - 6] ^= 0x55;  // CRC trailer
+    QTest::newRow("gzip crc mismatch") << QByteArray::fromStdString(bad) << "" << "gzip_corrupt" << "CRC";
+    std::string garbage = gz;
+    for (size_t i = 20; i < 60; ++i) garbage[i] = char(0xff);
+    QTest::newRow("corrupt gzip data") << QByteArray::fromStdString(garbage) << "" << "gzip_corrupt" << "corrupt";
+    QTest::newRow("zip without json") << QByteArray::fromStdString(zipBytes({{"a.txt", "x", true}})) << "" << "zip_no_json" << ".json";
+    QTest::newRow("missing file") << QByteArray() << "missing" << "not_found" << "No such file";
+    QTest::newRow("directory") << QByteArray() << "directory" << "is_directory" << "directory";
+  }
+  void badInput() {
+    QFETCH(QByteArray, content);
+    QFETCH(QString, special);
+    QFETCH(QString, code);
+    QFETCH(QString, fragment);
+    QTemporaryDir dir;
+    std::string path = dir.path().toStdString() + "/input.json";
+    if (special == "missing") path = dir.path().toStdString() + "/nope.json";
+    else if (special == "directory") path = dir.path().toStdString();
+    else writeFile(path, content.toStdString());
+    auto r = loadTrace(path, LoadOptions{.cacheDir = dir.path().toStdString() + "/cache"});
+    QVERIFY(!r.ok());
+    QCOMPARE(QString::fromStdString(r.error().code), code);
+    QString msg = QString::fromStdString(r.error().describe());
+    QVERIFY2(msg.contains(QString::fromStdString(path)), qPrintable(msg));
+    QVERIFY2(msg.contains(fragment, Qt::CaseInsensitive), qPrintable(msg));
+  }
+
+  void truncationEverywhereNeverCrashes() {
+    std::string good = kinetoTrace(3, true);
+    std::mt19937 rng(7);
+    for (int k = 0; k < 300; ++k) {
+      size_t cut = rng() % good.size();
+      auto r = loadTraceFromString(good.substr(0, cut), "cut.json", LoadOptions{.pieceBytes = 512});
+      QVERIFY(!r.ok());
+      QVERIFY(!r.error().message.empty());
+    }
+  }
+
+  void cancellation() {
+    QTemporaryDir dir;
+    std::string path = dir.path().toStdString() + "/big.json.gz";
+    writeFile(path, gzipBytes(kinetoTrace(3000, false)));
+    // cancelled up front
+    {
+      JobControl jc;
+      jc.requestCancel();
+      auto r = loadTrace(path, LoadOptions{.cacheDir = dir.path().toStdString(), .control = &jc});
+      QVERIFY(!r.ok());
+      QCOMPARE(r.error().kind, Error::Kind::Cancelled);
+    }
+    // cancelled at random moments: either a whole model or a Cancelled error
+    std::mt19937 rng(3);
+    for (int k = 0; k < 8; ++k) {
+      JobControl jc;
+      int delayUs = static_cast<int>(rng() % 20000);
+      std::thread canceller([&] {
+        std::this_thread::sleep_for(std::chrono::microseconds(delayUs));
+        jc.requestCancel();
+      });
+      auto r = loadTrace(path, LoadOptions{.pieceBytes = 8192, .cacheDir = dir.path().toStdString(), .control = &jc});
+      canceller.join();
+      if (r.ok()) QCOMPARE(r.value()->size(), size_t(1 + 3000 * 13));
+      else QCOMPARE(r.error().kind, Error::Kind::Cancelled);
+    }
+  }
+
+  void progressReportsBytes() {
+    JobControl jc;
+    auto r = loadTraceFromString(kinetoTrace(100, false), "p.json", LoadOptions{.pieceBytes = 4096, .control = &jc});
+    QVERIFY(r.ok());
+    QCOMPARE(jc.stage(), int(StageDone));
+    QVERIFY(jc.doneBytes() > 0);
+    QCOMPARE(jc.events(), uint64_t(r.value()->size()));
+  }
+
+  void baseName_data() {
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("base");
+    QTest::newRow("pt.trace.json.gz") << "/x/rank0.pt.trace.json.gz" << "rank0";
+    QTest::newRow("json") << "foo.json" << "foo";
+    QTest::newRow("twice") << "a.json.backup.json" << "a.backup";
+    QTest::newRow("zip") << "t.zip" << "t.zip";
+  }
+  void baseName() {
+    QFETCH(QString, path);
+    QFETCH(QString, base);
+    QCOMPARE(QString::fromStdString(referenceBaseName(path.toStdString())), base);
+  }
+};
+
+QTEST_APPLESS_MAIN(TestLoader)
+#include "tst_loader.moc"
