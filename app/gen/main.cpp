@@ -1,3 +1,70 @@
-// Placeholder: the trace generator lands with its own commit.
+// steadyscope-gen: writes deterministic synthetic Kineto traces and prints the
+// ground truth it planted. See docs/generator.md.
+#include "generator.hpp"
+#include "options.hpp"
+#include "sink.hpp"
+
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
-int main() { std::puts("steadyscope-gen: not implemented yet"); return 2; }
+#include <exception>
+
+using namespace steadyscope::gen;
+
+namespace {
+
+// Step count for --target-bytes: measure a pilot run into a null sink and
+// scale (the per-step size is nearly constant for a style).
+int stepsForTarget(const Options& opt)
+{
+  constexpr int kPilotSteps = 400;
+  NullSink pilotSink;
+  const Truth pilot = generateTrace(opt, kPilotSteps, pilotSink);
+  const double perStep = static_cast<double>(pilot.jsonBytes) / static_cast<double>(std::max<std::uint64_t>(pilot.steps.total, 1));
+  const double steps = static_cast<double>(opt.targetBytes) / std::max(perStep, 1.0);
+  return static_cast<int>(std::clamp(steps, 1.0, 2.0e9));
+}
+
+void writeTruthFile(const std::string& path, const std::string& json)
+{
+  auto sink = openOutput(path, false, 0);
+  sink->write(json.data(), json.size());
+  sink->commit();
+}
+
+int run(const Options& opt)
+{
+  const auto start = std::chrono::steady_clock::now();
+  const int steps = opt.targetBytes > 0 ? stepsForTarget(opt) : opt.steps;
+  auto sink = openOutput(opt.out, opt.gzip(), opt.gzipLevel);
+  Truth truth = generateTrace(opt, steps, *sink);
+  sink->commit();
+  truth.storedBytes = sink->storedBytes();
+  const std::string json = truthJson(opt, truth);
+  if (!opt.truthPath.empty())
+    writeTruthFile(opt.truthPath, json);
+  if (!opt.quiet)
+    std::fputs(json.c_str(), stdout);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(stderr, "steadyscope-gen: %s: %llu events, %.1f MB JSON (%.1f MB stored) in %.2f s, %.0f MB/s\n",
+               opt.out.c_str(), static_cast<unsigned long long>(truth.counts.total),
+               static_cast<double>(truth.jsonBytes) / 1e6, static_cast<double>(truth.storedBytes) / 1e6, secs,
+               static_cast<double>(truth.jsonBytes) / 1e6 / std::max(secs, 1e-9));
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  int exitCode = 0;
+  const auto opt = parseOptions(argc, argv, exitCode);
+  if (!opt)
+    return exitCode;
+  try {
+    return run(*opt);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "steadyscope-gen: error: %s\n", e.what());
+    return 1;
+  }
+}

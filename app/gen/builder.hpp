@@ -1,0 +1,88 @@
+// Building blocks of a step: operators, runtime launches, kernels, copies,
+// flows and the step root, with a CPU clock passed in and out and one GPU
+// clock per stream.
+#pragma once
+
+#include "options.hpp"
+#include "rng.hpp"
+#include "writer.hpp"
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <string_view>
+
+namespace steadyscope::gen {
+
+using Dims = std::initializer_list<std::initializer_list<std::int64_t>>;
+
+constexpr Ns us(std::int64_t micros) { return micros * 1000; }
+
+struct Kern {
+  std::string_view name;
+  Ns dur;
+};
+
+enum Stream : int { kCompute = 0, kComm = 1, kStreamCount = 2 };
+
+class Builder {
+public:
+  Builder(EventWriter& w, const Options& opt, Ns t0);
+
+  Rng& rng() { return m_rng; }
+  EventWriter& writer() { return m_w; }
+  const Track& cpuTrack() const { return m_cpu; }
+  const Track& streamTrack(int stream) const { return m_streams[static_cast<std::size_t>(stream)]; }
+  int streamId(int stream) const { return stream == kComm ? 13 : 7; }
+
+  Ns between(std::int64_t loUs, std::int64_t hiUs) { return m_rng.range(us(loUs), us(hiUs)); }
+  Ns jitter(Ns base, int loPermille, int hiPermille);
+
+  // Events of a step: GPU extent of the step (for the gpu_user_annotation).
+  void beginStep();
+  bool stepHasGpu() const { return m_stepGpuFirst >= 0; }
+
+  // Primitives.
+  std::int64_t newExt() { return ++m_ext; }
+  void cpuOp(std::string_view name, Ns ts, Ns dur, std::int64_t ext, Dims dims);
+  void frame(std::string_view name, Ns ts, Ns dur);
+  std::int64_t runtime(std::string_view name, Ns ts, Ns dur, std::int64_t ext);
+
+  // Composites; each takes the CPU time and returns the CPU time after it.
+  Ns launch(Ns t, std::string_view op, Dims dims, Kern k, int stream = kCompute);
+  Ns copy(Ns t, bool toDevice, std::int64_t bytes);
+  Ns memset(Ns t, std::int64_t bytes);
+  Ns graphReplay(Ns t, std::initializer_list<Kern> kernels);
+  Ns graphWithoutKernels(Ns t);
+  Ns syncStream(Ns t);
+  void waitForStream(int waiter, int producer);
+  void root(std::string_view name, Ns ts, Ns dur, std::int64_t ext, bool mirror);
+
+  std::uint64_t overlappingKernels() const { return m_overlaps; }
+
+private:
+  Ns placeOnStream(int stream, Ns launchTs, Ns dur);
+  void gpuEvent(Cat cat, std::string_view name, int stream, Ns ts, Ns dur, std::int64_t corr,
+                std::int64_t ext, std::int64_t bytes);
+
+  EventWriter& m_w;
+  const Options& m_opt;
+  Rng m_rng;
+  Rng m_overlapRng;
+  Track m_cpu;
+  std::array<Track, kStreamCount> m_streams;
+  std::array<Ns, kStreamCount> m_streamEnd{};
+  std::int64_t m_ext = 0;
+  std::int64_t m_corr = 1000;
+  std::int64_t m_evIdx = 0;
+  Ns m_stepGpuFirst = -1;
+  Ns m_stepGpuEnd = 0;
+  std::uint64_t m_overlaps = 0;
+  std::array<Ns, kStreamCount> m_lastDur{};
+};
+
+// pid/tid values used in the trace.
+constexpr int kCpuPid = 1234;
+constexpr int kGpuPid = 0;
+
+} // namespace steadyscope::gen
