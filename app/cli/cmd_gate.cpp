@@ -1,11 +1,159 @@
-// Placeholder until the gate command lands.
+// steadyscope-cli gate DIR: the consumer's chunk-quality gate on a split
+// directory, with the decision record and findings. Exit status 0 accepted,
+// 1 refused, 2 usage error or DIR not a readable directory.
 #include "commands.hpp"
 
+#include <steadyscope/core/gate/csv.hpp>
+#include <steadyscope/core/gate/review.hpp>
+
+#include <cmath>
 #include <cstdio>
+#include <optional>
+#include <string>
 
 namespace steadyscope::cli {
-int cmdGate(const Args&) {
-  std::fputs("steadyscope-cli gate: not implemented yet\n", stderr);
+
+namespace {
+
+const char* kGateUsage =
+    "Usage: steadyscope-cli gate DIR [--mode M] [--threshold T] [--margin X]\n"
+    "                            [--refuse-without-alternate] [--strict] [--json]\n"
+    "\n"
+    "Gates the steady-state chunk of a split directory exactly as the pipeline does\n"
+    "(spec §6) and explains the decision.\n"
+    "\n"
+    "  --mode M                    mixed | decode_only | prefilldecode | generic\n"
+    "                              (default: $INFERENCE_OPTIMIZER_STEADY_STATE_MODE, else mixed)\n"
+    "  --threshold T               busy-ratio threshold in [0, 1] (default:\n"
+    "                              $INFERENCE_OPTIMIZER_CHUNK_QUALITY_MIN_BUSY_RATIO, else 0.05)\n"
+    "  --margin X                  alternate margin (default 0.10)\n"
+    "  --refuse-without-alternate  refuse a low-quality chunk even when no alternate qualifies\n"
+    "  --strict                    refuse when a finding bears on the verdict\n"
+    "  --json                      print warnings, retry mode, decision record and findings as JSON\n"
+    "\n"
+    "Relative output_path values in execution_details.csv resolve against the current\n"
+    "directory, as in the pipeline. Exit status: 0 accepted, 1 refused, 2 usage error.\n";
+
+int usageError(const std::string& msg) {
+  std::fprintf(stderr, "steadyscope-cli gate: %s\n\n%s", msg.c_str(), kGateUsage);
   return 2;
 }
+
+const char* mark(gate::RuleOutcome o) {
+  switch (o) {
+  case gate::RuleOutcome::Passed: return "ok  ";
+  case gate::RuleOutcome::Failed: return "FAIL";
+  case gate::RuleOutcome::Skipped: return "skip";
+  case gate::RuleOutcome::Info: return "    ";
+  }
+  return "    ";
+}
+
+void printText(const std::string& dir, const gate::GateResult& r) {
+  std::printf("%s: %s", dir.c_str(), r.finalAccepted() ? "ACCEPTED" : "REFUSED");
+  if (r.accepted && r.strictRefused) std::printf(" (strict; the pipeline accepts it)");
+  std::printf("\n  %s\n", r.summary.c_str());
+  if (!r.selectedChunk.empty()) std::printf("  selected: %s\n", r.selectedChunk.c_str());
+  std::printf("\nDecision record:\n");
+  int n = 0;
+  for (const auto& e : r.record)
+    std::printf("  %2d [%s] %-12s %s\n", ++n, mark(e.outcome), e.rule.c_str(), e.sentence.c_str());
+  if (!r.warnings.empty()) {
+    std::printf("\nWarnings (trace_health_warnings):\n");
+    for (const auto& w : r.warnings) std::printf("  %s\n", w.dump().c_str());
+  }
+  std::printf("\nRetry: %s\n", r.retry ? r.retry->toMode.c_str() : "none");
+  if (!r.findings.empty()) {
+    std::printf("\nFindings (never change the pipeline verdict; --strict refuses on those marked *):\n");
+    for (const auto& f : r.findings)
+      std::printf("  %s %s: %s\n", f.affectsVerdict ? "*" : "-", f.code.c_str(), f.sentence.c_str());
+  }
+}
+
+} // namespace
+
+int cmdGate(const Args& args) {
+  std::string dir;
+  bool haveDir = false, json = false;
+  std::optional<std::string> modeArg, thresholdArg, marginArg;
+  gate::GateOptions opt;
+
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    std::optional<std::string> inlineValue;
+    if (a.rfind("--", 0) == 0) {
+      auto eq = a.find('=');
+      if (eq != std::string::npos) {
+        inlineValue = a.substr(eq + 1);
+        a = a.substr(0, eq);
+      }
+    }
+    auto value = [&](const char* name) -> std::optional<std::string> {
+      if (inlineValue) return inlineValue;
+      if (i + 1 >= args.size()) return std::nullopt;
+      (void)name;
+      return args[++i];
+    };
+    if (a == "-h" || a == "--help") {
+      std::fputs(kGateUsage, stdout);
+      return 0;
+    } else if (a == "--mode") {
+      if (!(modeArg = value("--mode"))) return usageError("--mode needs a value");
+    } else if (a == "--threshold") {
+      if (!(thresholdArg = value("--threshold"))) return usageError("--threshold needs a value");
+    } else if (a == "--margin") {
+      if (!(marginArg = value("--margin"))) return usageError("--margin needs a value");
+    } else if (a == "--refuse-without-alternate" && !inlineValue) {
+      opt.refuseWithoutAlternate = true;
+    } else if (a == "--strict" && !inlineValue) {
+      opt.strict = true;
+    } else if (a == "--json" && !inlineValue) {
+      json = true;
+    } else if (a == "--trace") {
+      return usageError("--trace is not available yet: it comes with the splitter (recomputing statistics from the "
+                        "source trace)");
+    } else if (!a.empty() && a[0] == '-' && a != "-") {
+      return usageError("unknown option '" + args[i] + "'");
+    } else {
+      if (haveDir) return usageError("more than one DIR given");
+      dir = a;
+      haveDir = true;
+    }
+  }
+  if (!haveDir) return usageError("no split directory given");
+
+  if (modeArg) {
+    auto m = gate::parseMode(*modeArg);
+    if (!m) return usageError("--mode must be mixed, decode_only, prefilldecode or generic, not '" + *modeArg + "'");
+    opt.mode = *m;
+  } else {
+    auto m = gate::modeFromEnvironment();
+    if (!m) return usageError(m.error().message);
+    opt.mode = *m;
+  }
+  if (thresholdArg) {
+    auto t = gate::parsePyFloat(*thresholdArg);
+    if (!t || !(*t >= 0.0 && *t <= 1.0)) return usageError("--threshold must be a number in [0, 1]");
+    opt.threshold = *t;
+  } else {
+    opt.threshold = gate::thresholdFromEnvironment();
+  }
+  if (marginArg) {
+    auto x = gate::parsePyFloat(*marginArg);
+    if (!x || !std::isfinite(*x) || *x < 0) return usageError("--margin must be a finite number >= 0");
+    opt.margin = *x;
+  }
+
+  gate::ReviewOptions ro;
+  ro.gate = opt;
+  auto r = gate::reviewSplitDirectory(dir, ro);
+  if (!r) {
+    std::fprintf(stderr, "steadyscope-cli gate: %s\n", r.error().describe().c_str());
+    return 2;
+  }
+  if (json) std::printf("%s\n", r->toJson().dump(2).c_str());
+  else printText(dir, r.value());
+  return r->exitStatus();
+}
+
 } // namespace steadyscope::cli

@@ -1,0 +1,303 @@
+#include <steadyscope/core/gate/csv.hpp>
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <system_error>
+
+namespace steadyscope::gate {
+
+namespace {
+
+constexpr size_t kFieldLimit = 131072;  // Python csv.field_size_limit() default
+
+Error csvError(const std::string& file, uint64_t line, std::string message) {
+  Error e;
+  e.kind = Error::Kind::Format;
+  e.file = file;
+  e.line = line;
+  e.message = std::move(message);
+  e.code = "csv_unreadable";
+  return e;
+}
+
+// Returns the 1-based line of the first invalid UTF-8 sequence, or 0.
+uint64_t firstInvalidUtf8Line(std::string_view s) {
+  uint64_t line = 1;
+  for (size_t i = 0; i < s.size();) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n') ++line;
+    if (c < 0x80) { ++i; continue; }
+    size_t n = 0;
+    uint32_t cp = 0;
+    if ((c & 0xE0) == 0xC0) { n = 2; cp = c & 0x1F; }
+    else if ((c & 0xF0) == 0xE0) { n = 3; cp = c & 0x0F; }
+    else if ((c & 0xF8) == 0xF0) { n = 4; cp = c & 0x07; }
+    else return line;
+    if (i + n > s.size()) return line;
+    for (size_t k = 1; k < n; ++k) {
+      auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return line;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      return line;
+    i += n;
+  }
+  return 0;
+}
+
+enum class State { StartRecord, StartField, InField, InQuoted, QuoteInQuoted, EatCrnl };
+
+} // namespace
+
+int CsvTable::column(std::string_view name) const {
+  for (size_t k = header.size(); k-- > 0;)
+    if (header[k] == name) return static_cast<int>(k);
+  return -1;
+}
+
+std::optional<std::string> CsvTable::cell(const CsvRecord& rec, std::string_view name) const {
+  int c = column(name);
+  if (c < 0 || static_cast<size_t>(c) >= rec.fields.size()) return std::nullopt;
+  return rec.fields[static_cast<size_t>(c)];
+}
+
+Expected<CsvTable> parseCsv(std::string_view text, const std::string& file) {
+  CsvTable t;
+  t.file = file;
+  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") {
+    t.hadBom = true;
+    text.remove_prefix(3);
+  }
+  if (text.empty()) return csvError(file, 1, "the file is empty (no header line)");
+  if (uint64_t bad = firstInvalidUtf8Line(text))
+    return csvError(file, bad, "the file is not valid UTF-8");
+
+  // The excel-dialect state machine of Python's csv reader, fed line by line
+  // (universal line ends: \n, \r\n and \r all end a line).
+  std::vector<std::vector<std::string>> rows;
+  std::vector<uint64_t> rowLines;
+  std::vector<std::string> fields;
+  std::string field;
+  size_t fieldChars = 0;
+  State st = State::StartRecord;
+  uint64_t line = 0;
+  uint64_t recordStart = 1;
+  uint64_t quoteOpenLine = 0;
+
+  auto saveField = [&] {
+    fields.push_back(std::move(field));
+    field.clear();
+    fieldChars = 0;
+  };
+  auto addChar = [&](char c) -> bool {
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++fieldChars;
+    if (fieldChars > kFieldLimit) return false;
+    field += c;
+    return true;
+  };
+
+  size_t pos = 0;
+  while (pos < text.size()) {
+    ++line;
+    size_t end = pos;
+    while (end < text.size() && text[end] != '\n' && text[end] != '\r') ++end;
+    size_t next = end;
+    if (next < text.size()) {
+      if (text[next] == '\r' && next + 1 < text.size() && text[next + 1] == '\n') {
+        t.crlf = true;
+        next += 2;
+      } else {
+        ++next;
+      }
+    }
+    std::string_view chunk = text.substr(pos, next - pos);  // includes its line end
+    pos = next;
+    if (st == State::StartRecord) recordStart = line;
+    for (char c : chunk) {
+      switch (st) {
+      case State::StartRecord:
+        if (c == '\n' || c == '\r') { st = State::EatCrnl; break; }
+        st = State::StartField;
+        [[fallthrough]];
+      case State::StartField:
+        if (c == '\n' || c == '\r') { saveField(); st = State::EatCrnl; }
+        else if (c == '"') { st = State::InQuoted; quoteOpenLine = line; }
+        else if (c == ',') saveField();
+        else {
+          if (!addChar(c)) return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
+          st = State::InField;
+        }
+        break;
+      case State::InField:
+        if (c == '\n' || c == '\r') { saveField(); st = State::EatCrnl; }
+        else if (c == ',') { saveField(); st = State::StartField; }
+        else {
+          if (c == '"')
+            t.issues.push_back({line, "a quote character inside an unquoted field is kept literally"});
+          if (!addChar(c)) return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
+        }
+        break;
+      case State::InQuoted:
+        if (c == '"') st = State::QuoteInQuoted;
+        else if (!addChar(c)) return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
+        break;
+      case State::QuoteInQuoted:
+        if (c == '"') {
+          if (!addChar(c)) return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
+          st = State::InQuoted;
+        } else if (c == ',') { saveField(); st = State::StartField; }
+        else if (c == '\n' || c == '\r') { saveField(); st = State::EatCrnl; }
+        else {
+          t.issues.push_back({line, "characters after a closing quote are appended to the field"});
+          if (!addChar(c)) return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
+          st = State::InField;
+        }
+        break;
+      case State::EatCrnl:
+        break;  // only line-end characters reach here
+      }
+    }
+    // End of the physical line.
+    switch (st) {
+    case State::StartField: saveField(); st = State::StartRecord; break;  // no line end at EOF after ','
+    case State::InField: saveField(); st = State::StartRecord; break;
+    case State::QuoteInQuoted: saveField(); st = State::StartRecord; break;
+    case State::EatCrnl: st = State::StartRecord; break;
+    case State::StartRecord:
+    case State::InQuoted: break;
+    }
+    if (st == State::StartRecord) {
+      rows.push_back(std::move(fields));
+      rowLines.push_back(recordStart);
+      fields.clear();
+    }
+  }
+  if (st == State::InQuoted) {
+    // Python's non-strict reader keeps what it has; say so.
+    t.issues.push_back({quoteOpenLine, "a quoted field is never closed; the rest of the file became part of it"});
+    saveField();
+    rows.push_back(std::move(fields));
+    rowLines.push_back(recordStart);
+  }
+
+  // DictReader: the first row is the header (even an empty one); blank rows skipped.
+  if (rows.empty()) return csvError(file, 1, "the file is empty (no header line)");
+  t.header = std::move(rows[0]);
+  if (t.header.empty()) t.issues.push_back({rowLines[0], "the first line is blank, so the header has no columns"});
+  for (size_t k = 0; k < t.header.size(); ++k)
+    for (size_t j = 0; j < k; ++j)
+      if (t.header[j] == t.header[k] && !t.header[k].empty()) {
+        t.issues.push_back({rowLines[0], fmt::format("column '{}' appears more than once; the last one is used", t.header[k])});
+        break;
+      }
+  for (size_t r = 1; r < rows.size(); ++r) {
+    if (rows[r].empty()) continue;
+    if (rows[r].size() != t.header.size())
+      t.issues.push_back({rowLines[r], fmt::format("the row has {} fields, the header {}", rows[r].size(), t.header.size())});
+    t.records.push_back({rowLines[r], std::move(rows[r])});
+  }
+  return t;
+}
+
+Expected<CsvTable> readCsvFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    Error e;
+    e.kind = Error::Kind::Io;
+    e.file = path;
+    e.message = std::error_code(errno, std::generic_category()).message();
+    e.code = "csv_unreadable";
+    return e;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) {
+    Error e;
+    e.kind = Error::Kind::Io;
+    e.file = path;
+    e.message = "read error";
+    e.code = "csv_unreadable";
+    return e;
+  }
+  return parseCsv(ss.str(), path);
+}
+
+namespace {
+bool isPySpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' ||
+         c == '\x1c' || c == '\x1d' || c == '\x1e' || c == '\x1f';
+}
+bool ieq(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t k = 0; k < a.size(); ++k) {
+    char x = a[k];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (x != b[k]) return false;
+  }
+  return true;
+}
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+// digitpart: digit (["_"] digit)*; appends the digits to `out`, advances `i`.
+bool digitPart(std::string_view s, size_t& i, std::string& out) {
+  if (i >= s.size() || !isDigit(s[i])) return false;
+  out += s[i++];
+  while (i < s.size()) {
+    if (isDigit(s[i])) out += s[i++];
+    else if (s[i] == '_' && i + 1 < s.size() && isDigit(s[i + 1])) { out += s[i + 1]; i += 2; }
+    else break;
+  }
+  return true;
+}
+} // namespace
+
+std::optional<double> parsePyFloat(std::string_view s) {
+  while (!s.empty() && isPySpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && isPySpace(s.back())) s.remove_suffix(1);
+  if (s.empty()) return std::nullopt;
+  bool neg = false;
+  if (s[0] == '+' || s[0] == '-') {
+    neg = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  if (ieq(s, "nan")) return std::numeric_limits<double>::quiet_NaN();
+  if (ieq(s, "inf") || ieq(s, "infinity"))
+    return neg ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  std::string clean;
+  size_t i = 0;
+  bool intDigits = digitPart(s, i, clean);
+  bool fracDigits = false;
+  if (i < s.size() && s[i] == '.') {
+    clean += '.';
+    ++i;
+    fracDigits = digitPart(s, i, clean);
+  }
+  if (!intDigits && !fracDigits) return std::nullopt;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    clean += 'e';
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) clean += s[i++];
+    if (!digitPart(s, i, clean)) return std::nullopt;
+  }
+  if (i != s.size()) return std::nullopt;
+  double v = 0.0;
+  auto res = std::from_chars(clean.data(), clean.data() + clean.size(), v);
+  if (res.ec == std::errc::result_out_of_range) {
+    // from_chars leaves v unchanged on range errors; Python gives inf or 0.0.
+    size_t e = clean.find('e');
+    bool negExp = e != std::string::npos && e + 1 < clean.size() && clean[e + 1] == '-';
+    v = negExp ? 0.0 : std::numeric_limits<double>::infinity();
+  } else if (res.ec != std::errc() || res.ptr != clean.data() + clean.size()) {
+    return std::nullopt;
+  }
+  return neg ? -v : v;
+}
+
+} // namespace steadyscope::gate
