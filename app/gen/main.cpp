@@ -13,16 +13,24 @@ using namespace steadyscope::gen;
 
 namespace {
 
-// Step count for --target-bytes: measure a pilot run into a null sink and
-// scale (the per-step size is nearly constant for a style).
+// Step count for --target-bytes: measure pilot runs into a null sink and
+// scale. The serving mix depends on the output length, which scales with the
+// step count, so the second pilot uses the output length of the first guess.
 int stepsForTarget(const Options& opt)
 {
-  constexpr int kPilotSteps = 400;
-  NullSink pilotSink;
-  const Truth pilot = generateTrace(opt, kPilotSteps, pilotSink);
-  const double perStep = static_cast<double>(pilot.jsonBytes) / static_cast<double>(std::max<std::uint64_t>(pilot.steps.total, 1));
-  const double steps = static_cast<double>(opt.targetBytes) / std::max(perStep, 1.0);
-  return static_cast<int>(std::clamp(steps, 1.0, 2.0e9));
+  constexpr int kPilotSteps = 1500;
+  Options pilotOpt = opt;
+  int steps = kPilotSteps;
+  for (int round = 0; round < 2; ++round) {
+    if (opt.osl == 0)
+      pilotOpt.osl = std::clamp(steps / 6, 16, 1024);
+    NullSink pilotSink;
+    const Truth pilot = generateTrace(pilotOpt, kPilotSteps, pilotSink);
+    const double perStep =
+        static_cast<double>(pilot.jsonBytes) / static_cast<double>(std::max<std::uint64_t>(pilot.steps.total, 1));
+    steps = static_cast<int>(std::clamp(static_cast<double>(opt.targetBytes) / std::max(perStep, 1.0), 1.0, 2.0e9));
+  }
+  return steps;
 }
 
 void writeTruthFile(const std::string& path, const std::string& json)
