@@ -1,0 +1,123 @@
+// `steadyscope-cli bench split`: end-to-end cost of a split, stage by stage.
+#include "bench_split.hpp"
+#include "split_args.hpp"
+
+#include <steadyscope/core/analysis/splitter.hpp>
+#include <steadyscope/core/io/loader.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <ftw.h>
+#include <unistd.h>
+
+namespace steadyscope::cli {
+
+namespace {
+
+// Anonymous resident memory (RssAnon, kB) of this process.
+long rssAnonKb() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("RssAnon:", 0) == 0) return std::strtol(line.c_str() + 8, nullptr, 10);
+  return 0;
+}
+
+class AnonSampler {
+public:
+  AnonSampler() : thread_([this] {
+      while (!stop_.load()) {
+        sample();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    }) {}
+  ~AnonSampler() { stop(); }
+  void sample() {
+    long v = rssAnonKb();
+    long cur = peak_.load();
+    while (v > cur && !peak_.compare_exchange_weak(cur, v)) {}
+  }
+  void stop() {
+    if (!stop_.exchange(true) && thread_.joinable()) thread_.join();
+    sample();
+  }
+  long peakKb() const { return peak_.load(); }
+
+private:
+  std::atomic<bool> stop_{false};
+  std::atomic<long> peak_{0};
+  std::thread thread_;
+};
+
+int removeEntry(const char* path, const struct stat*, int, struct FTW*) { return ::remove(path); }
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+int benchSplit(const Args& args) {
+  const std::string prog = "steadyscope-cli bench split";
+  SplitArgs sa;
+  if (int rc = parseSplitArgs(args, prog, false, sa)) return rc;
+  if (sa.help) {
+    printSplitHelp(prog);
+    std::printf("\nWith no -o the chunks go to a temporary directory that is removed afterwards.\n"
+                "With no mode flag, --find-steady-state is assumed.\n");
+    return 0;
+  }
+  std::string tmpDir;
+  if (sa.options.outputDir.empty()) {
+    char tmpl[] = "/tmp/steadyscope-bench-split-XXXXXX";
+    if (!::mkdtemp(tmpl)) {
+      std::perror("mkdtemp");
+      return 1;
+    }
+    tmpDir = tmpl;
+    sa.options.outputDir = tmpDir + "/out";
+  }
+  if (!sa.options.findSteadyState && !sa.options.storeSingleIteration && !sa.options.dividePhases &&
+      sa.options.iterations == "all")
+    sa.options.findSteadyState = true;
+
+  AnonSampler sampler;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto loaded = loadTrace(sa.trace, {});
+  if (!loaded) {
+    std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), loaded.error().describe().c_str());
+    return 1;
+  }
+  const double tLoad = secondsSince(t0);
+  const auto t1 = std::chrono::steady_clock::now();
+  analysis::Splitter splitter(loaded.value());
+  analysis::SplitResult r = splitter.plan(sa.options);
+  const double tSplit = secondsSince(t1);
+  const auto t2 = std::chrono::steady_clock::now();
+  auto w = splitter.write(r);
+  const double tWrite = secondsSince(t2);
+  const double tTotal = secondsSince(t0);
+  sampler.stop();
+  if (!tmpDir.empty()) ::nftw(tmpDir.c_str(), removeEntry, 16, FTW_DEPTH | FTW_PHYS);
+  if (!w) {
+    std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), w.error().describe().c_str());
+    return 1;
+  }
+  std::printf("trace          %s (%zu events)\n", sa.trace.c_str(), loaded.value()->size());
+  std::printf("outcome        %s, %zu roots, %zu chunks\n", analysis::splitOutcomeName(r.outcome), r.roots.size(),
+              r.chunks.size());
+  std::printf("load           %8.3f s\n", tLoad);
+  std::printf("split          %8.3f s  (%.1f%% of load)\n", tSplit, tLoad > 0 ? 100.0 * tSplit / tLoad : 0.0);
+  std::printf("write          %8.3f s  (chunks + manifest + details)\n", tWrite);
+  std::printf("total          %8.3f s\n", tTotal);
+  std::printf("peak anon mem  %8.1f MiB\n", static_cast<double>(sampler.peakKb()) / 1024.0);
+  return r.outcome == analysis::SplitOutcome::Error ? 1 : 0;
+}
+
+} // namespace steadyscope::cli

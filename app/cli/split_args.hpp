@@ -1,0 +1,23 @@
+#pragma once
+// argparse-compatible parsing of the `split` flags (shared by `split` and `bench split`).
+#include "commands.hpp"
+
+#include <steadyscope/core/analysis/splitter.hpp>
+
+#include <string>
+
+namespace steadyscope::cli {
+
+struct SplitArgs {
+  std::string trace;
+  analysis::SplitOptions options;
+  bool json = false;
+  bool help = false;
+};
+
+/// Returns 0 on success; on a usage error prints argparse-style usage + error
+/// to stderr and returns 2. `prog` is the program name used in messages.
+int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequired, SplitArgs& out);
+void printSplitHelp(const std::string& prog);
+
+} // namespace steadyscope::cli

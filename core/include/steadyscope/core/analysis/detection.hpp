@@ -1,0 +1,93 @@
+#pragma once
+// Stage 1 (spec §2): iteration roots from annotations, the GPU coverage audit
+// and grading, and the startup-transient trim (§3.9).
+#include <steadyscope/core/analysis/annotation.hpp>
+#include <steadyscope/core/analysis/event_index.hpp>
+#include <steadyscope/core/analysis/pyfmt.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace steadyscope::analysis {
+
+enum class SplitStatus : uint8_t { Splittable = 0, Degraded = 1, NotSplittable = 2 };
+const char* splitStatusName(SplitStatus s);  // "SPLITTABLE", ...
+
+inline constexpr double kCoverageGate = 0.95;
+inline constexpr double kCoverageFloor = 0.75;
+inline constexpr double kMinSpanShare = 0.5;
+inline constexpr size_t kMinRoots = 4;
+
+SplitStatus gradeCoverage(double coveredSelected);
+
+/// §2.2 audit report.
+struct CoverageReport {
+  std::string strategy;          // "gpu_span" or "correlation"
+  double coveredSelected = 0.0;  // coverage of the roots incl. gaps between them
+  double coveredSpans = 0.0;     // coverage inside the root spans only
+  double spanShare = 0.0;
+  bool passes = false;
+  double totalGpuUs = 0.0;
+};
+
+/// Attribution of kernels to a set of instances (§2.2); returns the GPU time
+/// attributed and the strategy used.
+struct Attribution {
+  std::string strategy;
+  double gpuTime = 0.0;
+};
+Attribution attributeGpuTime(const EventIndex& index, const std::vector<EventIdx>& instances);
+
+CoverageReport auditRoots(const EventIndex& index, const std::vector<EventIdx>& roots);
+
+/// One detector outcome (the cascade remembers all of them).
+struct DetectionCandidate {
+  std::string method;               // "annotation:tier", "family:unknown_only"
+  std::string phaseConfidence;      // "high" / "unknown"
+  std::string tier;                 // "detailed" / "native" / "" (tier 2)
+  SplitStatus status = SplitStatus::NotSplittable;
+  std::vector<EventIdx> roots;      // sorted by ts (stable)
+  std::optional<CoverageReport> coverage;
+  JsonValue diagnostics = JsonValue::object();  // insertion-ordered, as in the manifest
+};
+
+/// The startup-transient trim's decision (§3.9).
+struct TrimInfo {
+  bool ran = false;                 // preconditions held (startup_transient_* keys written)
+  bool trimmed = false;
+  std::string kernel;
+  std::optional<double> collectiveRatio;
+  double noiseRatio = 0.0;
+  std::optional<CoverageReport> before;  // coverage before trimming
+};
+
+struct DetectionOptions {
+  /// Fix for spec §8 B2/B20: after a trim keep the pre-trim status instead of
+  /// re-grading from the new coverage alone.
+  bool trimKeepsStatus = false;
+};
+
+/// Result of Stage 1 + trim.
+struct Detection {
+  DetectionCandidate chosen;
+  std::vector<DetectionCandidate> tried;  // every non-null candidate, in cascade order
+  bool needsTreeTiers = false;  // no annotation tier was SPLITTABLE: the reference would go on
+                                // to the call-tree tiers 3–5, which this build does not have
+  std::string reason;           // for an empty result
+  TrimInfo trim;
+};
+
+/// Tier 1 (§2.3); nullopt when no annotation matches a known pattern.
+std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index);
+/// Tier 2 (§2.5); nullopt when no family qualifies.
+std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index);
+
+/// Tiers 1 and 2 and the fallback; then the trim.
+Detection detectRoots(const EventIndex& index, const DetectionOptions& options = {});
+
+/// §3.9 on a candidate (modifies it in place); returns what it decided.
+TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand,
+                              const DetectionOptions& options = {});
+
+} // namespace steadyscope::analysis

@@ -1,0 +1,129 @@
+#pragma once
+// The splitter's single-pass event index (spec §1.4), built from an already
+// loaded, immutable Trace. One linear pass over the columns; correlation ids
+// are grouped with a counting sort when they are dense integers (the usual
+// case), else with a sort. Range queries by time use the model's lanes, which
+// are already sorted by ts, and then filter with the reference's exact
+// (Python float) comparisons.
+#include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/util/pynum.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace steadyscope::analysis {
+
+/// Category roles by exact category text (the reference compares strings).
+enum class CatRole : uint8_t {
+  Cpu,                // anything else
+  UserAnnotation,     // "user_annotation"
+  GpuUserAnnotation,  // "gpu_user_annotation"
+  Kernel,             // "kernel"
+  Memcpy,             // "gpu_memcpy"
+  Memset,             // "gpu_memset"
+};
+inline bool isGpuKernelRole(CatRole r) {
+  return r == CatRole::Kernel || r == CatRole::Memcpy || r == CatRole::Memset;
+}
+
+/// A correlation id / flow id with Python equality (1 == 1.0, 1 != "1").
+struct CorrKey {
+  int64_t v = 0;
+  uint8_t tag = 0;  // 0 int, 1 string (v = StrId), 2 non-integral real (v = loader's value)
+  friend bool operator==(const CorrKey&, const CorrKey&) = default;
+  friend bool operator<(const CorrKey& a, const CorrKey& b) {
+    return a.tag != b.tag ? a.tag < b.tag : a.v < b.v;
+  }
+};
+
+/// corr key -> events (file order). Slots are dense small integers usable as
+/// indices into per-key bitmaps.
+class CorrGroups {
+public:
+  void build(std::vector<std::pair<CorrKey, EventIdx>> pairs);
+  std::optional<uint32_t> slotOf(const CorrKey& k) const;
+  std::span<const EventIdx> eventsOfSlot(uint32_t slot) const {
+    return {items_.data() + offsets_[slot], items_.data() + offsets_[slot + 1]};
+  }
+  std::span<const EventIdx> eventsOf(const CorrKey& k) const {
+    auto s = slotOf(k);
+    if (!s) return {};
+    return eventsOfSlot(*s);
+  }
+  size_t slotCount() const { return offsets_.empty() ? 0 : offsets_.size() - 1; }
+  bool dense() const { return dense_; }
+
+private:
+  bool dense_ = false;
+  int64_t min_ = 0;                 // dense: slot = v - min_
+  std::vector<CorrKey> keys_;       // sparse: sorted distinct keys (slot = position)
+  std::vector<uint32_t> offsets_;   // slot -> [offsets_[s], offsets_[s+1]) in items_
+  std::vector<EventIdx> items_;
+};
+
+struct EventIndexOptions {
+  /// Fix for spec §8 B4: every ph "M" event is metadata (the reference keeps
+  /// only events without ts).
+  bool metadataAllM = false;
+};
+
+class EventIndex {
+public:
+  EventIndex(const Trace& trace, const EventIndexOptions& options = {});
+
+  const Trace& trace() const { return *trace_; }
+
+  // ---- lists (file order unless stated) ----
+  std::vector<EventIdx> metadata;        // copied into every chunk
+  std::vector<EventIdx> annotations;     // user_annotation with dur, no Input Dims; sorted by ts (stable)
+  std::vector<EventIdx> gpuAnnotations;  // gpu_user_annotation with dur
+  std::vector<EventIdx> kernels;         // kernel / gpu_memcpy / gpu_memset with ts and dur
+  CorrGroups gpuByCorr;                  // kernels + correlated gpu_user_annotations
+  CorrGroups flowsById;                  // ph s / f with an id
+  std::vector<bool> collectiveName;      // by StrId: kernel name has nccl / rccl / cross_device_reduce
+  bool hasCollectives = false;
+  uint64_t nGpuEventsInTrace = 0;        // every event with a kernel/memcpy/memset category
+  bool noGpuWork = false;                // sum of kernel durations == 0
+
+  // ---- per-event helpers ----
+  CatRole role(EventIdx i) const { return roles_[trace_->cat[i]]; }
+  bool hasTs(EventIdx i) const;
+  bool hasDur(EventIdx i) const { return trace_->has(i, ev::HasDur); }
+  bool hasCorr(EventIdx i) const { return trace_->has(i, ev::HasCorr); }
+  CorrKey corrKey(EventIdx i) const;
+  double tsUs(EventIdx i) const { return trace_->tsUs(i); }
+  double durUs(EventIdx i) const { return trace_->durUs(i); }
+  PyNum tsPy(EventIdx i) const { return trace_->tsPy(i); }
+  PyNum durPy(EventIdx i) const { return trace_->durPy(i); }
+  PyNum endPy(EventIdx i) const { return tsPy(i) + durPy(i); }
+  /// A CPU event for extraction (§4.1): ts and dur, category not GPU.
+  bool isExtractionCpu(EventIdx i) const;
+  /// A "correlated CPU event" (§1.4 step 5).
+  bool isCorrelatedCpu(EventIdx i) const;
+
+  /// Calls fn(idx) for every event of lane `lane` whose ts may lie in
+  /// [aUs, bUs] (a superset; the caller applies the exact test).
+  template <typename Fn>
+  void forEachInLane(uint32_t lane, double aUs, double bUs, Fn&& fn) const;
+
+  /// Total GPU time G (§2.2), Python float / int semantics.
+  PyNum totalGpuTime() const { return totalGpu_; }
+
+private:
+  std::pair<size_t, size_t> laneBounds(uint32_t lane, double aUs, double bUs) const;
+  const Trace* trace_;
+  std::vector<CatRole> roles_;
+  PyNum totalGpu_;
+};
+
+template <typename Fn>
+void EventIndex::forEachInLane(uint32_t lane, double aUs, double bUs, Fn&& fn) const {
+  auto [lo, hi] = laneBounds(lane, aUs, bUs);
+  const auto& evs = trace_->lanes[lane].events;
+  for (size_t k = lo; k < hi; ++k) fn(evs[k]);
+}
+
+} // namespace steadyscope::analysis

@@ -1,0 +1,68 @@
+#pragma once
+// Stage 3 (spec §4.1–§4.5): gap-free tiles, the events of one chunk and its
+// statistics, the batch-size override, and writing a chunk as .json.gz.
+#include <steadyscope/core/analysis/annotation.hpp>
+#include <steadyscope/core/analysis/event_index.hpp>
+#include <steadyscope/core/util/error.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace steadyscope::analysis {
+
+/// A half-open window [a, b) in µs with Python number types.
+struct Tile {
+  PyNum a;
+  PyNum b;
+};
+
+/// Tiles of a root list (§4.1), looked up by (lane, ts) like the reference.
+struct TileSet {
+  std::map<std::pair<uint32_t, double>, Tile> byKey;
+  int64_t overlaps = 0;
+  std::optional<PyNum> maxEnd;  // largest tile end
+  bool empty() const { return byKey.empty(); }
+};
+TileSet buildTiles(const EventIndex& index, const std::vector<EventIdx>& roots);
+
+/// The window of one root: its tile if any, else its own span.
+Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root);
+
+struct ExtractionOptions {
+  bool dedupeGpuEvents = false;       // fix for §8 B25
+  bool gpuAnnotationsNotWork = false; // fix for §8 B15
+  bool flowsAc2gOnly = false;         // fix for §8 B13
+};
+
+struct ChunkStats {
+  int64_t eventCount = 0;
+  int64_t numGpuEvents = 0;
+  PyNum gpuDuration = PyNum::fromInt(0);
+  PyNum gpuBusyDuration = PyNum::fromInt(0);
+};
+
+struct ChunkSelection {
+  std::vector<EventIdx> events;     // traceEvents of the chunk, in output order
+  std::vector<Tile> windows;        // per root
+  ChunkStats stats;
+};
+
+/// §4.2: events of a chunk whose roots are `roots` (in order). `globalTiles`
+/// null means --no-gap-fill (tiles are rebuilt from the chunk's own roots).
+ChunkSelection selectChunk(const EventIndex& index, const std::vector<EventIdx>& roots, const TileSet* globalTiles,
+                           const ExtractionOptions& options);
+
+/// §4.5: the distinct Input Dims[0][0] values of the selected attention /
+/// quant events, in the reference's (CPython set) order.
+std::vector<int64_t> batchOverrideValues(const EventIndex& index, const std::vector<EventIdx>& events);
+
+/// Input Dims[0][0] of one event (re-parsed from its raw JSON text).
+std::optional<int64_t> firstInputDim(const Trace& trace, EventIdx i);
+
+/// Writes `{top-level keys in order, "traceEvents": [raw events]}` gzip-compressed
+/// (ISA-L level 1) atomically to `path`. `events` null means every event of the trace.
+Expected<void> writeChunkFile(const Trace& trace, const std::vector<EventIdx>* events, const std::string& path);
+
+} // namespace steadyscope::analysis

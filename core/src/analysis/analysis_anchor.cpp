@@ -1,2 +1,0 @@
-// area placeholder; replaced as the area grows
-namespace steadyscope { void analysisAreaAnchor() {} }

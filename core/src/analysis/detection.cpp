@@ -1,0 +1,357 @@
+// Stage 1: roots from annotations, coverage audit, trim (spec §2.1–§2.5, §3.9).
+#include <steadyscope/core/analysis/detection.hpp>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace steadyscope::analysis {
+
+const char* splitStatusName(SplitStatus s) {
+  switch (s) {
+    case SplitStatus::Splittable: return "SPLITTABLE";
+    case SplitStatus::Degraded: return "DEGRADED";
+    case SplitStatus::NotSplittable: return "NOT_SPLITTABLE";
+  }
+  return "?";
+}
+
+SplitStatus gradeCoverage(double c) {
+  if (c >= kCoverageGate) return SplitStatus::Splittable;
+  if (c >= kCoverageFloor) return SplitStatus::Degraded;
+  return SplitStatus::NotSplittable;
+}
+
+namespace {
+
+CorrKey extKey(const Trace& t, EventIdx i) {
+  CorrKey k;
+  k.v = t.extId[i];
+  k.tag = t.has(i, ev::ExtIsStr) ? 1 : 0;
+  return k;
+}
+
+struct CorrKeyHash {
+  size_t operator()(const CorrKey& k) const {
+    return std::hash<int64_t>()(k.v) ^ (static_cast<size_t>(k.tag) * 0x9E3779B97F4A7C15ull);
+  }
+};
+
+struct Span {
+  double a, b;
+};
+
+// Marks (in `marked`, by gpuByCorr slot) the correlation ids of correlated CPU
+// events on `lane` with a <= ts < b and end <= b.
+void markCorrelatedInside(const EventIndex& index, uint32_t lane, double a, double b,
+                          std::vector<uint8_t>& marked) {
+  index.forEachInLane(lane, a, b, [&](EventIdx e) {
+    if (!index.isCorrelatedCpu(e)) return;
+    const double ts = index.tsUs(e);
+    if (!(a <= ts && ts < b)) return;
+    if (!(index.endPy(e).asDouble() <= b)) return;
+    if (auto s = index.gpuByCorr.slotOf(index.corrKey(e))) marked[*s] = 1;
+  });
+}
+
+// The gpu_span strategy's merged spans, or nullopt when some instance has no
+// matching gpu_user_annotation.
+std::optional<std::vector<Span>> gpuSpans(const EventIndex& index, const std::vector<EventIdx>& instances) {
+  const Trace& t = index.trace();
+  if (instances.empty()) return std::nullopt;
+  std::unordered_map<CorrKey, std::vector<EventIdx>, CorrKeyHash> byExt;
+  for (EventIdx g : index.gpuAnnotations)
+    if (t.has(g, ev::HasExtId)) byExt[extKey(t, g)].push_back(g);
+  std::vector<Span> spans;
+  for (EventIdx r : instances) {
+    if (!t.has(r, ev::HasExtId)) return std::nullopt;
+    auto it = byExt.find(extKey(t, r));
+    if (it == byExt.end()) return std::nullopt;
+    for (EventIdx g : it->second) spans.push_back({index.tsUs(g), index.endPy(g).asDouble()});
+  }
+  std::sort(spans.begin(), spans.end(), [](const Span& x, const Span& y) { return x.a < y.a; });
+  std::vector<Span> merged;
+  for (const Span& s : spans) {
+    if (!merged.empty() && s.a <= merged.back().b) merged.back().b = std::max(merged.back().b, s.b);
+    else merged.push_back(s);
+  }
+  return merged;
+}
+
+bool inSpans(const std::vector<Span>& spans, double ts) {
+  auto it = std::upper_bound(spans.begin(), spans.end(), ts, [](double v, const Span& s) { return v < s.a; });
+  if (it == spans.begin()) return false;
+  --it;
+  return ts >= it->a && ts <= it->b;
+}
+
+// Per-instance attribution flags over index.kernels (1 = attributed).
+std::vector<uint8_t> attributedKernels(const EventIndex& index, const std::vector<EventIdx>& instances,
+                                       std::string* strategy) {
+  const Trace& t = index.trace();
+  std::vector<uint8_t> flags(index.kernels.size(), 0);
+  if (auto spans = gpuSpans(index, instances)) {
+    *strategy = "gpu_span";
+    for (size_t k = 0; k < index.kernels.size(); ++k) flags[k] = inSpans(*spans, index.tsUs(index.kernels[k]));
+    return flags;
+  }
+  *strategy = "correlation";
+  std::vector<uint8_t> marked(index.gpuByCorr.slotCount(), 0);
+  for (EventIdx r : instances) markCorrelatedInside(index, t.lane[r], index.tsUs(r), index.endPy(r).asDouble(), marked);
+  for (size_t k = 0; k < index.kernels.size(); ++k) {
+    EventIdx e = index.kernels[k];
+    if (!index.hasCorr(e)) continue;
+    if (auto s = index.gpuByCorr.slotOf(index.corrKey(e))) flags[k] = marked[*s];
+  }
+  return flags;
+}
+
+double sumFlagged(const EventIndex& index, const std::vector<uint8_t>& flags) {
+  double s = 0.0;
+  for (size_t k = 0; k < flags.size(); ++k)
+    if (flags[k]) s += index.durUs(index.kernels[k]);
+  return s;
+}
+
+std::string rootFamily(const Trace& t, const std::vector<EventIdx>& roots) {
+  std::vector<std::string> sk;
+  for (EventIdx r : roots) sk.push_back(nameSkeleton(t.nameOf(r)));
+  std::sort(sk.begin(), sk.end());
+  sk.erase(std::unique(sk.begin(), sk.end()), sk.end());
+  std::string out;
+  for (size_t i = 0; i < sk.size(); ++i) {
+    if (i) out += ", ";
+    out += sk[i];
+  }
+  return out;
+}
+
+void gradeCandidate(DetectionCandidate& c, bool knownTier) {
+  const CoverageReport& cov = *c.coverage;
+  if (cov.passes && (knownTier || c.roots.size() >= kMinRoots)) c.status = SplitStatus::Splittable;
+  else if (cov.coveredSelected >= kCoverageFloor) c.status = SplitStatus::Degraded;
+  else c.status = SplitStatus::NotSplittable;
+}
+
+} // namespace
+
+Attribution attributeGpuTime(const EventIndex& index, const std::vector<EventIdx>& instances) {
+  Attribution a;
+  auto flags = attributedKernels(index, instances, &a.strategy);
+  a.gpuTime = sumFlagged(index, flags);
+  return a;
+}
+
+CoverageReport auditRoots(const EventIndex& index, const std::vector<EventIdx>& roots) {
+  const Trace& t = index.trace();
+  CoverageReport rep;
+  auto flags = attributedKernels(index, roots, &rep.strategy);
+  const double g = index.totalGpuTime().asDouble();
+  rep.totalGpuUs = g;
+  // Synthetic span per (pid, tid): first root's ts to the last root's end on that thread.
+  std::map<uint32_t, std::pair<double, double>> perLane;
+  for (EventIdx r : roots) {
+    auto [it, fresh] = perLane.emplace(t.lane[r], std::make_pair(index.tsUs(r), index.endPy(r).asDouble()));
+    if (!fresh) it->second.second = index.endPy(r).asDouble();  // roots are in ts order: last one wins
+  }
+  std::vector<uint8_t> marked(index.gpuByCorr.slotCount(), 0);
+  for (const auto& [lane, span] : perLane) markCorrelatedInside(index, lane, span.first, span.second, marked);
+  double spansSum = 0.0, selectedSum = 0.0;
+  for (size_t k = 0; k < index.kernels.size(); ++k) {
+    const EventIdx e = index.kernels[k];
+    bool sel = flags[k] != 0;
+    if (!sel && index.hasCorr(e))
+      if (auto s = index.gpuByCorr.slotOf(index.corrKey(e))) sel = marked[*s] != 0;
+    const double d = index.durUs(e);
+    if (flags[k]) spansSum += d;
+    if (sel) selectedSum += d;
+  }
+  if (g > 0) {
+    rep.coveredSpans = spansSum / g;
+    rep.coveredSelected = selectedSum / g;
+  }
+  rep.spanShare = rep.coveredSelected > 0 ? std::min(1.0, rep.coveredSpans / rep.coveredSelected) : 0.0;
+  rep.passes = rep.coveredSelected >= kCoverageGate && rep.spanShare >= kMinSpanShare;
+  return rep;
+}
+
+std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index) {
+  const Trace& t = index.trace();
+  DetectionCandidate c;
+  c.method = "annotation:tier";
+  c.phaseConfidence = "high";
+  for (EventIdx a : index.annotations)
+    if (matchesDetailedPattern(t.nameOf(a))) c.roots.push_back(a);
+  c.tier = "detailed";
+  if (c.roots.empty()) {
+    c.tier = "native";
+    for (EventIdx a : index.annotations)
+      if (matchesNativePattern(t.nameOf(a))) c.roots.push_back(a);
+  }
+  if (c.roots.empty()) return std::nullopt;
+  c.coverage = auditRoots(index, c.roots);
+  gradeCandidate(c, true);
+  c.diagnostics.set("n_roots", JsonValue::integer(static_cast<int64_t>(c.roots.size())));
+  c.diagnostics.set("root_family", JsonValue::string(rootFamily(t, c.roots)));
+  c.diagnostics.set("root_family_known", JsonValue::boolean(true));
+  c.diagnostics.set("suspiciously_few_roots", JsonValue::boolean(c.roots.size() < kMinRoots));
+  return c;
+}
+
+std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index) {
+  const Trace& t = index.trace();
+  std::vector<std::string> order;
+  std::unordered_map<std::string, std::vector<EventIdx>> groups;
+  for (EventIdx a : index.annotations) {
+    std::string sk = nameSkeleton(t.nameOf(a));
+    auto [it, fresh] = groups.try_emplace(sk);
+    if (fresh) order.push_back(sk);
+    it->second.push_back(a);
+  }
+  const std::string* best = nullptr;
+  double bestTime = 0.0;
+  for (const std::string& sk : order) {
+    const auto& members = groups[sk];
+    if (members.size() < kMinRoots) continue;
+    double gt = attributeGpuTime(index, members).gpuTime;
+    if (!(gt > 0)) continue;
+    if (!best || gt > bestTime) {
+      best = &sk;
+      bestTime = gt;
+    }
+  }
+  if (!best) return std::nullopt;
+  DetectionCandidate c;
+  c.method = "family:unknown_only";
+  c.phaseConfidence = "unknown";
+  c.roots = groups[*best];
+  c.coverage = auditRoots(index, c.roots);
+  gradeCandidate(c, false);
+  c.diagnostics.set("n_roots", JsonValue::integer(static_cast<int64_t>(c.roots.size())));
+  c.diagnostics.set("root_family", JsonValue::string(*best));
+  c.diagnostics.set("root_family_known", JsonValue::boolean(false));
+  c.diagnostics.set("suspiciously_few_roots", JsonValue::boolean(c.roots.size() < kMinRoots));
+  return c;
+}
+
+TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand, const DetectionOptions& options) {
+  const Trace& t = index.trace();
+  TrimInfo info;
+  if (cand.roots.size() < 2 || cand.status == SplitStatus::NotSplittable || !index.hasCollectives) return info;
+  const std::string_view firstName = t.nameOf(cand.roots.front());
+  if (firstName == "warmup" || firstName == "wrapup") return info;
+  info.ran = true;
+
+  // Lanes that hold indexed kernels.
+  std::vector<uint32_t> kernelLanes;
+  {
+    std::vector<uint8_t> seen(t.lanes.size(), 0);
+    for (EventIdx k : index.kernels)
+      if (!seen[t.lane[k]]) { seen[t.lane[k]] = 1; kernelLanes.push_back(t.lane[k]); }
+  }
+  auto kernelsInSpan = [&](EventIdx root) {
+    std::vector<EventIdx> out;
+    const double a = index.tsUs(root), b = index.endPy(root).asDouble();
+    for (uint32_t l : kernelLanes) {
+      index.forEachInLane(l, a, b, [&](EventIdx e) {
+        if (!isGpuKernelRole(index.role(e)) || !index.hasDur(e) || !index.hasTs(e)) return;
+        const double ts = index.tsUs(e);
+        if (a <= ts && ts < b) out.push_back(e);
+      });
+    }
+    std::stable_sort(out.begin(), out.end(), [&](EventIdx x, EventIdx y) {
+      const double tx = index.tsUs(x), ty = index.tsUs(y);
+      return tx != ty ? tx < ty : x < y;
+    });
+    return out;
+  };
+  // first: per-name totals of root 0 in first-occurrence order.
+  std::vector<StrId> names;
+  std::unordered_map<StrId, size_t> pos;
+  std::vector<double> first;
+  for (EventIdx e : kernelsInSpan(cand.roots.front())) {
+    auto [it, fresh] = pos.try_emplace(t.name[e], names.size());
+    if (fresh) { names.push_back(t.name[e]); first.push_back(0.0); }
+    first[it->second] += index.durUs(e);
+  }
+  std::vector<std::vector<double>> later(names.size());
+  std::vector<double> tot(names.size());
+  for (size_t r = 1; r < cand.roots.size(); ++r) {
+    std::fill(tot.begin(), tot.end(), 0.0);
+    for (EventIdx e : kernelsInSpan(cand.roots[r])) {
+      auto it = pos.find(t.name[e]);
+      if (it != pos.end()) tot[it->second] += index.durUs(e);
+    }
+    for (size_t k = 0; k < names.size(); ++k)
+      if (tot[k] > 0) later[k].push_back(tot[k]);
+  }
+  for (size_t k = 0; k < names.size(); ++k) {
+    auto& v = later[k];
+    if (v.empty()) continue;
+    std::sort(v.begin(), v.end());
+    const size_t m = v.size();
+    const double med = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2.0;
+    const double ratio = first[k] / med;
+    if (index.collectiveName[names[k]]) {
+      if (!info.collectiveRatio || ratio > *info.collectiveRatio) {
+        info.collectiveRatio = ratio;
+        info.kernel = std::string(t.strings.view(names[k]));
+      }
+    } else if (ratio > info.noiseRatio) {
+      info.noiseRatio = ratio;
+    }
+  }
+  info.trimmed = info.collectiveRatio && *info.collectiveRatio >= 5.0 &&
+                 *info.collectiveRatio >= 5.0 * std::max(info.noiseRatio, 1.0);
+  if (!info.trimmed) {
+    cand.diagnostics.set("startup_transient_trimmed", JsonValue::boolean(false));
+    return info;
+  }
+  info.before = cand.coverage;
+  cand.roots.erase(cand.roots.begin());
+  cand.coverage = auditRoots(index, cand.roots);
+  if (!options.trimKeepsStatus) cand.status = gradeCoverage(cand.coverage->coveredSelected);
+  cand.diagnostics.set("startup_transient_trimmed", JsonValue::boolean(true));
+  cand.diagnostics.set("startup_transient_kernel", JsonValue::string(info.kernel));
+  cand.diagnostics.set("startup_transient_collective_ratio", JsonValue::real(pyRound(*info.collectiveRatio, 1)));
+  cand.diagnostics.set("startup_transient_noise_ratio", JsonValue::real(pyRound(info.noiseRatio, 1)));
+  return info;
+}
+
+Detection detectRoots(const EventIndex& index, const DetectionOptions& options) {
+  Detection d;
+  bool done = false;
+  if (auto c1 = detectKnownAnnotations(index)) {
+    d.tried.push_back(*c1);
+    if (c1->status == SplitStatus::Splittable) { d.chosen = *c1; done = true; }
+  }
+  if (!done) {
+    if (auto c2 = detectUnknownFamilies(index)) {
+      d.tried.push_back(*c2);
+      if (c2->status == SplitStatus::Splittable) { d.chosen = *c2; done = true; }
+    }
+  }
+  if (!done) {
+    d.needsTreeTiers = true;
+    const DetectionCandidate* best = nullptr;
+    auto cov = [](const DetectionCandidate& c) { return c.coverage ? c.coverage->coveredSelected : 0.0; };
+    for (const auto& c : d.tried)
+      if (c.status != SplitStatus::NotSplittable && (!best || cov(c) > cov(*best))) best = &c;
+    if (!best)
+      for (const auto& c : d.tried)
+        if (!best || cov(c) > cov(*best)) best = &c;
+    if (best) {
+      d.chosen = *best;
+    } else {
+      d.chosen.method = "none";
+      d.chosen.phaseConfidence = "unknown";
+      d.chosen.status = SplitStatus::NotSplittable;
+      d.reason = "no splittable annotations and no repeating call pattern";
+      d.chosen.diagnostics.set("reason", JsonValue::string(d.reason));
+    }
+  }
+  d.trim = trimStartupTransient(index, d.chosen, options);
+  return d;
+}
+
+} // namespace steadyscope::analysis

@@ -1,0 +1,198 @@
+// Single-pass event index (spec §1.4).
+#include <steadyscope/core/analysis/event_index.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+namespace steadyscope::analysis {
+
+__extension__ typedef __int128 Int128_;
+
+void CorrGroups::build(std::vector<std::pair<CorrKey, EventIdx>> pairs) {
+  dense_ = false;
+  keys_.clear();
+  offsets_.clear();
+  items_.clear();
+  if (pairs.empty()) return;
+  bool allInt = true;
+  int64_t mn = std::numeric_limits<int64_t>::max(), mx = std::numeric_limits<int64_t>::min();
+  for (const auto& [k, i] : pairs) {
+    if (k.tag != 0) { allInt = false; break; }
+    mn = std::min(mn, k.v);
+    mx = std::max(mx, k.v);
+  }
+  if (allInt) {
+    const auto range = static_cast<Int128_>(mx) - mn + 1;
+    if (range <= static_cast<Int128_>(pairs.size()) * 4 + (1 << 20)) {
+      dense_ = true;
+      min_ = mn;
+      const auto slots = static_cast<size_t>(range);
+      offsets_.assign(slots + 1, 0);
+      for (const auto& [k, i] : pairs) ++offsets_[static_cast<size_t>(k.v - mn) + 1];
+      for (size_t s = 0; s < slots; ++s) offsets_[s + 1] += offsets_[s];
+      items_.resize(pairs.size());
+      std::vector<uint32_t> cursor(offsets_.begin(), offsets_.end() - 1);
+      for (const auto& [k, i] : pairs) items_[cursor[static_cast<size_t>(k.v - mn)]++] = i;
+      return;
+    }
+  }
+  std::stable_sort(pairs.begin(), pairs.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  items_.reserve(pairs.size());
+  for (size_t p = 0; p < pairs.size(); ++p) {
+    if (p == 0 || !(pairs[p].first == pairs[p - 1].first)) {
+      keys_.push_back(pairs[p].first);
+      offsets_.push_back(static_cast<uint32_t>(items_.size()));
+    }
+    items_.push_back(pairs[p].second);
+  }
+  offsets_.push_back(static_cast<uint32_t>(items_.size()));
+}
+
+std::optional<uint32_t> CorrGroups::slotOf(const CorrKey& k) const {
+  if (offsets_.empty()) return std::nullopt;
+  if (dense_) {
+    if (k.tag != 0 || k.v < min_) return std::nullopt;
+    const auto s = static_cast<uint64_t>(k.v - min_);
+    if (s + 1 >= offsets_.size()) return std::nullopt;
+    if (offsets_[s] == offsets_[s + 1]) return std::nullopt;
+    return static_cast<uint32_t>(s);
+  }
+  auto it = std::lower_bound(keys_.begin(), keys_.end(), k);
+  if (it == keys_.end() || !(*it == k)) return std::nullopt;
+  return static_cast<uint32_t>(it - keys_.begin());
+}
+
+namespace {
+
+bool containsCi(std::string_view hay, std::string_view needle) {
+  if (needle.size() > hay.size()) return false;
+  for (size_t i = 0; i + needle.size() <= hay.size(); ++i) {
+    size_t j = 0;
+    while (j < needle.size() &&
+           std::tolower(static_cast<unsigned char>(hay[i + j])) == static_cast<unsigned char>(needle[j]))
+      ++j;
+    if (j == needle.size()) return true;
+  }
+  return false;
+}
+
+} // namespace
+
+EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : trace_(&trace) {
+  roles_.resize(trace.categories.size(), CatRole::Cpu);
+  for (size_t c = 0; c < trace.categories.size(); ++c) {
+    std::string_view t = trace.strings.view(trace.categories[c]);
+    if (t == "user_annotation") roles_[c] = CatRole::UserAnnotation;
+    else if (t == "gpu_user_annotation") roles_[c] = CatRole::GpuUserAnnotation;
+    else if (t == "kernel") roles_[c] = CatRole::Kernel;
+    else if (t == "gpu_memcpy") roles_[c] = CatRole::Memcpy;
+    else if (t == "gpu_memset") roles_[c] = CatRole::Memset;
+  }
+  const size_t n = trace.size();
+  std::vector<std::pair<CorrKey, EventIdx>> gpuPairs, flowPairs;
+  int64_t kernelDurNsSum = 0;
+  bool kernelDurNonZero = false;
+  for (size_t k = 0; k < n; ++k) {
+    const auto i = static_cast<EventIdx>(k);
+    const uint16_t f = trace.flags[i];
+    const CatRole r = roles_[trace.cat[i]];
+    if (isGpuKernelRole(r)) ++nGpuEventsInTrace;
+    const bool noTs = !(f & ev::HasTs) || (f & ev::TsPresentNull);
+    if (noTs || (options.metadataAllM && trace.ph[i] == Ph::Metadata)) {
+      metadata.push_back(i);
+      continue;
+    }
+    const Ph ph = trace.ph[i];
+    if (ph == Ph::FlowStart || ph == Ph::FlowEnd) {
+      if (f & ev::HasId) flowPairs.emplace_back(corrKey(i), i);
+      continue;
+    }
+    if (!(f & ev::HasDur)) continue;
+    if (r == CatRole::UserAnnotation) {
+      if (!(f & ev::HasInputDims)) annotations.push_back(i);
+      continue;
+    }
+    if (r == CatRole::GpuUserAnnotation) {
+      gpuAnnotations.push_back(i);
+      if (f & ev::HasCorr) gpuPairs.emplace_back(corrKey(i), i);
+    } else if (isGpuKernelRole(r)) {
+      kernels.push_back(i);
+      if (f & ev::HasCorr) gpuPairs.emplace_back(corrKey(i), i);
+      kernelDurNsSum += trace.durNs[i];
+      if (trace.durNs[i] != 0 || (f & ev::DurInexact)) kernelDurNonZero = true;
+    }
+  }
+  gpuByCorr.build(std::move(gpuPairs));
+  flowsById.build(std::move(flowPairs));
+  std::stable_sort(annotations.begin(), annotations.end(),
+                   [&](EventIdx a, EventIdx b) { return trace.tsUs(a) < trace.tsUs(b); });
+
+  // Total GPU time (Python sum over the kernels) and the no-GPU-work check.
+  PyNum total = PyNum::fromInt(0);
+  for (EventIdx i : kernels) total = total + trace.durPy(i);
+  totalGpu_ = total;
+  noGpuWork = total.isInt ? total.i == 0 : total.d == 0.0;
+  (void)kernelDurNsSum;
+  (void)kernelDurNonZero;
+
+  // Collective kernel names (by name id; each distinct name is tested once).
+  collectiveName.assign(trace.strings.size(), false);
+  std::vector<uint8_t> tested(trace.strings.size(), 0);
+  for (EventIdx i : kernels) {
+    const StrId s = trace.name[i];
+    if (tested[s]) continue;
+    tested[s] = 1;
+    std::string_view nm = trace.strings.view(s);
+    if (containsCi(nm, "nccl") || containsCi(nm, "rccl") || containsCi(nm, "cross_device_reduce")) {
+      collectiveName[s] = true;
+      hasCollectives = true;
+    }
+  }
+}
+
+bool EventIndex::hasTs(EventIdx i) const {
+  const uint16_t f = trace_->flags[i];
+  return (f & ev::HasTs) && !(f & ev::TsPresentNull);
+}
+
+CorrKey EventIndex::corrKey(EventIdx i) const {
+  const uint16_t f = trace_->flags[i];
+  CorrKey k;
+  k.v = trace_->corr[i];
+  k.tag = (f & ev::CorrIsStr) ? 1 : (f & ev::CorrIsReal) ? 2 : 0;
+  return k;
+}
+
+bool EventIndex::isExtractionCpu(EventIdx i) const {
+  const uint16_t f = trace_->flags[i];
+  if (!(f & ev::HasTs) || (f & ev::TsPresentNull) || !(f & ev::HasDur)) return false;
+  const CatRole r = role(i);
+  return r == CatRole::Cpu || r == CatRole::UserAnnotation;
+}
+
+bool EventIndex::isCorrelatedCpu(EventIdx i) const {
+  const uint16_t f = trace_->flags[i];
+  if (!(f & ev::HasTs) || (f & ev::TsPresentNull) || !(f & ev::HasDur) || !(f & ev::HasCorr)) return false;
+  const Ph ph = trace_->ph[i];
+  if (ph == Ph::FlowStart || ph == Ph::FlowEnd) return false;
+  return role(i) == CatRole::Cpu;
+}
+
+std::pair<size_t, size_t> EventIndex::laneBounds(uint32_t lane, double aUs, double bUs) const {
+  const auto& evs = trace_->lanes[lane].events;
+  auto margin = [](double us) {
+    double ulp = std::nextafter(std::fabs(us), INFINITY) - std::fabs(us);
+    return static_cast<int64_t>(std::ceil(ulp * 1000.0)) * 2 + 2;
+  };
+  const auto aNs = static_cast<int64_t>(std::floor(aUs * 1000.0)) - margin(aUs);
+  const auto bNs = static_cast<int64_t>(std::ceil(bUs * 1000.0)) + margin(bUs);
+  const auto& ts = trace_->tsNs;
+  auto lo = std::lower_bound(evs.begin(), evs.end(), aNs, [&](EventIdx e, int64_t v) { return ts[e] < v; });
+  auto hi = std::upper_bound(lo, evs.end(), bNs, [&](int64_t v, EventIdx e) { return v < ts[e]; });
+  return {static_cast<size_t>(lo - evs.begin()), static_cast<size_t>(hi - evs.begin())};
+}
+
+} // namespace steadyscope::analysis

@@ -1,0 +1,296 @@
+// Stage 3: tiles, chunk selection, statistics, chunk files (spec §4.1–§4.5).
+#include <steadyscope/core/analysis/extraction.hpp>
+#include <steadyscope/core/analysis/pyfmt.hpp>
+#include <steadyscope/core/util/atomic_file.hpp>
+
+#include <isa-l/igzip_lib.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace steadyscope::analysis {
+
+namespace {
+
+PyNum pyMax(const PyNum& a, const PyNum& b) { return b > a ? b : a; }
+
+PyNum pyMedian(std::vector<PyNum> v) {
+  std::stable_sort(v.begin(), v.end(), [](const PyNum& x, const PyNum& y) { return x < y; });
+  const size_t n = v.size();
+  if (n % 2) return v[n / 2];
+  return PyNum::fromReal((v[n / 2 - 1] + v[n / 2]).asDouble() / 2.0);
+}
+
+} // namespace
+
+TileSet buildTiles(const EventIndex& index, const std::vector<EventIdx>& roots) {
+  const Trace& t = index.trace();
+  TileSet out;
+  std::vector<uint32_t> laneOrder;
+  std::unordered_map<uint32_t, std::vector<EventIdx>> groups;
+  for (EventIdx r : roots) {
+    auto [it, fresh] = groups.try_emplace(t.lane[r]);
+    if (fresh) laneOrder.push_back(t.lane[r]);
+    it->second.push_back(r);
+  }
+  for (uint32_t lane : laneOrder) {
+    auto& g = groups[lane];
+    std::stable_sort(g.begin(), g.end(), [&](EventIdx a, EventIdx b) { return index.tsPy(a) < index.tsPy(b); });
+    std::vector<Tile> tiles(g.size());
+    std::vector<PyNum> lengths;
+    for (size_t k = 0; k + 1 < g.size(); ++k) {
+      const PyNum ts = index.tsPy(g[k]), end = index.endPy(g[k]), next = index.tsPy(g[k + 1]);
+      if (next >= end) {
+        tiles[k] = {ts, next};
+      } else {
+        tiles[k] = {ts, end};
+        ++out.overlaps;
+      }
+      lengths.push_back(tiles[k].b - tiles[k].a);
+    }
+    const EventIdx last = g.back();
+    if (g.size() >= 2) {
+      const PyNum ts = index.tsPy(last);
+      tiles.back() = {ts, pyMax(index.endPy(last), ts + pyMedian(lengths))};
+    } else {
+      tiles.back() = {index.tsPy(last), index.endPy(last)};
+    }
+    for (size_t k = 0; k < g.size(); ++k) {
+      out.byKey[{lane, index.tsUs(g[k])}] = tiles[k];
+      out.maxEnd = out.maxEnd ? pyMax(*out.maxEnd, tiles[k].b) : tiles[k].b;
+    }
+  }
+  return out;
+}
+
+Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root) {
+  auto it = tiles.byKey.find({index.trace().lane[root], index.tsUs(root)});
+  if (it != tiles.byKey.end()) return it->second;
+  return {index.tsPy(root), index.endPy(root)};
+}
+
+ChunkSelection selectChunk(const EventIndex& index, const std::vector<EventIdx>& roots, const TileSet* globalTiles,
+                           const ExtractionOptions& options) {
+  const Trace& t = index.trace();
+  ChunkSelection sel;
+  TileSet local;
+  const TileSet* tiles = globalTiles;
+  if (!tiles) {
+    local = buildTiles(index, roots);
+    tiles = &local;
+  }
+  std::optional<PyNum> maxEnd = globalTiles ? globalTiles->maxEnd : std::nullopt;
+  for (EventIdx r : roots) {
+    Tile w = windowOf(index, *tiles, r);
+    sel.windows.push_back(w);
+    maxEnd = maxEnd ? pyMax(*maxEnd, w.b) : w.b;
+  }
+  std::unordered_set<EventIdx> seenGpu;
+  std::vector<EventIdx> cpu;
+  std::vector<CorrKey> corrs;
+  PyNum busy = PyNum::fromInt(0), span = PyNum::fromInt(0);
+  for (size_t k = 0; k < roots.size(); ++k) {
+    const Tile& w = sel.windows[k];
+    const double a = w.a.asDouble(), b = w.b.asDouble();
+    const PyNum len = w.b - w.a;
+    const double lenD = len.asDouble();
+    const bool last = maxEnd && !(w.b < *maxEnd) && !(*maxEnd < w.b);
+    cpu.clear();
+    for (uint32_t l = 0; l < t.lanes.size(); ++l) {
+      index.forEachInLane(l, a, b, [&](EventIdx e) {
+        if (!index.isExtractionCpu(e)) return;
+        const double ts = index.tsUs(e);
+        if (!(a <= ts && (ts < b || (last && ts == b)))) return;
+        if (!(index.durUs(e) <= lenD)) return;
+        cpu.push_back(e);
+      });
+    }
+    std::sort(cpu.begin(), cpu.end(), [&](EventIdx x, EventIdx y) {
+      const double tx = index.tsUs(x), ty = index.tsUs(y);
+      return tx != ty ? tx < ty : x < y;
+    });
+    sel.events.insert(sel.events.end(), cpu.begin(), cpu.end());
+    // The window's correlation set, iterated in CPython set order (it fixes
+    // the order of the float sum below); first-appearance order for
+    // non-integer ids, whose Python hash order is unspecified.
+    corrs.clear();
+    bool allInt = true;
+    std::vector<int64_t> ints;
+    for (EventIdx e : cpu) {
+      if (!index.hasCorr(e)) continue;
+      CorrKey ck = index.corrKey(e);
+      if (ck.tag != 0) allInt = false;
+      corrs.push_back(ck);
+      ints.push_back(ck.v);
+    }
+    std::vector<CorrKey> order;
+    if (allInt) {
+      for (int64_t v : cpythonSetOrder(ints)) order.push_back({v, 0});
+    } else {
+      for (const CorrKey& ck : corrs)
+        if (std::find(order.begin(), order.end(), ck) == order.end()) order.push_back(ck);
+    }
+    for (const CorrKey& ck : order) {
+      for (EventIdx f : index.flowsById.eventsOf(ck)) {
+        if (options.flowsAc2gOnly && t.catOf(f) != "ac2g") continue;
+        sel.events.push_back(f);
+      }
+    }
+    std::optional<PyNum> lo, hi;
+    for (const CorrKey& ck : order) {
+      for (EventIdx g : index.gpuByCorr.eventsOf(ck)) {
+        if (options.dedupeGpuEvents && !seenGpu.insert(g).second) continue;
+        sel.events.push_back(g);
+        if (options.gpuAnnotationsNotWork && index.role(g) == CatRole::GpuUserAnnotation) continue;
+        ++sel.stats.numGpuEvents;
+        busy = busy + index.durPy(g);
+        const PyNum ts = index.tsPy(g), end = index.endPy(g);
+        if (!lo || ts < *lo) lo = ts;
+        if (!hi || end > *hi) hi = end;
+      }
+    }
+    if (lo) span = span + (*hi - *lo);
+  }
+  sel.events.insert(sel.events.end(), index.metadata.begin(), index.metadata.end());
+  sel.stats.eventCount = static_cast<int64_t>(sel.events.size());
+  sel.stats.gpuBusyDuration = busy;
+  sel.stats.gpuDuration = span;
+  return sel;
+}
+
+std::optional<int64_t> firstInputDim(const Trace& trace, EventIdx i) {
+  if (!trace.has(i, ev::HasInputDims)) return std::nullopt;
+  std::string_view raw = trace.rawText(i);
+  simdjson::padded_string padded(raw);
+  simdjson::ondemand::parser parser;
+  simdjson::ondemand::document doc;
+  if (parser.iterate(padded).get(doc)) return std::nullopt;
+  simdjson::ondemand::object obj;
+  if (doc.get_object().get(obj)) return std::nullopt;
+  simdjson::ondemand::value args;
+  if (obj.find_field_unordered("args").get(args)) return std::nullopt;
+  simdjson::ondemand::value dims;
+  if (args.find_field_unordered("Input Dims").get(dims)) return std::nullopt;
+  simdjson::ondemand::array outer;
+  if (dims.get_array().get(outer)) return std::nullopt;
+  for (auto first : outer) {
+    simdjson::ondemand::array inner;
+    if (first.get_array().get(inner)) return std::nullopt;
+    for (auto d : inner) {
+      int64_t v = 0;
+      if (d.get_int64().get(v)) return std::nullopt;
+      return v;
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::vector<int64_t> batchOverrideValues(const EventIndex& index, const std::vector<EventIdx>& events) {
+  const Trace& t = index.trace();
+  std::unordered_map<StrId, bool> nameHit;
+  std::vector<int64_t> values;
+  for (EventIdx e : events) {
+    auto [it, fresh] = nameHit.try_emplace(t.name[e], false);
+    if (fresh) {
+      std::string_view nm = t.nameOf(e);
+      it->second = nm.find("vllm::unified_attention_with_output") != std::string_view::npos ||
+                   nm.find("sgl_kernel::sgl_per_token_group_quant_8bit") != std::string_view::npos;
+    }
+    if (!it->second) continue;
+    if (auto v = firstInputDim(t, e)) values.push_back(*v);
+  }
+  return cpythonSetOrder(values);
+}
+
+namespace {
+
+class GzipChunkWriter {
+public:
+  explicit GzipChunkWriter(AtomicFileWriter& out) : out_(out) {
+    isal_deflate_init(&strm_);
+    levelBuf_.resize(ISAL_DEF_LVL1_DEFAULT);
+    strm_.level = 1;
+    strm_.level_buf = levelBuf_.data();
+    strm_.level_buf_size = static_cast<uint32_t>(levelBuf_.size());
+    strm_.gzip_flag = IGZIP_GZIP;
+    outBuf_.resize(1 << 20);
+  }
+  Expected<void> append(std::string_view s) {
+    pending_.append(s);
+    if (pending_.size() >= (1u << 20)) return flush(false);
+    return {};
+  }
+  Expected<void> finish() { return flush(true); }
+
+private:
+  Expected<void> flush(bool end) {
+    strm_.next_in = reinterpret_cast<uint8_t*>(pending_.data());
+    strm_.avail_in = static_cast<uint32_t>(pending_.size());
+    strm_.end_of_stream = end ? 1 : 0;
+    strm_.flush = NO_FLUSH;
+    do {
+      strm_.next_out = outBuf_.data();
+      strm_.avail_out = static_cast<uint32_t>(outBuf_.size());
+      if (isal_deflate(&strm_) != COMP_OK) return makeError(Error::Kind::Internal, "", "gzip compression failed");
+      const size_t produced = outBuf_.size() - strm_.avail_out;
+      if (produced) {
+        auto w = out_.write(std::string_view(reinterpret_cast<const char*>(outBuf_.data()), produced));
+        if (!w) return w;
+      }
+    } while (strm_.avail_in > 0 || strm_.avail_out == 0 || (end && strm_.internal_state.state != ZSTATE_END));
+    pending_.clear();
+    return {};
+  }
+  AtomicFileWriter& out_;
+  isal_zstream strm_{};
+  std::vector<uint8_t> levelBuf_;
+  std::vector<uint8_t> outBuf_;
+  std::string pending_;
+};
+
+} // namespace
+
+Expected<void> writeChunkFile(const Trace& trace, const std::vector<EventIdx>* events, const std::string& path) {
+  AtomicFileWriter file;
+  if (auto o = file.open(path); !o) return o;
+  GzipChunkWriter gz(file);
+  auto put = [&](std::string_view s) { return gz.append(s); };
+  Expected<void> st;
+  if (!(st = put("{"))) return st;
+  bool firstKey = true;
+  auto sep = [&]() -> Expected<void> {
+    if (!firstKey) return put(", ");
+    firstKey = false;
+    return {};
+  };
+  auto writeEvents = [&]() -> Expected<void> {
+    Expected<void> s2;
+    if (!(s2 = sep())) return s2;
+    if (!(s2 = put("\"traceEvents\": ["))) return s2;
+    const size_t n = events ? events->size() : trace.size();
+    for (size_t k = 0; k < n; ++k) {
+      const EventIdx e = events ? (*events)[k] : static_cast<EventIdx>(k);
+      if (k && !(s2 = put(", "))) return s2;
+      if (!(s2 = put(trace.rawText(e)))) return s2;
+    }
+    return put("]");
+  };
+  const size_t pos = std::min(trace.traceEventsPosition, trace.topLevel.size());
+  for (size_t k = 0; k <= trace.topLevel.size(); ++k) {
+    if (k == pos && !(st = writeEvents())) return st;
+    if (k == trace.topLevel.size()) break;
+    const TopLevelEntry& e = trace.topLevel[k];
+    if (e.key == "traceEvents") continue;
+    if (!(st = sep()) || !(st = put(e.rawKey)) || !(st = put(": ")) || !(st = put(e.rawValue))) return st;
+  }
+  if (!(st = put("}"))) return st;
+  if (!(st = gz.finish())) return st;
+  return file.commit();
+}
+
+} // namespace steadyscope::analysis
