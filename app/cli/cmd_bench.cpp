@@ -1,11 +1,130 @@
-// Placeholder until the bench command lands.
+// steadyscope-cli bench load FILE | bench split TRACE: measurements, not tests.
 #include "commands.hpp"
 
+#if __has_include("bench_split.hpp")
+#include "bench_split.hpp"
+#define STEADYSCOPE_HAVE_BENCH_SPLIT 1
+#endif
+
+#include <steadyscope/core/io/baselines.hpp>
+#include <steadyscope/core/io/loader.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
 
 namespace steadyscope::cli {
-int cmdBench(const Args&) {
-  std::fputs("steadyscope-cli bench: not implemented yet\n", stderr);
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Samples RssAnon every millisecond to find the peak anonymous memory of a phase.
+class AnonSampler {
+public:
+  AnonSampler() : th_([this] {
+      while (!stop_.load()) {
+        uint64_t a = readMemoryFigures().rssAnon;
+        uint64_t cur = peak_.load();
+        while (a > cur && !peak_.compare_exchange_weak(cur, a)) {}
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }) {}
+  uint64_t stop() {
+    stop_ = true;
+    th_.join();
+    return std::max(peak_.load(), readMemoryFigures().rssAnon);
+  }
+private:
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> peak_{0};
+  std::thread th_;
+};
+
+double mib(uint64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0); }
+
+int benchLoad(const Args& args) {
+  std::string path;
+  int runs = 3;
+  unsigned threads = 2;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--runs" && i + 1 < args.size()) runs = std::max(1, std::atoi(args[++i].c_str()));
+    else if (args[i] == "--threads" && i + 1 < args.size()) threads = static_cast<unsigned>(std::max(1, std::atoi(args[++i].c_str())));
+    else if (path.empty()) path = args[i];
+  }
+  if (path.empty()) {
+    std::fputs("Usage: steadyscope-cli bench load FILE [--runs N] [--threads T]\n", stderr);
+    return 2;
+  }
+  std::printf("bench load %s  (threads %u, runs %d)\n", path.c_str(), threads, runs);
+  MemoryFigures before = readMemoryFigures();
+  std::vector<double> times;
+  TracePtr keep;
+  uint64_t peakAnon = 0;
+  for (int r = 0; r < runs; ++r) {
+    AnonSampler sampler;
+    auto t0 = Clock::now();
+    auto res = loadTrace(path, LoadOptions{.threads = threads});
+    double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    uint64_t peak = sampler.stop();
+    if (!res) {
+      std::fprintf(stderr, "steadyscope-cli bench: %s\n", res.error().describe().c_str());
+      return 1;
+    }
+    if (r == 0) peakAnon = peak;
+    times.push_back(s);
+    keep = res.value();  // the previous model is released here
+    std::printf("  run %d: load %.3f s\n", r + 1, s);
+  }
+  MemoryFigures after = readMemoryFigures();
+  const Trace& t = *keep;
+  std::sort(times.begin(), times.end());
+  double best = times.front(), median = times[times.size() / 2];
+  double gb = static_cast<double>(t.stats.jsonBytes) / 1e9;
+  std::printf("load: best %.3f s, median %.3f s; %.2f GB/s of JSON; %.2f M events/s (%zu events, %.3f GB JSON, %s)\n",
+              best, median, gb / best, static_cast<double>(t.size()) / best / 1e6, t.size(), gb,
+              t.stats.compression.c_str());
+  std::printf("memory: peak anonymous during first load %.1f MiB (RssAnon sampled every 1 ms; %.1f MiB before); "
+              "VmHWM %.1f MiB (includes file-backed text pages); now RssAnon %.1f MiB, RssFile %.1f MiB\n",
+              mib(peakAnon), mib(before.rssAnon), mib(after.vmHwm), mib(after.rssAnon), mib(after.rssFile));
+  std::printf("model: %.1f bytes/event of columns\n",
+              static_cast<double>(t.size() * (8 + 8 + 8 + 4 + 4 + 2 + 1 + 2 + 4 + 2 + 8 + 8)) / static_cast<double>(std::max<size_t>(1, t.size())));
+  // Baselines on the same text in the same process.
+  auto bare = baselineBareParse(t.source->text(), threads, 4u << 20);
+  if (bare) {
+    double bs = bare->seconds;
+    std::printf("baseline bare On-Demand pass (%u threads, same pieces): %.3f s, %.2f GB/s -> load/bare = %.2fx\n",
+                threads, bs, gb / bs, best / bs);
+  }
+  if (t.stats.compression != "none") {
+    auto dec = baselineDecompress(path);
+    if (dec && dec->seconds > 0)
+      std::printf("baseline decompression alone (ISA-L, reused 1 MiB buffer): %.3f s, %.2f GB/s out -> load/decompress = %.2fx\n",
+                  dec->seconds, static_cast<double>(dec->bytes) / 1e9 / dec->seconds, best / dec->seconds);
+  }
+  return 0;
+}
+
+} // namespace
+
+int cmdBench(const Args& args) {
+  if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+    std::puts("Usage: steadyscope-cli bench load FILE [--runs N] [--threads T]\n"
+              "       steadyscope-cli bench split TRACE [split options]");
+    return args.empty() ? 2 : 0;
+  }
+  Args rest(args.begin() + 1, args.end());
+  if (args[0] == "load") return benchLoad(rest);
+#ifdef STEADYSCOPE_HAVE_BENCH_SPLIT
+  if (args[0] == "split") return benchSplit(rest);
+#endif
+  std::fprintf(stderr, "steadyscope-cli bench: unknown benchmark '%s'\n", args[0].c_str());
   return 2;
 }
+
 } // namespace steadyscope::cli

@@ -25,11 +25,65 @@ const std::array<AnomalyInfo, A_Count> kAnomalyInfo = {{
     {"dur_not_number", "dur written as a string or other non-number: treated as missing"},
 }};
 
+namespace {
+inline uint64_t load64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+inline uint64_t cheapHash(std::string_view s) {
+  uint64_t h = s.size() * 0x9E3779B97F4A7C15ull;
+  size_t n = s.size();
+  if (n >= 8) {
+    h ^= load64(s.data()) * 0xC2B2AE3D27D4EB4Full;
+    h = (h << 31) | (h >> 33);
+    h ^= load64(s.data() + n - 8) * 0x165667B19E3779F9ull;
+    h = (h << 27) | (h >> 37);
+    h ^= load64(s.data() + n / 2 - 4) * 0x27D4EB2F165667C5ull;
+  } else {
+    for (char c : s) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001B3ull;
+  }
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 32;
+  return h;
+}
+} // namespace
+
+LocalInterner::LocalInterner() {
+  table_.assign(1024, 0);
+  mask_ = table_.size() - 1;
+  intern("");  // id 0 is the empty string, as in StringPool
+}
+
+void LocalInterner::grow() {
+  std::vector<uint32_t> t(table_.size() * 2, 0);
+  size_t m = t.size() - 1;
+  for (uint32_t id = 0; id < hashes_.size(); ++id) {
+    size_t k = hashes_[id] & m;
+    while (t[k]) k = (k + 1) & m;
+    t[k] = id + 1;
+  }
+  table_.swap(t);
+  mask_ = m;
+}
+
 uint32_t LocalInterner::intern(std::string_view s) {
-  if (auto it = map_.find(s); it != map_.end()) return it->second;
+  uint64_t h = cheapHash(s);
+  size_t k = h & mask_;
+  while (uint32_t e = table_[k]) {
+    uint32_t id = e - 1;
+    if (hashes_[id] == h) {
+      const std::string& x = strings_[id];
+      if (x.size() == s.size() && std::memcmp(x.data(), s.data(), s.size()) == 0) return id;
+    }
+    k = (k + 1) & mask_;
+  }
   strings_.emplace_back(s);
   uint32_t id = static_cast<uint32_t>(strings_.size() - 1);
-  map_.emplace(std::string_view(strings_.back()), id);
+  hashes_.push_back(h);
+  table_[k] = id + 1;
+  if (strings_.size() * 2 > table_.size()) grow();
   return id;
 }
 
@@ -64,6 +118,18 @@ inline Ph phFromChar(std::string_view s) {
     case 'C': return Ph::Counter;
     default: return Ph::Other;
   }
+}
+
+/// The content of a JSON string token without unescaping when it has no
+/// escapes (the common case); false when it needs the slow path.
+inline bool plainString(std::string_view tok, std::string_view& out) {
+  while (!tok.empty() && (tok.back() == ' ' || tok.back() == '\n' || tok.back() == '\r' || tok.back() == '\t'))
+    tok.remove_suffix(1);
+  if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return false;
+  std::string_view body = tok.substr(1, tok.size() - 2);
+  if (std::memchr(body.data(), '\\', body.size())) return false;
+  out = body;
+  return true;
 }
 
 } // namespace
@@ -151,7 +217,7 @@ bool EventParser::parsePiece(std::string_view text, const Piece& piece, LocalCol
   buf[0] = '[';
   std::memcpy(buf + 1, text.data() + piece.begin, len);
   buf[len + 1] = ']';
-  std::memset(buf + len + 2, ' ', impl_->capacity - need);  // padding must be whitespace-safe
+  std::memset(buf + need, ' ', std::min<size_t>(SIMDJSON_PADDING, impl_->capacity - need));  // only the padding
   auto where = [&](const char* loc) -> uint64_t {
     if (!loc) return piece.begin;
     ptrdiff_t d = loc - buf - 1;
@@ -207,7 +273,7 @@ bool EventParser::parsePiece(std::string_view text, const Piece& piece, LocalCol
         case 'p':
           if (KEY_IS(k, "ph")) {
             std::string_view s;
-            if (!fv.get_string().get(s)) f.ph = phFromChar(s);
+            if (plainString(fv.raw_json_token(), s) || !fv.get_string().get(s)) f.ph = phFromChar(s);
             else f.ph = Ph::Other;
           } else if (KEY_IS(k, "pid")) {
             if (!readKey(fv, out, f.pid)) f.pid = {};
@@ -259,7 +325,7 @@ bool EventParser::parsePiece(std::string_view text, const Piece& piece, LocalCol
         case 'n':
           if (KEY_IS(k, "name")) {
             std::string_view s;
-            if (!fv.get_string().get(s)) f.name = out.strings.intern(s);
+            if (plainString(fv.raw_json_token(), s) || !fv.get_string().get(s)) f.name = out.strings.intern(s);
             else {
               std::string_view tok = fv.raw_json_token();
               {
@@ -272,7 +338,7 @@ bool EventParser::parsePiece(std::string_view text, const Piece& piece, LocalCol
         case 'c':
           if (KEY_IS(k, "cat")) {
             std::string_view s;
-            if (!fv.get_string().get(s)) f.catStr = static_cast<int32_t>(out.strings.intern(s));
+            if (plainString(fv.raw_json_token(), s) || !fv.get_string().get(s)) f.catStr = static_cast<int32_t>(out.strings.intern(s));
           }
           break;
         case 'i':
@@ -331,27 +397,34 @@ bool EventParser::parsePiece(std::string_view text, const Piece& piece, LocalCol
     out.length.push_back(0);  // fixed below from the next start
     starts.push_back(where(startLoc));
     out.name.push_back(f.name);
-    uint16_t catIdx;
-    uint32_t catKey = f.catStr < 0 ? UINT32_MAX : static_cast<uint32_t>(f.catStr);
-    if (auto it = out.catIndex.find(catKey); it != out.catIndex.end()) {
-      catIdx = it->second;
+    int32_t* slot;
+    if (f.catStr < 0) {
+      slot = &out.catMissing;
     } else {
-      catIdx = static_cast<uint16_t>(out.catStr.size());
-      out.catStr.push_back(catKey);
-      out.catIndex.emplace(catKey, catIdx);
+      size_t cs = static_cast<size_t>(f.catStr);
+      if (cs >= out.catIndexByStr.size()) out.catIndexByStr.resize(cs + 64, -1);
+      slot = &out.catIndexByStr[cs];
     }
-    out.cat.push_back(catIdx);
+    if (*slot < 0) {
+      *slot = static_cast<int32_t>(out.catStr.size());
+      out.catStr.push_back(f.catStr < 0 ? UINT32_MAX : static_cast<uint32_t>(f.catStr));
+    }
+    out.cat.push_back(static_cast<uint16_t>(*slot));
     out.ph.push_back(f.ph);
     out.flags.push_back(f.flags);
     LocalKey lk{f.pid, f.tid};
     uint32_t laneIdx;
-    if (auto it = out.laneIndex.find(lk); it != out.laneIndex.end()) {
+    if (out.lastLane != UINT32_MAX && out.lastLaneKey == lk) {
+      laneIdx = out.lastLane;
+    } else if (auto it = out.laneIndex.find(lk); it != out.laneIndex.end()) {
       laneIdx = it->second;
     } else {
       laneIdx = static_cast<uint32_t>(out.lanes.size());
       out.lanes.push_back(lk);
       out.laneIndex.emplace(lk, laneIdx);
     }
+    out.lastLaneKey = lk;
+    out.lastLane = laneIdx;
     out.lane.push_back(laneIdx);
     if (f.flags & ev::TsInexact) out.exactTs.emplace_back(evIdx, f.exactTs);
     if (f.flags & ev::DurInexact) out.exactDur.emplace_back(evIdx, f.exactDur);

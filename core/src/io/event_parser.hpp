@@ -29,14 +29,20 @@ struct AnomalyCounter {
 };
 
 /// Interns strings per thread; ids are local and remapped when merging.
+/// Open addressing with a cheap hash (length + three 8-byte samples); equality
+/// is always confirmed with memcmp. Kernel names run to ~1 KB, so hashing
+/// every byte of every name would cost more than parsing it.
 class LocalInterner {
 public:
-  LocalInterner() { intern(""); }  // id 0 is the empty string, as in StringPool
+  LocalInterner();
   uint32_t intern(std::string_view s);
   const std::deque<std::string>& strings() const { return strings_; }
 private:
+  void grow();
   std::deque<std::string> strings_;
-  std::unordered_map<std::string_view, uint32_t> map_;
+  std::vector<uint64_t> hashes_;   // per id
+  std::vector<uint32_t> table_;    // id + 1, 0 = empty
+  size_t mask_ = 0;
 };
 
 struct LocalKey {
@@ -61,9 +67,12 @@ struct LocalColumns {
   std::vector<Ph> ph;
   LocalInterner strings;       // names, categories, string pids/tids, meta names
   std::vector<uint32_t> catStr;  // local cat index -> interner id
-  std::unordered_map<uint32_t, uint16_t> catIndex;
+  std::vector<int32_t> catIndexByStr;  // interner id -> local cat index (-1 none)
+  int32_t catMissing = -1;
   std::unordered_map<LocalKey, uint32_t, LocalKeyHash> laneIndex;
   std::vector<LocalKey> lanes;
+  LocalKey lastLaneKey;
+  uint32_t lastLane = UINT32_MAX;
   std::vector<std::pair<uint32_t, double>> exactTs, exactDur;
   std::vector<MetaRecord> meta;
   std::array<AnomalyCounter, A_Count> anomalies{};

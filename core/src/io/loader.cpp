@@ -5,6 +5,9 @@
 #include "io/source.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 #include <unordered_map>
@@ -59,6 +62,17 @@ ParseResult parseAll(std::string_view text, const std::vector<Piece>& pieces, un
   while (bounds.size() < threads + 1) bounds.push_back(pieces.size());
   bounds.back() = pieces.size();
   res.cols.resize(threads);
+  // Reserve generously: untouched capacity costs no memory (pages are faulted on
+  // first write), and thread 0's columns can then absorb the others without a copy of its own.
+  for (unsigned t = 0; t < threads; ++t) {
+    uint64_t bytes = 0;
+    for (size_t i = bounds[t]; i < bounds[t + 1]; ++i) bytes += pieces[i].end - pieces[i].begin;
+    size_t est = static_cast<size_t>((t == 0 ? total : bytes) / 120 + 1024);
+    auto& c = res.cols[t];
+    c.tsNs.reserve(est); c.durNs.reserve(est); c.corr.reserve(est); c.extId.reserve(est);
+    c.offset.reserve(est); c.length.reserve(est); c.name.reserve(est); c.lane.reserve(est);
+    c.cat.reserve(est); c.flags.reserve(est); c.ph.reserve(est);
+  }
   std::vector<ParseFailure> fails(threads);
   std::vector<char> failed(threads, 0), cancelled(threads, 0);
   auto work = [&](unsigned t) {
@@ -85,20 +99,35 @@ ParseResult parseAll(std::string_view text, const std::vector<Piece>& pieces, un
 
 template <typename T>
 void moveColumn(std::vector<T>& dst, std::vector<LocalColumns>& cols, std::vector<T> LocalColumns::*member, size_t n) {
-  dst.clear();
-  dst.reserve(n);
-  for (auto& c : cols) {
-    auto& v = c.*member;
+  // Thread 0's column becomes the result (it was reserved for the whole file);
+  // the others are appended and released one column at a time (low peak memory).
+  dst = std::move(cols[0].*member);
+  if (dst.capacity() < n) dst.reserve(n);
+  for (size_t t = 1; t < cols.size(); ++t) {
+    auto& v = cols[t].*member;
     dst.insert(dst.end(), v.begin(), v.end());
     std::vector<T>().swap(v);
   }
 }
 
+
+
+struct PhaseTimer {
+  bool on = std::getenv("STEADYSCOPE_LOAD_TIMING") != nullptr;
+  std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+  void mark(const char* what) {
+    if (!on) return;
+    auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "[load] %-18s %8.1f ms\n", what, std::chrono::duration<double, std::milli>(now - t).count());
+    t = now;
+  }
+};
+
 void addAnomaly(std::array<AnomalyCounter, A_Count>& a, AnomalyCode code, int64_t ev) {
   if (a[code].count++ == 0) a[code].first = ev;
 }
 
-void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
+void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTimer& timer) {
   const size_t n = tr.size();
   // ---- per-ph / per-cat counts, span, simple anomalies ----
   std::vector<uint64_t> catCount(tr.categories.size(), 0);
@@ -136,6 +165,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   tr.stats.firstTsNs = firstTs == INT64_MAX ? 0 : firstTs;
   tr.stats.lastEndNs = lastEnd == INT64_MIN ? 0 : lastEnd;
 
+  timer.mark(" counts");
   // ---- lanes: events with a ts, sorted by (ts, longer first, file order) ----
   std::vector<uint32_t> laneCount(tr.lanes.size(), 0);
   for (EventIdx i = 0; i < n; ++i)
@@ -153,6 +183,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
       std::sort(lane.events.begin(), lane.events.end(), less);
   }
 
+  timer.mark(" lanes");
   // ---- B/E pairing per lane (the stack discipline of the trace-event format) ----
   std::vector<EventIdx> stack;
   for (auto& lane : tr.lanes) {
@@ -178,6 +209,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
     }
   }
 
+  timer.mark(" B/E");
   // ---- nesting depth per lane ----
   tr.depth.assign(n, 0);
   std::vector<int64_t> ends;
@@ -201,11 +233,19 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
     lane.maxDepth = maxDepth;
   }
 
+  timer.mark(" depth");
   // ---- GPU busy union per device (GPU pid), links, flows ----
+  // Correlation and flow ids are dense small integers in practice: use flat
+  // arrays indexed by id, and hash sets only for ids outside [0, 4n + 2^20).
+  const int64_t denseLimit = static_cast<int64_t>(4 * n + (1u << 20));
+  std::vector<uint8_t> cpuCorrDense, flowDense;
+  std::unordered_set<int64_t> cpuCorrSparse;
+  std::unordered_map<int64_t, uint8_t> flowSparse;
+  auto dense = [&](std::vector<uint8_t>& v, int64_t id) -> uint8_t& {
+    if (static_cast<size_t>(id) >= v.size()) v.resize(std::max<size_t>(static_cast<size_t>(id) + 1, v.size() * 2), 0);
+    return v[static_cast<size_t>(id)];
+  };
   std::map<JsonKey, std::vector<Interval>> perDevice;
-  std::unordered_set<int64_t> cpuCorr;
-  cpuCorr.reserve(n / 8 + 16);
-  std::unordered_map<int64_t, uint8_t> flowSides;
   for (EventIdx i = 0; i < n; ++i) {
     CatClass c = tr.classOf(i);
     uint16_t fl = tr.flags[i];
@@ -214,23 +254,41 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
       if ((fl & ev::HasTs) && (fl & ev::HasDur) && tr.durNs[i] > 0)
         perDevice[tr.lanes[tr.lane[i]].pid].push_back({tr.tsNs[i], tr.tsNs[i] + tr.durNs[i]});
     } else if ((fl & ev::HasCorr) && !(fl & ev::CorrIsStr) && c != CatClass::GpuUserAnnotation) {
-      cpuCorr.insert(tr.corr[i]);
+      int64_t id = tr.corr[i];
+      if (id >= 0 && id < denseLimit) dense(cpuCorrDense, id) = 1;
+      else cpuCorrSparse.insert(id);
     }
-    if ((tr.ph[i] == Ph::FlowStart || tr.ph[i] == Ph::FlowEnd) && (fl & ev::HasId) && !(fl & ev::CorrIsStr))
-      flowSides[tr.corr[i]] |= tr.ph[i] == Ph::FlowStart ? 1 : 2;
+    if ((tr.ph[i] == Ph::FlowStart || tr.ph[i] == Ph::FlowEnd) && (fl & ev::HasId) && !(fl & ev::CorrIsStr)) {
+      int64_t id = tr.corr[i];
+      uint8_t bit = tr.ph[i] == Ph::FlowStart ? 1 : 2;
+      if (id >= 0 && id < denseLimit) dense(flowDense, id) |= bit;
+      else flowSparse[id] |= bit;
+    }
   }
+  auto hasCpuCorr = [&](int64_t id) {
+    if (id >= 0 && id < denseLimit) return static_cast<size_t>(id) < cpuCorrDense.size() && cpuCorrDense[static_cast<size_t>(id)];
+    return cpuCorrSparse.count(id) > 0;
+  };
+  auto flowBits = [&](int64_t id) -> uint8_t {
+    if (id >= 0 && id < denseLimit) return static_cast<size_t>(id) < flowDense.size() ? flowDense[static_cast<size_t>(id)] : 0;
+    auto it = flowSparse.find(id);
+    return it == flowSparse.end() ? 0 : it->second;
+  };
   for (EventIdx i = 0; i < n; ++i) {
+    Ph ph = tr.ph[i];
+    if (ph == Ph::FlowStart || ph == Ph::FlowEnd) {
+      if ((tr.flags[i] & ev::HasId) && !(tr.flags[i] & ev::CorrIsStr) && flowBits(tr.corr[i]) != 3)
+        addAnomaly(anomalies, A_FlowWithoutPeer, i);
+      continue;
+    }
     if (!isGpuWork(tr.classOf(i))) continue;
     if (!(tr.flags[i] & ev::HasCorr)) addAnomaly(anomalies, A_GpuWithoutCorrelation, i);
-    else if (!cpuCorr.count(tr.corr[i])) addAnomaly(anomalies, A_KernelWithoutLaunch, i);
+    else if (!hasCpuCorr(tr.corr[i])) addAnomaly(anomalies, A_KernelWithoutLaunch, i);
   }
-  for (EventIdx i = 0; i < n; ++i) {
-    if ((tr.ph[i] == Ph::FlowStart || tr.ph[i] == Ph::FlowEnd) && (tr.flags[i] & ev::HasId) &&
-        !(tr.flags[i] & ev::CorrIsStr) && flowSides[tr.corr[i]] != 3)
-      addAnomaly(anomalies, A_FlowWithoutPeer, i);
-  }
+  timer.mark(" links/flows");
   for (auto& [pid, iv] : perDevice) {
-    std::sort(iv.begin(), iv.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+    auto byBegin = [](const Interval& a, const Interval& b) { return a.begin < b.begin; };
+    if (!std::is_sorted(iv.begin(), iv.end(), byBegin)) std::sort(iv.begin(), iv.end(), byBegin);
     DeviceBusy db;
     db.pid = pid;
     for (const auto& x : iv) {
@@ -280,10 +338,13 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
     return e;
   }
   size_t pieceBytes = std::max<size_t>(opt.pieceBytes, 4096);
+  PhaseTimer timer;
   TopLevelLayout layout;
   ScanError serr;
   if (!scanTopLevel(text, pieceBytes, false, layout, serr)) return scanToError(path, serr);
+  timer.mark("scan");
   ParseResult pr = parseAll(text, layout.pieces, opt.threads, control);
+  timer.mark("parse");
   if (pr.cancelled) {
     Error e = makeError(Error::Kind::Cancelled, path, "loading cancelled");
     e.code = "cancelled";
@@ -397,6 +458,7 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
       base += c.size();
     }
   }
+  timer.mark("remap");
   moveColumn(tr->tsNs, pr.cols, &LocalColumns::tsNs, n);
   moveColumn(tr->durNs, pr.cols, &LocalColumns::durNs, n);
   moveColumn(tr->offset, pr.cols, &LocalColumns::offset, n);
@@ -414,7 +476,9 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
     e.code = "cancelled";
     return e;
   }
-  finalize(*tr, anomalies);
+  timer.mark("merge");
+  finalize(*tr, anomalies, timer);
+  timer.mark("finalize");
   if (control) {
     control->addEvents(n);
     control->setStage(StageDone);

@@ -1,0 +1,31 @@
+#pragma once
+// Raw baselines the loader is measured against (used by `steadyscope-cli bench`):
+// the same pieces parsed by a bare simdjson On-Demand pass that touches every
+// field of every event and stores nothing, and decompression alone.
+#include <steadyscope/core/util/error.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace steadyscope {
+
+struct BaselineResult {
+  double seconds = 0;
+  uint64_t bytes = 0;   // bytes of JSON text processed / produced
+  uint64_t events = 0;  // events visited (parse baseline only)
+};
+
+/// Bare On-Demand pass over traceEvents of `text`, pieces and threads as the loader.
+Expected<BaselineResult> baselineBareParse(std::string_view text, unsigned threads, size_t pieceBytes);
+
+/// Decompression alone (gzip/zip/zstd) into a reused 1 MiB buffer; 0 s for plain files.
+Expected<BaselineResult> baselineDecompress(const std::string& path);
+
+/// Current and peak memory of this process from /proc/self/status, in bytes.
+struct MemoryFigures {
+  uint64_t rssAnon = 0, rssFile = 0, vmHwm = 0;
+};
+MemoryFigures readMemoryFigures();
+
+} // namespace steadyscope

@@ -1,0 +1,142 @@
+#include <steadyscope/core/io/baselines.hpp>
+
+#include "io/json_scan.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include <isa-l/igzip_lib.h>
+#include <simdjson.h>
+
+namespace steadyscope {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+} // namespace
+
+Expected<BaselineResult> baselineBareParse(std::string_view text, unsigned threads, size_t pieceBytes) {
+  auto t0 = Clock::now();
+  io::TopLevelLayout layout;
+  io::ScanError err;
+  if (!io::scanTopLevel(text, pieceBytes, false, layout, err))
+    return makeError(Error::Kind::Format, "", err.message, err.offset);
+  threads = std::max(1u, threads);
+  std::vector<uint64_t> counts(threads, 0);
+  std::vector<char> failed(threads, 0);
+  auto work = [&](unsigned t) {
+    using namespace simdjson;
+    ondemand::parser parser;
+    padded_string buf(pieceBytes * 2 + 64);
+    size_t cap = buf.size();
+    for (size_t i = t; i < layout.pieces.size(); i += threads) {
+      const auto& p = layout.pieces[i];
+      size_t len = p.end - p.begin, need = len + 2;
+      if (need > cap) { buf = padded_string(need); cap = need; }
+      buf.data()[0] = '[';
+      std::memcpy(buf.data() + 1, text.data() + p.begin, len);
+      buf.data()[len + 1] = ']';
+      ondemand::document doc;
+      if (parser.iterate(buf.data(), need, cap + SIMDJSON_PADDING).get(doc)) { failed[t] = 1; return; }
+      ondemand::array arr;
+      if (doc.get_array().get(arr)) { failed[t] = 1; return; }
+      for (auto e : arr) {
+        ondemand::object o;
+        if (std::move(e).get_object().get(o)) continue;
+        for (auto f : o) {
+          ondemand::field fld;
+          if (std::move(f).get(fld)) { failed[t] = 1; return; }
+          ondemand::raw_json_string k = fld.key();
+          const char* r = k.raw();
+          if (r[0] == 'a') {  // walk args too, as the loader does
+            ondemand::object a;
+            if (!fld.value().get_object().get(a))
+              for (auto af : a) { ondemand::field x; if (std::move(af).get(x)) break; (void)x.key(); }
+          } else {
+            (void)fld.value().raw_json_token();
+          }
+        }
+        ++counts[t];
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (auto& th : pool) th.join();
+  for (char f : failed)
+    if (f) return makeError(Error::Kind::Format, "", "baseline parse failed");
+  BaselineResult r;
+  r.seconds = since(t0);
+  r.bytes = text.size();
+  for (auto c : counts) r.events += c;
+  return r;
+}
+
+Expected<BaselineResult> baselineDecompress(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return makeError(Error::Kind::Io, path, "cannot open");
+  struct stat sb {};
+  ::fstat(fd, &sb);
+  size_t n = static_cast<size_t>(sb.st_size);
+  void* p = n ? ::mmap(nullptr, n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0) : nullptr;
+  ::close(fd);
+  if (p == MAP_FAILED) return makeError(Error::Kind::Io, path, "cannot map");
+  const auto* d = static_cast<const uint8_t*>(p);
+  BaselineResult r;
+  if (n >= 2 && d[0] == 0x1f && d[1] == 0x8b) {
+    std::vector<uint8_t> out(1u << 20);
+    auto t0 = Clock::now();
+    size_t pos = 0;
+    while (pos < n) {
+      inflate_state st;
+      isal_inflate_init(&st);
+      st.crc_flag = IGZIP_GZIP;
+      st.next_in = const_cast<uint8_t*>(d + pos);
+      st.avail_in = static_cast<uint32_t>(std::min<size_t>(n - pos, 1u << 30));
+      size_t fed = st.avail_in;
+      for (;;) {
+        st.next_out = out.data();
+        st.avail_out = static_cast<uint32_t>(out.size());
+        int rc = isal_inflate(&st);
+        r.bytes += out.size() - st.avail_out;
+        if (rc < 0) { ::munmap(p, n); return makeError(Error::Kind::Compression, path, "corrupt gzip"); }
+        if (st.block_state == ISAL_BLOCK_FINISH || (st.avail_in == 0 && st.avail_out != 0)) break;
+      }
+      pos += fed - st.avail_in;
+      if (st.block_state != ISAL_BLOCK_FINISH) break;
+      while (pos < n && d[pos] == 0) ++pos;
+    }
+    r.seconds = since(t0);
+  }
+  ::munmap(p, n);
+  return r;
+}
+
+MemoryFigures readMemoryFigures() {
+  MemoryFigures m;
+  std::ifstream in("/proc/self/status");
+  std::string key;
+  uint64_t kb;
+  std::string line;
+  while (std::getline(in, line)) {
+    auto grab = [&](const char* k, uint64_t& dst) {
+      size_t kl = std::strlen(k);
+      if (line.compare(0, kl, k) == 0) dst = std::strtoull(line.c_str() + kl, nullptr, 10) * 1024;
+    };
+    grab("RssAnon:", m.rssAnon);
+    grab("RssFile:", m.rssFile);
+    grab("VmHWM:", m.vmHwm);
+  }
+  (void)kb;
+  return m;
+}
+
+} // namespace steadyscope
