@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine (run as root, or with sudo):
+#   packaging/dev.sh gui    install packages, build (release), open the GUI on the bundled sample
+#   packaging/dev.sh test   install packages, build (dev: Debug, warnings as errors), run every test
+#   packaging/dev.sh deps   install packages only
+# Everything comes from Debian's apt; nothing is downloaded at build time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  cmake ninja-build g++ pkg-config ccache python3
+  qt6-base-dev qt6-charts-dev libqt6charts6-dev libqt6opengl6-dev libgl-dev
+  libsimdjson-dev libfmt-dev libisal-dev zlib1g-dev libzstd-dev
+  xvfb xauth
+)
+
+install_deps() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    echo "steadyscope: installing ${missing[*]}" >&2
+    local sudo=()
+    [[ $(id -u) -ne 0 ]] && sudo=(sudo)
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+}
+
+jobs() { nproc 2>/dev/null || echo 2; }
+
+case "${1:-}" in
+  deps)
+    install_deps
+    ;;
+  gui)
+    install_deps
+    cmake --preset release -DSTEADYSCOPE_BUILD_TESTS=OFF >/dev/null
+    cmake --build --preset release -j "$(jobs)" --target steadyscope steadyscope-cli
+    shift
+    exec build/release/app/gui/steadyscope "${@:-resources/sample/vllm_sample.json.gz}"
+    ;;
+  test)
+    install_deps
+    cmake --preset dev >/dev/null
+    cmake --build --preset dev -j "$(jobs)"
+    ctest --preset dev -j "$(jobs)" --timeout 1200
+    ;;
+  *)
+    echo "usage: packaging/dev.sh gui|test|deps" >&2
+    exit 2
+    ;;
+esac
