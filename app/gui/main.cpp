@@ -1,8 +1,4 @@
-#include <QApplication>
-#include <QLabel>
-int main(int argc, char** argv) {
-  QApplication app(argc, argv);
-  QLabel l("Steadyscope");
-  l.show();
-  return app.exec();
-}
+// steadyscope: the GUI. Everything lives in steadyscope_app (gui_main.cpp).
+#include "gui_main.hpp"
+
+int main(int argc, char** argv) { return steadyscope::app::runSteadyscope(argc, argv); }

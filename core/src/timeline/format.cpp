@@ -79,9 +79,9 @@ double niceTickStep(double nsPerPx, double minPx) {
 std::string formatTick(double relNs, double stepNs) {
   const char* unit = "ns";
   double div = 1.0;
-  if (stepNs >= 1e9) { unit = "s"; div = 1e9; }
-  else if (stepNs >= 1e6) { unit = "ms"; div = 1e6; }
-  else if (stepNs >= 1e3) { unit = "\xC2\xB5s"; div = 1e3; }
+  if (stepNs >= 1e8) { unit = "s"; div = 1e9; }
+  else if (stepNs >= 1e5) { unit = "ms"; div = 1e6; }
+  else if (stepNs >= 1e2) { unit = "\xC2\xB5s"; div = 1e3; }
   const double stepInUnit = stepNs / div;
   int decimals = 0;
   while (decimals < 6 && std::fabs(stepInUnit * std::pow(10.0, decimals) -

@@ -27,8 +27,10 @@ bool ViewControl::setWindowRel(double b, double e) {
   if (!(e > b)) return false;
   double span = std::clamp(e - b, kMinSpanNs, boundsSpan_ * 1.5);
   double centre = (b + e) / 2.0;
-  // Keep the centre inside the data so the view never drifts into nothing.
-  centre = std::clamp(centre, 0.0, boundsSpan_);
+  // Keep the centre inside the data (plus the fit-all margin) so the view
+  // never drifts into nothing.
+  const double margin = boundsSpan_ * 0.02;
+  centre = std::clamp(centre, -margin, boundsSpan_ + margin);
   const double nb = centre - span / 2.0, ne = centre + span / 2.0;
   if (nb == begin_ && ne == end_) return false;
   begin_ = nb;

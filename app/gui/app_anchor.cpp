@@ -1,2 +1,0 @@
-// placeholder
-namespace steadyscope::app { void anchor() {} }

@@ -1,0 +1,37 @@
+#include "app_settings.hpp"
+
+#include <QFileInfo>
+
+namespace steadyscope::app {
+
+AppSettings::AppSettings(std::unique_ptr<QSettings> settings)
+    : settings_(settings ? std::move(settings)
+                         : std::make_unique<QSettings>(QStringLiteral("Steadyscope"), QStringLiteral("steadyscope"))) {}
+
+QStringList AppSettings::recentFiles() const { return settings_->value(QStringLiteral("recentFiles")).toStringList(); }
+
+void AppSettings::addRecentFile(const QString& path) {
+  const QString abs = QFileInfo(path).absoluteFilePath();
+  QStringList l = recentFiles();
+  l.removeAll(abs);
+  l.prepend(abs);
+  while (l.size() > kMaxRecent) l.removeLast();
+  settings_->setValue(QStringLiteral("recentFiles"), l);
+}
+
+void AppSettings::removeRecentFile(const QString& path) {
+  QStringList l = recentFiles();
+  l.removeAll(path);
+  settings_->setValue(QStringLiteral("recentFiles"), l);
+}
+
+void AppSettings::clearRecentFiles() { settings_->remove(QStringLiteral("recentFiles")); }
+
+QByteArray AppSettings::geometry() const { return settings_->value(QStringLiteral("window/geometry")).toByteArray(); }
+void AppSettings::setGeometry(const QByteArray& g) { settings_->setValue(QStringLiteral("window/geometry"), g); }
+QByteArray AppSettings::windowState() const { return settings_->value(QStringLiteral("window/state")).toByteArray(); }
+void AppSettings::setWindowState(const QByteArray& s) { settings_->setValue(QStringLiteral("window/state"), s); }
+
+void AppSettings::sync() { settings_->sync(); }
+
+} // namespace steadyscope::app

@@ -1,0 +1,35 @@
+#pragma once
+// Persistent settings: recent files, window geometry and dock layout.
+// Tests pass their own QSettings (an INI file in a temporary directory).
+#include <QByteArray>
+#include <QSettings>
+#include <QStringList>
+
+#include <memory>
+
+namespace steadyscope::app {
+
+class AppSettings {
+public:
+  static constexpr int kMaxRecent = 10;
+  /// Takes ownership; null means the user's QSettings("Steadyscope", "steadyscope").
+  explicit AppSettings(std::unique_ptr<QSettings> settings = nullptr);
+
+  QStringList recentFiles() const;
+  void addRecentFile(const QString& path);  // most recent first, de-duplicated
+  void removeRecentFile(const QString& path);
+  void clearRecentFiles();
+
+  QByteArray geometry() const;
+  void setGeometry(const QByteArray& g);
+  QByteArray windowState() const;
+  void setWindowState(const QByteArray& s);
+
+  void sync();
+  QSettings& raw() { return *settings_; }
+
+private:
+  std::unique_ptr<QSettings> settings_;
+};
+
+} // namespace steadyscope::app

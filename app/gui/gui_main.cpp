@@ -1,0 +1,154 @@
+#include "gui_main.hpp"
+
+#include "main_window.hpp"
+
+#include <QApplication>
+#include <QFileInfo>
+#include <QPixmap>
+#include <QStatusBar>
+#include <QTimer>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace steadyscope::app {
+
+namespace {
+const char* kUsage =
+    "Usage: steadyscope [TRACE | SPLIT_DIR [--source TRACE]]\n"
+    "       steadyscope TRACE [--split] [--select MODE] --screenshot OUT.png [--size WxH]\n"
+    "       steadyscope --bench-timeline TRACE\n"
+    "\n"
+    "Opens a PyTorch-profiler / Kineto trace (.json, .json.gz, .zip, .json.zst) or a split\n"
+    "directory for review. --screenshot renders the window offscreen into a PNG and exits\n"
+    "(no display needed). For scripts without a GUI use steadyscope-cli.\n";
+
+bool envSet(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v;
+}
+} // namespace
+
+bool hasDisplay() { return envSet("DISPLAY") || envSet("WAYLAND_DISPLAY") || envSet("QT_QPA_PLATFORM"); }
+
+GuiOptions parseGuiOptions(int argc, char** argv) {
+  GuiOptions o;
+  for (int i = 1; i < argc; ++i) {
+    const QString a = QString::fromLocal8Bit(argv[i]);
+    auto value = [&](QString& out) {
+      if (i + 1 >= argc) {
+        o.error = QStringLiteral("%1 needs a value").arg(a);
+        return;
+      }
+      out = QString::fromLocal8Bit(argv[++i]);
+    };
+    if (a == QLatin1String("-h") || a == QLatin1String("--help")) o.help = true;
+    else if (a == QLatin1String("-v") || a == QLatin1String("--version")) o.version = true;
+    else if (a == QLatin1String("--split")) o.split = true;
+    else if (a == QLatin1String("--select")) value(o.selectMode);
+    else if (a == QLatin1String("--source")) value(o.source);
+    else if (a == QLatin1String("--screenshot")) value(o.screenshot);
+    else if (a == QLatin1String("--bench-timeline")) value(o.benchTrace);
+    else if (a == QLatin1String("--size")) {
+      QString s;
+      value(s);
+      const QStringList wh = s.split(QLatin1Char('x'));
+      bool ok1 = false, ok2 = false;
+      if (wh.size() == 2) o.size = QSize(wh[0].toInt(&ok1), wh[1].toInt(&ok2));
+      if (!ok1 || !ok2 || o.size.width() < 200 || o.size.height() < 150 || o.size.width() > 8000 ||
+          o.size.height() > 8000)
+        o.error = QStringLiteral("--size wants WxH, e.g. 1920x1080 (got \"%1\")").arg(s);
+    } else if (a.startsWith(QLatin1String("-")) && a.size() > 1 && !a.startsWith(QLatin1String("-platform")) &&
+               !a.startsWith(QLatin1String("-style")) && !a.startsWith(QLatin1String("--style"))) {
+      o.error = QStringLiteral("unknown option %1").arg(a);
+    } else if (a.startsWith(QLatin1String("-platform")) || a.startsWith(QLatin1String("-style")) ||
+               a.startsWith(QLatin1String("--style"))) {
+      ++i;  // Qt's own options, handled by QApplication
+    } else if (o.input.isEmpty()) {
+      o.input = a;
+    } else {
+      o.error = QStringLiteral("more than one file given (%1)").arg(a);
+    }
+    if (!o.error.isEmpty()) break;
+  }
+  if (o.error.isEmpty() && !o.screenshot.isEmpty() && o.input.isEmpty())
+    o.error = QStringLiteral("--screenshot needs a TRACE (or a split directory)");
+  return o;
+}
+
+int runSteadyscope(int argc, char** argv) {
+  const GuiOptions o = parseGuiOptions(argc, argv);
+  if (o.help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (o.version) {
+    std::printf("steadyscope %s\n", STEADYSCOPE_VERSION_STRING);
+    return 0;
+  }
+  if (!o.error.isEmpty()) {
+    std::fprintf(stderr, "steadyscope: %s (see steadyscope --help)\n", qPrintable(o.error));
+    return 2;
+  }
+  const bool headless = !o.screenshot.isEmpty() || !o.benchTrace.isEmpty();
+  if (headless && !envSet("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  if (!headless && !hasDisplay()) {
+    std::fputs("steadyscope: no display ($DISPLAY / $WAYLAND_DISPLAY unset); run `xvfb-run -a steadyscope ...`, "
+               "render offscreen with `steadyscope TRACE --screenshot OUT.png`, or use `steadyscope-cli`\n",
+               stderr);
+    return 3;
+  }
+  QApplication app(argc, argv);
+  QApplication::setApplicationName(QStringLiteral("steadyscope"));
+  QApplication::setOrganizationName(QStringLiteral("Steadyscope"));
+  QApplication::setApplicationVersion(QStringLiteral(STEADYSCOPE_VERSION_STRING));
+  QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/steadyscope.svg")));
+  if (!o.benchTrace.isEmpty()) return runTimelineBench(o.benchTrace);
+  if (!o.screenshot.isEmpty()) return takeScreenshot(o);
+
+  MainWindow w;
+  w.show();
+  if (!o.input.isEmpty()) {
+    if (QFileInfo(o.input).isDir()) w.openSplitDirectory(o.input, o.source);
+    else w.openFile(o.input);
+  }
+  return app.exec();
+}
+
+int takeScreenshot(const GuiOptions& o) {
+  // Screenshots must not depend on (or change) the user's saved layout.
+  MainWindow w(std::make_unique<AppSettings>(std::make_unique<QSettings>(
+      QStringLiteral("/dev/null"), QSettings::IniFormat)));
+  w.resize(o.size);
+  w.show();
+  QCoreApplication::processEvents();
+  if (QFileInfo(o.input).isDir()) w.openSplitDirectory(o.input, o.source);
+  else w.openFile(o.input);
+  if (!w.loader()->waitForFinished()) {
+    std::fprintf(stderr, "steadyscope: timed out loading %s\n", qPrintable(o.input));
+    return 1;
+  }
+  if (!w.document()) {
+    std::fprintf(stderr, "steadyscope: %s\n", qPrintable(w.lastError().isEmpty() ? QStringLiteral("nothing loaded")
+                                                                                  : w.lastError()));
+    return 1;
+  }
+  if (o.split) std::fputs("steadyscope: --split: the splitter is not available in this build yet\n", stderr);
+  if (!o.selectMode.isEmpty())
+    std::fprintf(stderr, "steadyscope: --select %s: not available yet (needs the splitter)\n", qPrintable(o.selectMode));
+  w.resize(o.size);
+  for (int i = 0; i < 5; ++i) QCoreApplication::processEvents();
+  const QPixmap pm = w.grab();
+  QImage img = pm.toImage();
+  if (img.size() != o.size) img = img.scaled(o.size, Qt::IgnoreAspectRatio, Qt::SmoothTransformation);
+  if (!img.save(o.screenshot, "PNG")) {
+    std::fprintf(stderr, "steadyscope: cannot write %s\n", qPrintable(o.screenshot));
+    return 1;
+  }
+  std::printf("screenshot: %s (%dx%d)\ntitle: %s\nstatus: %s\n", qPrintable(o.screenshot), img.width(), img.height(),
+              qPrintable(w.windowTitle()), qPrintable(w.statusText()));
+  return 0;
+}
+
+} // namespace steadyscope::app

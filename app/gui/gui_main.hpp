@@ -1,0 +1,36 @@
+#pragma once
+// The GUI entry point, kept out of main.cpp so tests can drive it.
+//   steadyscope [TRACE | SPLIT_DIR [--source TRACE]]
+//   steadyscope TRACE [--split] [--select MODE] --screenshot OUT.png [--size 1920x1080]
+//   steadyscope --bench-timeline TRACE
+#include <QSize>
+#include <QString>
+
+namespace steadyscope::app {
+
+struct GuiOptions {
+  QString input;            // trace file or split directory
+  QString source;           // --source: the split directory's source trace
+  bool split = false;       // --split
+  QString selectMode;       // --select MODE
+  QString screenshot;       // --screenshot OUT.png
+  QSize size{1920, 1080};   // --size WxH
+  QString benchTrace;       // --bench-timeline TRACE
+  bool help = false, version = false;
+  QString error;            // a usage error, one line
+};
+
+/// Parses argv without a QApplication (it decides which platform to use).
+GuiOptions parseGuiOptions(int argc, char** argv);
+/// True when Qt can open a window: $DISPLAY, $WAYLAND_DISPLAY or $QT_QPA_PLATFORM is set.
+bool hasDisplay();
+/// The whole program; returns the exit status.
+int runSteadyscope(int argc, char** argv);
+
+/// Headless: loads, (splits, selects,) renders the window offscreen, saves
+/// the PNG. Requires a QApplication. Prints one summary line to stdout.
+int takeScreenshot(const GuiOptions& o);
+/// Frame-time benchmark of the timeline widget (offscreen, 1920x1080).
+int runTimelineBench(const QString& trace);
+
+} // namespace steadyscope::app

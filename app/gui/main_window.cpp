@@ -1,0 +1,575 @@
+#include "main_window.hpp"
+
+#include "panels/anomalies_panel.hpp"
+#include "panels/charts_panel.hpp"
+#include "panels/chunks_panel.hpp"
+#include "panels/details_panel.hpp"
+#include "panels/explanation_panel.hpp"
+#include "panels/welcome_widget.hpp"
+#include "timeline/timeline_view.hpp"
+
+#include <steadyscope/core/timeline/format.hpp>
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTimer>
+#include <QToolBar>
+
+#include <algorithm>
+
+#ifndef STEADYSCOPE_SAMPLE_TRACE
+#define STEADYSCOPE_SAMPLE_TRACE ""
+#endif
+
+namespace steadyscope::app {
+
+using widgets::TraceDocument;
+
+namespace {
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+const char* kTraceFilter = "Traces (*.json *.json.gz *.gz *.zip *.zst);;All files (*)";
+} // namespace
+
+MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
+    : QMainWindow(parent), settings_(settings ? std::move(settings) : std::make_unique<AppSettings>()) {
+  setObjectName(QStringLiteral("MainWindow"));
+  setWindowIcon(QIcon(QStringLiteral(":/icons/steadyscope.svg")));
+  setAcceptDrops(true);
+  setDockNestingEnabled(true);
+  loader_ = new LoadController(this);
+  selection_ = new widgets::SelectionModel(this);
+
+  centre_ = new QStackedWidget(this);
+  welcome_ = new widgets::WelcomeWidget(centre_);
+  welcome_->setSamplePath(QStringLiteral(STEADYSCOPE_SAMPLE_TRACE));
+  timeline_ = new widgets::TimelineView(centre_);
+  timeline_->setObjectName(QStringLiteral("timeline"));
+  timeline_->setSelectionModel(selection_);
+  centre_->addWidget(welcome_);
+  centre_->addWidget(timeline_);
+  setCentralWidget(centre_);
+
+  createDocks();
+  createActions();
+  createStatusBar();
+
+  connect(welcome_, &widgets::WelcomeWidget::openTraceRequested, this, &MainWindow::openDialog);
+  connect(welcome_, &widgets::WelcomeWidget::openSplitDirRequested, this, &MainWindow::openSplitDirectoryDialog);
+  connect(welcome_, &widgets::WelcomeWidget::openSampleRequested, this, &MainWindow::openSample);
+  connect(welcome_, &widgets::WelcomeWidget::openRecentRequested, this, &MainWindow::openFile);
+  connect(loader_, &LoadController::finished, this, &MainWindow::onLoadFinished);
+  connect(loader_, &LoadController::failed, this, &MainWindow::onLoadFailed);
+  connect(loader_, &LoadController::progressChanged, this, &MainWindow::onProgress);
+  connect(anomalies_, &widgets::AnomaliesPanel::eventActivated, timeline_, &widgets::TimelineView::revealEvent);
+
+  resize(1400, 900);
+  defaultState_ = saveState();
+  if (!settings_->geometry().isEmpty()) restoreGeometry(settings_->geometry());
+  if (!settings_->windowState().isEmpty()) restoreState(settings_->windowState());
+  updateRecentMenu();
+  updateStatus();
+  updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createDocks() {
+  auto dock = [this](const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(name);
+    d->setWidget(w);
+    addDockWidget(area, d);
+    docks_ << d;
+    return d;
+  };
+  chunks_ = new widgets::ChunksPanel(this);
+  chunks_->setSelectionModel(selection_);
+  explanation_ = new widgets::ExplanationPanel(this);
+  details_ = new widgets::DetailsPanel(this);
+  details_->setSelectionModel(selection_);
+  anomalies_ = new widgets::AnomaliesPanel(this);
+  charts_ = new widgets::ChartsPanel(this);
+  charts_->setSelectionModel(selection_);
+  QDockWidget* dChunks = dock(tr("Chunks"), QStringLiteral("dock.chunks"), chunks_, Qt::BottomDockWidgetArea);
+  QDockWidget* dAnom = dock(tr("Anomalies"), QStringLiteral("dock.anomalies"), anomalies_, Qt::BottomDockWidgetArea);
+  QDockWidget* dCharts = dock(tr("Charts"), QStringLiteral("dock.charts"), charts_, Qt::BottomDockWidgetArea);
+  QDockWidget* dExpl = dock(tr("Explanation"), QStringLiteral("dock.explanation"), explanation_, Qt::RightDockWidgetArea);
+  QDockWidget* dDetails = dock(tr("Details"), QStringLiteral("dock.details"), details_, Qt::RightDockWidgetArea);
+  tabifyDockWidget(dChunks, dAnom);
+  tabifyDockWidget(dAnom, dCharts);
+  dChunks->raise();
+  splitDockWidget(dExpl, dDetails, Qt::Vertical);
+  resizeDocks({dExpl}, {380}, Qt::Horizontal);
+  resizeDocks({dChunks}, {230}, Qt::Vertical);
+}
+
+void MainWindow::createActions() {
+  // ---- File
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open trace…"), this,
+                                  &MainWindow::openDialog);
+  open->setShortcut(QKeySequence::Open);
+  open->setObjectName(QStringLiteral("action.open"));
+  QAction* openDir = file->addAction(QIcon::fromTheme(QStringLiteral("folder-open")), tr("Open &split directory…"),
+                                     this, &MainWindow::openSplitDirectoryDialog);
+  file->addAction(tr("Open the s&ample"), this, &MainWindow::openSample);
+  recentMenu_ = file->addMenu(tr("Open &recent"));
+  file->addSeparator();
+  closeAction_ = file->addAction(tr("&Close trace"), this, &MainWindow::closeTrace);
+  closeAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_W));
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
+  quit->setMenuRole(QAction::QuitRole);
+
+  // ---- View (single-letter keys: Perfetto / Tracy habits)
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  auto key = [this, view](const QString& text, QKeySequence seq, auto slot, const QString& name) {
+    QAction* a = view->addAction(text);
+    a->setShortcut(seq);
+    a->setObjectName(name);
+    a->setShortcutContext(Qt::WindowShortcut);
+    connect(a, &QAction::triggered, timeline_, slot);
+    addAction(a);
+    return a;
+  };
+  key(tr("&Fit all"), QKeySequence(Qt::Key_F), &widgets::TimelineView::fitAll, QStringLiteral("action.fit"));
+  key(tr("Zoom &in"), QKeySequence(Qt::Key_W), &widgets::TimelineView::zoomIn, QStringLiteral("action.zoomIn"));
+  key(tr("Zoom &out"), QKeySequence(Qt::Key_S), &widgets::TimelineView::zoomOut, QStringLiteral("action.zoomOut"));
+  key(tr("Pan &left"), QKeySequence(Qt::Key_A), &widgets::TimelineView::panLeft, QStringLiteral("action.panLeft"));
+  key(tr("Pan &right"), QKeySequence(Qt::Key_D), &widgets::TimelineView::panRight, QStringLiteral("action.panRight"));
+  key(tr("&Zoom to selection"), QKeySequence(Qt::Key_Z), &widgets::TimelineView::zoomToSelection,
+      QStringLiteral("action.zoomSel"));
+  QAction* clearSel = view->addAction(tr("&Clear selection"));
+  clearSel->setShortcut(QKeySequence(Qt::Key_Escape));
+  clearSel->setObjectName(QStringLiteral("action.clearSelection"));
+  connect(clearSel, &QAction::triggered, selection_, &widgets::SelectionModel::clear);
+  addAction(clearSel);
+  view->addSeparator();
+  for (QDockWidget* d : docks_) view->addAction(d->toggleViewAction());
+  view->addAction(tr("Reset &layout"), this, [this] { restoreState(defaultState_); });
+
+  // ---- Split (wired to the splitter when it lands)
+  QMenu* split = menuBar()->addMenu(tr("&Split"));
+  runSplitAction_ = split->addAction(tr("&Run split"), this, &MainWindow::runSplit);
+  runSplitAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+
+  // ---- Find
+  QAction* find = new QAction(tr("&Find events…"), this);
+  find->setShortcut(QKeySequence::Find);
+  connect(find, &QAction::triggered, this, [this] {
+    findEdit_->setFocus(Qt::ShortcutFocusReason);
+    findEdit_->selectAll();
+  });
+  addAction(find);
+  QAction* next = new QAction(tr("Find next"), this);
+  next->setShortcut(QKeySequence::FindNext);
+  connect(next, &QAction::triggered, this, &MainWindow::findNext);
+  addAction(next);
+  QAction* prev = new QAction(tr("Find previous"), this);
+  prev->setShortcut(QKeySequence::FindPrevious);
+  connect(prev, &QAction::triggered, this, &MainWindow::findPrevious);
+  addAction(prev);
+
+  // ---- Help
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+    QMessageBox::information(
+        this, tr("Keyboard shortcuts"),
+        tr("<table>"
+           "<tr><td>Ctrl+O</td><td>open a trace</td></tr><tr><td>Ctrl+W</td><td>close it</td></tr>"
+           "<tr><td>Ctrl+Q</td><td>quit</td></tr><tr><td>F</td><td>fit all</td></tr>"
+           "<tr><td>W / S</td><td>zoom in / out</td></tr><tr><td>A / D</td><td>pan left / right</td></tr>"
+           "<tr><td>Z</td><td>zoom to the selection</td></tr><tr><td>Esc</td><td>clear the selection</td></tr>"
+           "<tr><td>Ctrl+F, Enter, F3</td><td>find events by name (regex), next match</td></tr>"
+           "<tr><td>wheel</td><td>zoom around the cursor (Shift+wheel scrolls)</td></tr>"
+           "<tr><td>drag</td><td>pan; drag on the ruler selects a range; Ctrl/right-drag box-zooms</td></tr>"
+           "</table>"));
+  });
+  help->addAction(tr("&About Steadyscope"), this, [this] {
+    QMessageBox::about(this, tr("About Steadyscope"),
+                       tr("<b>Steadyscope</b> %1<br>Inspector for GPU profiler traces and their steady-state chunks.")
+                           .arg(QCoreApplication::applicationVersion()));
+  });
+
+  // ---- Toolbar
+  QToolBar* tb = addToolBar(tr("Main"));
+  tb->setObjectName(QStringLiteral("toolbar.main"));
+  tb->setMovable(false);
+  tb->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  tb->addAction(open);
+  tb->addAction(openDir);
+  tb->addAction(runSplitAction_);
+  tb->addWidget(new QLabel(tr("  mode "), tb));
+  modeCombo_ = new QComboBox(tb);
+  modeCombo_->addItems({QStringLiteral("auto"), QStringLiteral("mixed"), QStringLiteral("decode_only"),
+                        QStringLiteral("prefilldecode"), QStringLiteral("generic")});
+  tb->addWidget(modeCombo_);
+  tb->addWidget(new QLabel(tr("  num-steps "), tb));
+  numSteps_ = new QSpinBox(tb);
+  numSteps_->setRange(1, 100000);
+  numSteps_->setValue(32);
+  tb->addWidget(numSteps_);
+  tb->addWidget(new QLabel(tr("  threshold "), tb));
+  threshold_ = new QDoubleSpinBox(tb);
+  threshold_->setDecimals(3);
+  threshold_->setRange(0.0, 1.0);
+  threshold_->setSingleStep(0.01);
+  threshold_->setValue(0.05);
+  tb->addWidget(threshold_);
+  auto* spacer = new QWidget(tb);
+  spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+  tb->addWidget(spacer);
+  findEdit_ = new QLineEdit(tb);
+  findEdit_->setObjectName(QStringLiteral("findEdit"));
+  findEdit_->setPlaceholderText(tr("find events (regex)…  Ctrl+F"));
+  findEdit_->setClearButtonEnabled(true);
+  findEdit_->setMinimumWidth(260);
+  tb->addWidget(findEdit_);
+  connect(findEdit_, &QLineEdit::returnPressed, this, [this] {
+    if (QApplication::keyboardModifiers() & Qt::ShiftModifier) findPrevious();
+    else findNext();
+  });
+  connect(findEdit_, &QLineEdit::textChanged, this, [this] {
+    matches_.clear();
+    matchPos_ = -1;
+    findPattern_ = {};
+  });
+}
+
+void MainWindow::createStatusBar() {
+  QStatusBar* sb = statusBar();
+  fileLabel_ = new QLabel(sb);
+  fileLabel_->setObjectName(QStringLiteral("status.file"));
+  eventsLabel_ = new QLabel(sb);
+  eventsLabel_->setObjectName(QStringLiteral("status.events"));
+  anomaliesLabel_ = new QLabel(sb);
+  anomaliesLabel_->setObjectName(QStringLiteral("status.anomalies"));
+  splitLabel_ = new QLabel(sb);
+  splitLabel_->setObjectName(QStringLiteral("status.split"));
+  progressLabel_ = new QLabel(sb);
+  progressBar_ = new QProgressBar(sb);
+  progressBar_->setObjectName(QStringLiteral("status.progress"));
+  progressBar_->setRange(0, 1000);
+  progressBar_->setMaximumWidth(220);
+  cancelButton_ = new QPushButton(tr("Cancel"), sb);
+  cancelButton_->setObjectName(QStringLiteral("status.cancel"));
+  connect(cancelButton_, &QPushButton::clicked, this, &MainWindow::cancelLoad);
+  sb->addWidget(fileLabel_);
+  sb->addWidget(eventsLabel_);
+  sb->addWidget(anomaliesLabel_);
+  sb->addWidget(splitLabel_);
+  messageLabel_ = new QLabel(sb);
+  messageLabel_->setObjectName(QStringLiteral("status.message"));
+  sb->addWidget(messageLabel_, 1);
+  messageTimer_ = new QTimer(this);
+  messageTimer_->setSingleShot(true);
+  connect(messageTimer_, &QTimer::timeout, messageLabel_, &QLabel::clear);
+  sb->addPermanentWidget(progressLabel_);
+  sb->addPermanentWidget(progressBar_);
+  sb->addPermanentWidget(cancelButton_);
+  for (QWidget* w : {static_cast<QWidget*>(progressLabel_), static_cast<QWidget*>(progressBar_),
+                     static_cast<QWidget*>(cancelButton_)})
+    w->hide();
+}
+
+void MainWindow::flash(const QString& text, int ms) {
+  // A transient message next to the permanent fields (QStatusBar::showMessage
+  // would hide them).
+  messageLabel_->setText(text);
+  messageTimer_->start(ms);
+}
+
+QString MainWindow::statusText() const {
+  QStringList parts;
+  for (QLabel* l : {fileLabel_, eventsLabel_, anomaliesLabel_, splitLabel_})
+    if (!l->text().isEmpty()) parts << l->text();
+  return parts.join(QStringLiteral(" · "));
+}
+
+bool MainWindow::isWelcomeShown() const { return centre_->currentWidget() == welcome_; }
+
+void MainWindow::updateStatus() {
+  if (!doc_) {
+    fileLabel_->setText(tr("No trace open"));
+    eventsLabel_->clear();
+    anomaliesLabel_->clear();
+  } else {
+    const Trace& t = *doc_.trace;
+    fileLabel_->setText(QFileInfo(path_).fileName());
+    fileLabel_->setToolTip(path_);
+    eventsLabel_->setText(tr("%1 events").arg(qs(timeline::formatCount(t.size()))));
+    anomaliesLabel_->setText(tr("%1 anomalies").arg(qs(timeline::formatCount(t.anomalyCount()))));
+    anomaliesLabel_->setToolTip(tr("%1 named counters; see the Anomalies pane").arg(t.anomalies.size()));
+  }
+  const auto& ov = doc_.overlays;
+  if (ov && !ov->steps.empty())
+    splitLabel_->setText(tr("%1 steps (%2)").arg(qs(timeline::formatCount(ov->steps.size())), rootTier_));
+  else if (!splitDir_.isEmpty())
+    splitLabel_->setText(tr("split dir %1").arg(QFileInfo(splitDir_).fileName()));
+  else
+    splitLabel_->setText(doc_ ? tr("not split yet") : QString());
+}
+
+void MainWindow::updateTitle() {
+  if (path_.isEmpty() || !doc_) setWindowTitle(tr("Steadyscope"));
+  else setWindowTitle(tr("%1 — Steadyscope").arg(QFileInfo(path_).fileName()));
+}
+
+void MainWindow::updateRecentMenu() {
+  recentMenu_->clear();
+  const QStringList files = settings_->recentFiles();
+  for (const QString& f : files)
+    recentMenu_->addAction(QFileInfo(f).fileName(), this, [this, f] { openFile(f); })->setToolTip(f);
+  if (files.isEmpty()) recentMenu_->addAction(tr("(none)"))->setEnabled(false);
+  else {
+    recentMenu_->addSeparator();
+    recentMenu_->addAction(tr("Clear the list"), this, [this] {
+      settings_->clearRecentFiles();
+      updateRecentMenu();
+    });
+  }
+  welcome_->setRecentFiles(files);
+}
+
+// ------------------------------------------------------------ opening
+
+void MainWindow::openDialog() {
+  const QString f = QFileDialog::getOpenFileName(this, tr("Open trace"), QFileInfo(path_).absolutePath(),
+                                                 QString::fromLatin1(kTraceFilter));
+  if (!f.isEmpty()) openFile(f);
+}
+
+void MainWindow::openSplitDirectoryDialog() {
+  const QString d = QFileDialog::getExistingDirectory(this, tr("Open split directory"), QFileInfo(path_).absolutePath());
+  if (!d.isEmpty()) openSplitDirectory(d);
+}
+
+void MainWindow::openSample() {
+  const QString s = QStringLiteral(STEADYSCOPE_SAMPLE_TRACE);
+  if (s.isEmpty() || !QFileInfo::exists(s)) {
+    lastError_ = tr("The bundled sample trace is not installed (%1).").arg(s);
+    flash(lastError_, 8000);
+    return;
+  }
+  openFile(s);
+}
+
+void MainWindow::openFile(const QString& path) {
+  if (QFileInfo(path).isDir()) {
+    openSplitDirectory(path);
+    return;
+  }
+  lastError_.clear();
+  progressLabel_->setText(tr("Opening %1…").arg(QFileInfo(path).fileName()));
+  progressBar_->setValue(0);
+  for (QWidget* w : {static_cast<QWidget*>(progressLabel_), static_cast<QWidget*>(progressBar_),
+                     static_cast<QWidget*>(cancelButton_)})
+    w->show();
+  loader_->start(path);
+}
+
+void MainWindow::cancelLoad() { loader_->cancel(); }
+
+void MainWindow::onProgress(const LoadProgress& p) {
+  const int v = p.totalBytes ? int(1000.0 * double(p.doneBytes) / double(p.totalBytes)) : 0;
+  progressBar_->setValue(p.stage == LoadController::kStageTimeline ? 1000 : std::clamp(v, 0, 1000));
+  progressLabel_->setText(tr("%1 · %2 / %3 MB · %4 events")
+                              .arg(p.stageName)
+                              .arg(double(p.doneBytes) / 1e6, 0, 'f', 1)
+                              .arg(double(p.totalBytes) / 1e6, 0, 'f', 1)
+                              .arg(qs(timeline::formatCount(p.events))));
+}
+
+void MainWindow::onLoadFinished(const TraceDocument& doc, const QString& path) {
+  for (QWidget* w : {static_cast<QWidget*>(progressLabel_), static_cast<QWidget*>(progressBar_),
+                     static_cast<QWidget*>(cancelButton_)})
+    w->hide();
+  path_ = path;
+  if (!splitDir_.isEmpty() && !QFileInfo(path).absoluteFilePath().startsWith(splitDir_)) {
+    // keep the split directory's chunk rows: this is its source trace
+  }
+  settings_->addRecentFile(path);
+  updateRecentMenu();
+  publish(doc);
+  flash(tr("Loaded %1").arg(QFileInfo(path).fileName()), 4000);
+}
+
+void MainWindow::onLoadFailed(const QString& message, bool cancelled, const QString& path) {
+  for (QWidget* w : {static_cast<QWidget*>(progressLabel_), static_cast<QWidget*>(progressBar_),
+                     static_cast<QWidget*>(cancelButton_)})
+    w->hide();
+  // The previous trace (if any) stays open and unchanged.
+  if (cancelled) {
+    lastError_ = tr("Loading %1 was cancelled.").arg(QFileInfo(path).fileName());
+    flash(lastError_, 5000);
+    return;
+  }
+  lastError_ = message;
+  flash(tr("Could not open %1").arg(QFileInfo(path).fileName()), 8000);
+  if (errorBox_) errorBox_->close();
+  errorBox_ = new QMessageBox(QMessageBox::Warning, tr("Could not open the trace"), message, QMessageBox::Ok, this);
+  errorBox_->setAttribute(Qt::WA_DeleteOnClose);
+  errorBox_->open();  // window-modal, non-blocking
+}
+
+void MainWindow::publish(const TraceDocument& doc) {
+  doc_ = doc;
+  selection_->clear();
+  matches_.clear();
+  matchPos_ = -1;
+  timeline_->setDocument(doc_);
+  anomalies_->setTrace(doc_.trace);
+  details_->setDocument(doc_);
+  charts_->setDocument(doc_);
+  centre_->setCurrentWidget(doc_ ? static_cast<QWidget*>(timeline_) : static_cast<QWidget*>(welcome_));
+  updateStatus();
+  updateTitle();
+}
+
+void MainWindow::closeTrace() {
+  loader_->cancel();
+  path_.clear();
+  splitDir_.clear();
+  rootTier_.clear();
+  chunks_->setChunks({});
+  explanation_->clear();
+  publish({});
+}
+
+void MainWindow::openSplitDirectory(const QString& dir, const QString& sourceTrace) {
+  const SplitDirectoryInfo info = inspectSplitDirectory(dir, sourceTrace);
+  if (!info.error.isEmpty()) {
+    lastError_ = info.error;
+    flash(info.error, 8000);
+    if (errorBox_) errorBox_->close();
+    errorBox_ = new QMessageBox(QMessageBox::Warning, tr("Not a split directory"), info.error, QMessageBox::Ok, this);
+    errorBox_->setAttribute(Qt::WA_DeleteOnClose);
+    errorBox_->open();
+    return;
+  }
+  splitDir_ = info.dir;
+  QVector<widgets::ChunkRow> rows;
+  for (const SplitChunkFile& c : info.chunks) {
+    widgets::ChunkRow r;
+    r.mode = c.mode;
+    r.file = c.fileName;
+    rows.push_back(r);
+  }
+  chunks_->setChunks(rows);
+  explanation_->clear(
+      tr("Split directory %1: %2 chunk files%3%4. The gate's review of these chunks appears here once the gate "
+         "reader is wired in.")
+          .arg(QDir::toNativeSeparators(info.dir))
+          .arg(info.chunks.size())
+          .arg(info.hasManifest ? tr(", split_manifest.json") : QString())
+          .arg(info.hasDetailsCsv ? tr(", execution_details.csv") : QString()));
+  updateStatus();
+  if (!info.sourceTrace.isEmpty()) openFile(info.sourceTrace);
+  else flash(tr("No source trace found beside %1; open it with File ▸ Open to see the timeline.")
+                                    .arg(QFileInfo(info.dir).fileName()), 8000);
+}
+
+void MainWindow::setSplitResult(std::shared_ptr<const timeline::TimelineOverlays> overlays,
+                                QVector<widgets::ChunkRow> chunks, const QString& rootTier) {
+  doc_.overlays = std::move(overlays);
+  rootTier_ = rootTier;
+  timeline_->setOverlays(doc_.overlays);
+  details_->setDocument(doc_);
+  charts_->setDocument(doc_);
+  chunks_->setChunks(std::move(chunks));
+  updateStatus();
+}
+
+void MainWindow::runSplit() {
+  lastError_ = tr("The splitter is not available in this build yet.");
+  flash(lastError_, 6000);
+}
+
+// ------------------------------------------------------------ find
+
+void MainWindow::rebuildMatches() {
+  matches_.clear();
+  matchPos_ = -1;
+  if (!doc_) return;
+  findPattern_ = QRegularExpression(findEdit_->text(), QRegularExpression::CaseInsensitiveOption);
+  if (!findPattern_.isValid() || findEdit_->text().isEmpty()) {
+    flash(tr("Invalid pattern: %1").arg(findPattern_.errorString()), 5000);
+    return;
+  }
+  const Trace& t = *doc_.trace;
+  // Match each distinct name once, then collect drawable events in time order.
+  std::vector<uint8_t> hit(t.strings.size(), 0);
+  for (size_t s = 0; s < t.strings.size(); ++s) {
+    const std::string_view v = t.strings.view(StrId(s));
+    if (!v.empty() && findPattern_.match(QString::fromUtf8(v.data(), qsizetype(v.size()))).hasMatch()) hit[s] = 1;
+  }
+  for (EventIdx i = 0; i < t.size(); ++i)
+    if (hit[t.name[i]] && timeline::isDrawable(t, i)) matches_.push_back(i);
+  std::stable_sort(matches_.begin(), matches_.end(), [&t](EventIdx a, EventIdx b) { return t.tsNs[a] < t.tsNs[b]; });
+}
+
+void MainWindow::showMatch() {
+  if (matches_.empty()) {
+    flash(tr("No event name matches “%1”").arg(findEdit_->text()), 5000);
+    return;
+  }
+  timeline_->revealEvent(matches_[size_t(matchPos_)]);
+  flash(tr("Match %1 of %2").arg(matchPos_ + 1).arg(matches_.size()), 5000);
+}
+
+void MainWindow::findNext() {
+  if (matches_.empty()) rebuildMatches();
+  if (matches_.empty()) return showMatch();
+  matchPos_ = (matchPos_ + 1) % int(matches_.size());
+  showMatch();
+}
+
+void MainWindow::findPrevious() {
+  if (matches_.empty()) rebuildMatches();
+  if (matches_.empty()) return showMatch();
+  matchPos_ = matchPos_ <= 0 ? int(matches_.size()) - 1 : matchPos_ - 1;
+  showMatch();
+}
+
+// ------------------------------------------------------------ window
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  loader_->cancel();
+  settings_->setGeometry(saveGeometry());
+  settings_->setWindowState(saveState());
+  settings_->sync();
+  QMainWindow::closeEvent(e);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+  if (e->mimeData()->hasUrls()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+  const QList<QUrl> urls = e->mimeData()->urls();
+  if (urls.isEmpty() || !urls.first().isLocalFile()) return;
+  const QString p = urls.first().toLocalFile();
+  e->acceptProposedAction();
+  if (QFileInfo(p).isDir()) openSplitDirectory(p);
+  else openFile(p);
+}
+
+} // namespace steadyscope::app

@@ -1,0 +1,153 @@
+#pragma once
+// The main window: welcome screen or timeline in the centre, dock panes
+// around it (chunks, explanation, details, anomalies, charts), the load
+// controller with a progress bar and Cancel in the status bar, actions and
+// menus, find, recent files, drag and drop, settings.
+#include "app_settings.hpp"
+#include "load_controller.hpp"
+#include "split_directory.hpp"
+
+#include "common/selection_model.hpp"
+#include "common/trace_document.hpp"
+#include "panels/split_view_data.hpp"
+
+#include <QMainWindow>
+#include <QPointer>
+#include <QRegularExpression>
+
+#include <memory>
+#include <vector>
+
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QStackedWidget;
+class QDockWidget;
+class QMenu;
+class QComboBox;
+class QSpinBox;
+class QDoubleSpinBox;
+class QMessageBox;
+class QTimer;
+
+namespace steadyscope::widgets {
+class TimelineView;
+class WelcomeWidget;
+class AnomaliesPanel;
+class DetailsPanel;
+class ChunksPanel;
+class ExplanationPanel;
+class ChartsPanel;
+} // namespace steadyscope::widgets
+
+namespace steadyscope::app {
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+public:
+  explicit MainWindow(std::unique_ptr<AppSettings> settings = nullptr, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // State for tests and the headless screenshot.
+  const widgets::TraceDocument& document() const { return doc_; }
+  QString currentPath() const { return path_; }
+  QString lastError() const { return lastError_; }
+  QString statusText() const;  // the permanent status bar fields, joined
+  bool isWelcomeShown() const;
+  LoadController* loader() const { return loader_; }
+  AppSettings* settings() const { return settings_.get(); }
+  widgets::TimelineView* timeline() const { return timeline_; }
+  widgets::WelcomeWidget* welcome() const { return welcome_; }
+  widgets::AnomaliesPanel* anomaliesPanel() const { return anomalies_; }
+  widgets::DetailsPanel* detailsPanel() const { return details_; }
+  widgets::ChunksPanel* chunksPanel() const { return chunks_; }
+  widgets::ExplanationPanel* explanationPanel() const { return explanation_; }
+  widgets::ChartsPanel* chartsPanel() const { return charts_; }
+  widgets::SelectionModel* selection() const { return selection_; }
+  QLineEdit* findEdit() const { return findEdit_; }
+  int findMatchCount() const { return int(matches_.size()); }
+  int findCurrent() const { return matchPos_; }
+
+  /// The split seam: the app (or a later splitter wiring) publishes overlays
+  /// and the chunk rows; the status bar shows steps and root tier.
+  void setSplitResult(std::shared_ptr<const timeline::TimelineOverlays> overlays,
+                      QVector<widgets::ChunkRow> chunks, const QString& rootTier);
+
+public slots:
+  void openFile(const QString& path);
+  void openSplitDirectory(const QString& dir, const QString& sourceTrace = {});
+  void openDialog();
+  void openSplitDirectoryDialog();
+  void openSample();
+  void closeTrace();
+  void cancelLoad();
+  void findNext();
+  void findPrevious();
+  void runSplit();
+
+protected:
+  void closeEvent(QCloseEvent* e) override;
+  void dragEnterEvent(QDragEnterEvent* e) override;
+  void dropEvent(QDropEvent* e) override;
+
+private:
+  void createActions();
+  void createDocks();
+  void createStatusBar();
+  void updateRecentMenu();
+  void updateStatus();
+  void updateTitle();
+  void onLoadFinished(const widgets::TraceDocument& doc, const QString& path);
+  void onLoadFailed(const QString& message, bool cancelled, const QString& path);
+  void onProgress(const LoadProgress& p);
+  void publish(const widgets::TraceDocument& doc);
+  void flash(const QString& text, int ms = 5000);
+  void rebuildMatches();
+  void showMatch();
+
+  std::unique_ptr<AppSettings> settings_;
+  LoadController* loader_;
+  widgets::SelectionModel* selection_;
+  widgets::TraceDocument doc_;
+  QString path_;
+  QString lastError_;
+  QString splitDir_;
+  QString rootTier_;
+
+  QStackedWidget* centre_ = nullptr;
+  widgets::WelcomeWidget* welcome_ = nullptr;
+  widgets::TimelineView* timeline_ = nullptr;
+  widgets::AnomaliesPanel* anomalies_ = nullptr;
+  widgets::DetailsPanel* details_ = nullptr;
+  widgets::ChunksPanel* chunks_ = nullptr;
+  widgets::ExplanationPanel* explanation_ = nullptr;
+  widgets::ChartsPanel* charts_ = nullptr;
+  QList<QDockWidget*> docks_;
+  QByteArray defaultState_;
+
+  QMenu* recentMenu_ = nullptr;
+  QLineEdit* findEdit_ = nullptr;
+  QComboBox* modeCombo_ = nullptr;
+  QSpinBox* numSteps_ = nullptr;
+  QDoubleSpinBox* threshold_ = nullptr;
+  QAction* closeAction_ = nullptr;
+  QAction* runSplitAction_ = nullptr;
+
+  QLabel* fileLabel_ = nullptr;
+  QLabel* eventsLabel_ = nullptr;
+  QLabel* anomaliesLabel_ = nullptr;
+  QLabel* splitLabel_ = nullptr;
+  QLabel* messageLabel_ = nullptr;
+  QTimer* messageTimer_ = nullptr;
+  QLabel* progressLabel_ = nullptr;
+  QProgressBar* progressBar_ = nullptr;
+  QPushButton* cancelButton_ = nullptr;
+  QPointer<QMessageBox> errorBox_;
+
+  QRegularExpression findPattern_;
+  std::vector<EventIdx> matches_;
+  int matchPos_ = -1;
+};
+
+} // namespace steadyscope::app

@@ -1,0 +1,316 @@
+// Qt-free timeline math: view mapping, zoom/pan invariants, coverage and gap
+// queries, LOD folding bounds, hit testing, range statistics vs brute force.
+#include "trace_builder.hpp"
+
+#include <steadyscope/core/timeline/draw_list.hpp>
+#include <steadyscope/core/timeline/format.hpp>
+#include <steadyscope/core/timeline/range_stats.hpp>
+#include <steadyscope/core/timeline/track_layout.hpp>
+#include <steadyscope/core/timeline/view_math.hpp>
+
+#include <QtTest>
+
+#include <map>
+#include <random>
+
+using namespace steadyscope;
+using namespace steadyscope::timeline;
+using steadyscope::testing::TraceBuilder;
+
+class TstTimelineCore : public QObject {
+  Q_OBJECT
+private slots:
+  void zoomInThenOutReturns();
+  void cursorTimeFixedUnderZoom();
+  void panIsReversible();
+  void epochTimestampsKeepPrecision();
+  void coverageMatchesBruteForce();
+  void maxGapMatchesBruteForce();
+  void drawListExactWhenZoomedIn();
+  void drawListBoundedOnMillionEvents();
+  void drawListFoldsKeepIdleGapsVisible();
+  void coverageColumnsBusyAndIdle();
+  void hitTestKernelAndEmpty();
+  void rangeStatsMatchBruteForce();
+  void linkedEventFindsLaunch();
+  void layoutGroupsGpuFirst();
+  void formatting();
+};
+
+void TstTimelineCore::zoomInThenOutReturns() {
+  ViewControl v;
+  v.setBounds(5'000'000, 105'000'000);
+  v.setWidth(1700);
+  const double b = v.beginRel(), e = v.endRel();
+  for (double x : {0.0, 300.0, 850.0, 1699.0}) {
+    for (int k = 0; k < 10; ++k) QVERIFY(v.zoomAt(x, 1.7));
+    for (int k = 0; k < 10; ++k) QVERIFY(v.zoomAt(x, 1.0 / 1.7));
+    QVERIFY(std::abs(v.beginRel() - b) < 1e-3);
+    QVERIFY(std::abs(v.endRel() - e) < 1e-3);
+  }
+}
+
+void TstTimelineCore::cursorTimeFixedUnderZoom() {
+  ViewControl v;
+  v.setBounds(0, 1'000'000'000);
+  v.setWidth(1000);
+  for (double x : {10.0, 500.0, 990.0}) {
+    const double before = v.mapper().relAt(x);
+    v.zoomAt(x, 3.0);
+    QVERIFY(std::abs(v.mapper().relAt(x) - before) < 1e-3);
+    v.zoomAt(x, 1.25);
+    QVERIFY(std::abs(v.mapper().relAt(x) - before) < 1e-3);
+  }
+}
+
+void TstTimelineCore::panIsReversible() {
+  ViewControl v;
+  v.setBounds(0, 1'000'000);
+  v.setWidth(800);
+  v.zoomAt(400, 8);
+  const double b = v.beginRel();
+  v.panPx(123);
+  v.panPx(-123);
+  QVERIFY(std::abs(v.beginRel() - b) < 1e-6);
+  // Panning far away is clamped: the centre stays inside the data.
+  for (int k = 0; k < 1000; ++k) v.panPx(-800);
+  QVERIFY((v.beginRel() + v.endRel()) / 2 <= 1'020'000 + 1e-6);
+  for (int k = 0; k < 1000; ++k) v.panPx(800);
+  QVERIFY((v.beginRel() + v.endRel()) / 2 >= -20'000 - 1e-6);
+}
+
+void TstTimelineCore::epochTimestampsKeepPrecision() {
+  // ~1.7e18 ns (epoch µs * 1000): doubles of absolute ns would lose 256 ns.
+  const int64_t t0 = 1'700'000'000'000'000'000LL;
+  ViewControl v;
+  v.setBounds(t0, t0 + 10'000'000);
+  v.setWidth(1000);
+  v.setWindowAbs(t0 + 5000, t0 + 6000);
+  const TimeMapper m = v.mapper();
+  QCOMPARE(m.nsAt(m.toPx(t0 + 5500)), t0 + 5500);
+  QVERIFY(std::abs(m.toPx(t0 + 5001) - m.toPx(t0 + 5000) - 1.0) < 1e-6);
+}
+
+void TstTimelineCore::coverageMatchesBruteForce() {
+  std::mt19937 rng(7);
+  std::vector<Interval> iv;
+  int64_t t = 0;
+  for (int k = 0; k < 500; ++k) {
+    t += int64_t(rng() % 1000);
+    const int64_t len = 1 + int64_t(rng() % 800);
+    iv.push_back({t, t + len});
+  }
+  Coverage c(iv);
+  auto brute = [&](int64_t a, int64_t b) {
+    std::vector<uint8_t> on(size_t(t + 1000), 0);
+    for (const Interval& x : iv)
+      for (int64_t p = x.begin; p < x.end; ++p) on[size_t(p)] = 1;
+    int64_t n = 0;
+    for (int64_t p = std::max<int64_t>(0, a); p < std::min<int64_t>(b, int64_t(on.size())); ++p) n += on[size_t(p)];
+    return n;
+  };
+  for (int k = 0; k < 50; ++k) {
+    const int64_t a = int64_t(rng() % uint32_t(t)), b = a + int64_t(rng() % 20000);
+    QCOMPARE(c.busyIn(a, b), brute(a, b));
+  }
+  QCOMPARE(c.busyIn(-100, t + 5000), brute(0, t + 5000));
+}
+
+void TstTimelineCore::maxGapMatchesBruteForce() {
+  std::mt19937 rng(11);
+  std::vector<Interval> iv;
+  int64_t t = 0;
+  for (int k = 0; k < 1000; ++k) {
+    t += 1 + int64_t(rng() % 5000);
+    iv.push_back({t, t + 10});
+    t += 10;
+  }
+  Coverage c(iv);
+  const auto bg = c.begins();
+  const auto en = c.ends();
+  for (int k = 0; k < 200; ++k) {
+    const int64_t a = int64_t(rng() % uint32_t(t)), b = a + int64_t(rng() % 400000);
+    int64_t best = 0;
+    for (size_t i = 0; i + 1 < bg.size(); ++i)
+      if (en[i] >= a && bg[i + 1] <= b) best = std::max(best, bg[i + 1] - en[i]);
+    QCOMPARE(c.maxGapIn(a, b), best);
+  }
+}
+
+void TstTimelineCore::drawListExactWhenZoomedIn() {
+  auto trace = testing::makeRegularTrace(1000);
+  auto ix = buildTimelineIndex(*trace);
+  QVERIFY(ix);
+  QCOMPARE(ix->rows.size(), size_t(1));
+  // 10 kernels visible, each 60 px wide: 10 slices, none folded.
+  ViewControl v;
+  v.setBounds(ix->firstNs, ix->lastNs);
+  v.setWidth(1000);
+  v.setWindowAbs(1'000'000 + 100'000, 1'000'000 + 110'000);
+  std::vector<DrawItem> items;
+  appendRowDrawList(*trace, *ix, 0, v.mapper(), {}, items);
+  int slices = 0;
+  for (const DrawItem& d : items) {
+    QVERIFY(!d.folded);
+    QVERIFY(std::abs((d.x1 - d.x0) - 60.0f) < 0.01f || d.x0 <= -10 || d.x1 >= 1010);
+    ++slices;
+  }
+  QVERIFY(slices >= 10 && slices <= 11);
+}
+
+void TstTimelineCore::drawListBoundedOnMillionEvents() {
+  const size_t n = 1'000'000;
+  auto trace = testing::makeRegularTrace(n, 1000, 600);
+  auto ix = buildTimelineIndex(*trace);
+  ViewControl v;
+  v.setBounds(ix->firstNs, ix->lastNs);
+  v.setWidth(1920);
+  std::vector<DrawItem> items;
+  appendRowDrawList(*trace, *ix, 0, v.mapper(), {}, items);
+  // Bounded by the width, not the events.
+  QVERIFY2(items.size() <= 1920, qPrintable(QString::number(items.size())));
+  uint64_t covered = 0;
+  for (const DrawItem& d : items) covered += d.count;
+  QCOMPARE(covered, uint64_t(n));  // every event is in exactly one item
+}
+
+void TstTimelineCore::drawListFoldsKeepIdleGapsVisible() {
+  // Two dense bursts separated by an idle gap of 40% of the span.
+  TraceBuilder b;
+  for (int k = 0; k < 10000; ++k) b.add(0, 7, "k", "kernel", k * 100, 50);
+  for (int k = 0; k < 10000; ++k) b.add(0, 7, "k", "kernel", 2'000'000 + k * 100, 50);
+  auto trace = b.finish();
+  auto ix = buildTimelineIndex(*trace);
+  ViewControl v;
+  v.setBounds(ix->firstNs, ix->lastNs);
+  v.setWidth(1000);
+  std::vector<DrawItem> items;
+  appendRowDrawList(*trace, *ix, 0, v.mapper(), {}, items);
+  QVERIFY(items.size() >= 2);
+  const TimeMapper m = v.mapper();
+  const double gapX0 = m.toPx(1'000'000), gapX1 = m.toPx(2'000'000);
+  for (const DrawItem& d : items) QVERIFY(d.x1 <= gapX0 + 2.5 || d.x0 >= gapX1 - 0.5);
+}
+
+void TstTimelineCore::coverageColumnsBusyAndIdle() {
+  TraceBuilder b;
+  b.add(0, 7, "busy", "kernel", 0, 1'000'000);            // [0, 1 ms) busy
+  b.add(0, 7, "busy2", "kernel", 3'000'000, 1'000'000);   // [3, 4 ms) busy
+  auto trace = b.finish();
+  auto ix = buildTimelineIndex(*trace);
+  QCOMPARE(ix->devices.size(), size_t(1));
+  const TimeMapper m(0, 0, 4'000'000, 400);  // 10 µs per px
+  std::vector<float> f;
+  std::vector<uint8_t> gap;
+  coverageColumns(ix->devices[0].busy, m, 400, 500'000, f, gap);
+  QCOMPARE(f[50], 1.0f);
+  QCOMPARE(f[200], 0.0f);
+  QCOMPARE(f[350], 1.0f);
+  // Zoomed far out: the 2 ms gap sits inside one column and is flagged.
+  const TimeMapper far(0, -1'000'000'000, 1'000'000'000, 100);  // 20 ms per px
+  coverageColumns(ix->devices[0].busy, far, 100, 500'000, f, gap);
+  const int col = int(far.toPx(2'000'000));
+  QVERIFY(gap[size_t(col)]);
+  QVERIFY(f[size_t(col)] > 0.0f && f[size_t(col)] < 0.2f);
+}
+
+void TstTimelineCore::hitTestKernelAndEmpty() {
+  auto trace = testing::makeRegularTrace(100, 10'000, 2'000);
+  auto ix = buildTimelineIndex(*trace);
+  const TimeMapper m(trace->tsNs[0], 0, 100'000, 1000);  // 100 ns per px
+  // Kernel 3 starts at +30 µs = px 300, 20 px wide.
+  const int64_t hit = hitTestRow(*trace, *ix, 0, m, 310);
+  QVERIFY(hit >= 0);
+  QCOMPARE(trace->tsNs[size_t(hit)], trace->tsNs[0] + 30'000);
+  QCOMPARE(hitTestRow(*trace, *ix, 0, m, 360), int64_t(-1));  // idle
+  QCOMPARE(hitTestRow(*trace, *ix, 0, m, 321.5), hit);         // within the 3 px catch area
+}
+
+void TstTimelineCore::rangeStatsMatchBruteForce() {
+  std::mt19937 rng(3);
+  TraceBuilder b;
+  const char* names[] = {"a", "b", "c", "d"};
+  for (int lane = 0; lane < 3; ++lane) {
+    int64_t t = 0;
+    for (int k = 0; k < 2000; ++k) {
+      t += int64_t(rng() % 300);
+      const int64_t d = int64_t(rng() % 500);
+      b.add(lane == 0 ? 0 : 100, lane + 1, names[rng() % 4], lane == 0 ? "kernel" : "cpu_op", t, d);
+      t += d;
+    }
+  }
+  auto trace = b.finish();
+  auto ix = buildTimelineIndex(*trace);
+  for (int k = 0; k < 20; ++k) {
+    const int64_t a = int64_t(rng() % 400000), e = a + 1 + int64_t(rng() % 200000);
+    const RangeStats rs = computeRangeStats(*trace, *ix, a, e);
+    std::map<StrId, NameStats> brute;
+    uint64_t count = 0;
+    for (EventIdx i = 0; i < trace->size(); ++i) {
+      const int64_t ts = trace->tsNs[i], d = trace->durNs[i];
+      const bool in = d == 0 ? (ts >= a && ts < e) : (ts < e && ts + d > a);
+      if (!in) continue;
+      NameStats& s = brute[trace->name[i]];
+      if (!s.count) s.minNs = s.maxNs = d;
+      s.minNs = std::min(s.minNs, d);
+      s.maxNs = std::max(s.maxNs, d);
+      ++s.count;
+      s.totalNs += d;
+      ++count;
+    }
+    QCOMPARE(rs.sliceCount, count);
+    QCOMPARE(rs.perName.size(), brute.size());
+    for (const NameStats& s : rs.perName) {
+      const NameStats& x = brute[s.name];
+      QCOMPARE(s.count, x.count);
+      QCOMPARE(s.totalNs, x.totalNs);
+      QCOMPARE(s.minNs, x.minNs);
+      QCOMPARE(s.maxNs, x.maxNs);
+    }
+    // Busy ratio: brute force over the GPU lane's events (they do not overlap).
+    int64_t busy = 0;
+    for (EventIdx i = 0; i < trace->size(); ++i)
+      if (isGpuWork(trace->classOf(i)))
+        busy += std::max<int64_t>(0, std::min(e, trace->endNs(i)) - std::max(a, trace->tsNs[i]));
+    QCOMPARE(rs.devices.at(0).busyNs, busy);
+  }
+}
+
+void TstTimelineCore::linkedEventFindsLaunch() {
+  auto trace = testing::makeRegularTrace(10, 10'000, 2'000, true);
+  auto ix = buildTimelineIndex(*trace);
+  // Events alternate launch, kernel.
+  QCOMPARE(ix->linkedEvent(*trace, 1).value_or(999), EventIdx(0));
+  QCOMPARE(ix->linkedEvent(*trace, 0).value_or(999), EventIdx(1));
+}
+
+void TstTimelineCore::layoutGroupsGpuFirst() {
+  auto trace = testing::makeRegularTrace(10, 10'000, 2'000, true);
+  auto ix = buildTimelineIndex(*trace);
+  auto groups = buildTrackGroups(*trace, *ix);
+  QCOMPARE(groups.size(), size_t(2));
+  QVERIFY(groups[0].gpu);
+  QCOMPARE(groups[0].device, 0);
+  TrackLayout l = layoutTracks(*ix, groups);
+  QCOMPARE(l.tracks[0].kind, TrackKind::GroupHeader);
+  QCOMPARE(l.tracks[1].kind, TrackKind::DeviceBusy);
+  QCOMPARE(l.tracks[2].kind, TrackKind::Slices);
+  groups[0].collapsed = true;
+  TrackLayout c = layoutTracks(*ix, groups);
+  QVERIFY(c.totalHeight < l.totalHeight);
+  QCOMPARE(c.tracks[1].kind, TrackKind::DeviceBusy);  // the busy strip survives collapsing
+  QCOMPARE(l.trackAt(l.tracks[2].y + 1), 2);
+}
+
+void TstTimelineCore::formatting() {
+  QCOMPARE(QString::fromStdString(formatDuration(850)), QStringLiteral("850 ns"));
+  QCOMPARE(QString::fromStdString(formatDuration(12'345'678)), QStringLiteral("12.35 ms"));
+  QCOMPARE(QString::fromStdString(formatCount(1234567)), QStringLiteral("1,234,567"));
+  QCOMPARE(QString::fromStdString(formatRatio(0.0312)), QStringLiteral("0.031"));
+  QCOMPARE(niceTickStep(1000.0, 100.0), 100000.0);
+  QCOMPARE(niceTickStep(1300.0, 100.0), 200000.0);
+  QCOMPARE(QString::fromStdString(formatTick(2'500'000, 500'000)), QStringLiteral("2.5 ms"));
+}
+
+QTEST_APPLESS_MAIN(TstTimelineCore)
+#include "tst_timeline_core.moc"

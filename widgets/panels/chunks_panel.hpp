@@ -1,0 +1,55 @@
+#pragma once
+// The candidate chunks of a split (one row per mode window or chunk file),
+// with the gate's verdict. Filled by the app through setChunks(); selecting a
+// row selects the chunk in the shared SelectionModel.
+#include "common/selection_model.hpp"
+#include "panels/split_view_data.hpp"
+
+#include <QAbstractTableModel>
+#include <QPointer>
+#include <QWidget>
+
+class QTableView;
+class QLabel;
+class QSortFilterProxyModel;
+
+namespace steadyscope::widgets {
+
+class ChunkModel : public QAbstractTableModel {
+  Q_OBJECT
+public:
+  enum Columns { ModeColumn, StepsColumn, DurationColumn, EventsColumn, GpuEventsColumn,
+                 BusyRefColumn, BusyUnionColumn, VerdictColumn, NUM_COLUMNS };
+  enum Roles { SortRole = Qt::UserRole, MaxCostRole };
+  using QAbstractTableModel::QAbstractTableModel;
+  void setChunks(QVector<ChunkRow> rows);
+  const QVector<ChunkRow>& chunks() const { return rows_; }
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+private:
+  QVector<ChunkRow> rows_;
+};
+
+class ChunksPanel : public QWidget {
+  Q_OBJECT
+public:
+  explicit ChunksPanel(QWidget* parent = nullptr);
+  void setSelectionModel(SelectionModel* model);
+  void setChunks(QVector<ChunkRow> rows);
+  /// Shown instead of the table when there are no chunks.
+  void setPlaceholder(const QString& text);
+  ChunkModel* model() const { return model_; }
+  QTableView* view() const { return view_; }
+
+private:
+  ChunkModel* model_;
+  QSortFilterProxyModel* proxy_;
+  QTableView* view_;
+  QLabel* placeholder_;
+  QPointer<SelectionModel> selection_;
+};
+
+} // namespace steadyscope::widgets
