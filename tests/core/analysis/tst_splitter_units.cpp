@@ -1,4 +1,593 @@
+// Splitter unit tests: spec §7 worked examples (E1–E7, E11, E12, E15, E18),
+// bad input, and one test per decision in docs/splitter-decisions.md.
+#include "trace_builder.hpp"
+
+#include <steadyscope/core/analysis/splitter.hpp>
+#include <steadyscope/core/io/loader.hpp>
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
-class T : public QObject { Q_OBJECT };
-QTEST_GUILESS_MAIN(T)
+
+#include <zlib.h>
+
+using namespace steadyscope;
+using namespace steadyscope::analysis;
+
+namespace {
+
+TracePtr load(const std::string& json, const std::string& name = "foo.pt.trace.json.gz") {
+  auto r = loadTraceFromString(json, name);
+  if (!r) qFatal("load failed: %s", r.error().describe().c_str());
+  return r.value();
+}
+
+SplitResult planE6(const SplitOptions& o, const std::vector<sstest::StepSpec>& steps = sstest::e6Steps()) {
+  Splitter s(load(sstest::e6Trace(steps)));
+  return s.plan(o);
+}
+
+SplitOptions steady(int numSteps, const std::string& out = "out") {
+  SplitOptions o;
+  o.outputDir = out;
+  o.findSteadyState = true;
+  o.numSteps = numSteps;
+  return o;
+}
+
+QString readFile(const QString& p) {
+  QFile f(p);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return QString::fromUtf8(f.readAll());
+}
+
+void writeFile(const QString& p, const std::string& s) {
+  QFile f(p);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write(s.data(), static_cast<qint64>(s.size()));
+}
+
+int runCli(const QString& dir, const QStringList& args, QByteArray* err = nullptr, QByteArray* out = nullptr) {
+  QProcess p;
+  p.setWorkingDirectory(dir);
+  p.start(QStringLiteral(STEADYSCOPE_CLI), QStringList{"split"} + args);
+  if (!p.waitForFinished(120000)) return -1;
+  if (err) *err = p.readAllStandardError();
+  if (out) *out = p.readAllStandardOutput();
+  return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+}
+
+std::vector<int64_t> ints(std::initializer_list<int64_t> v) { return v; }
+
+} // namespace
+
+Q_DECLARE_METATYPE(std::vector<int64_t>)
+
+class TestSplitterUnits : public QObject {
+  Q_OBJECT
+private slots:
+  // ---------------------------------------------------------------- E1
+  void e1_parse_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<qlonglong>("bs");
+    QTest::addColumn<qlonglong>("req");
+    QTest::addColumn<QString>("ctx");
+    QTest::addColumn<QString>("gen");
+    QTest::addColumn<bool>("sqsk");
+    QTest::addColumn<QString>("cls");
+    auto row = [](const char* n, const char* k, qlonglong bs, qlonglong req, const char* ctx, const char* gen, bool sq,
+                  const char* cls) { QTest::newRow(n) << QString(n) << QString(k) << bs << req << QString(ctx) << QString(gen) << sq << QString(cls); };
+    row("execute_14721_context_2(sq14721sk14721sqsq108745533sqsk108745533)_generation_0(sq0sk0sqsq0sqsk0)", "vllm_detailed", 14721, 2, "2/14721", "0/0", true, "prefill");
+    row("execute_64_context_0(sq0sk0sqsq0sqsk0)_generation_64(sq64sk131072sqsq64sqsk131072)", "vllm_detailed", 64, 64, "0/0", "64/64", true, "decode");
+    row("execute_6147_context_2(sq6144sk7144sqsq20971520sqsk23019520)_generation_3(sq3sk6144sqsq3sqsk6144)", "vllm_detailed", 6147, 5, "2/6144", "3/3", true, "prefilldecode");
+    row("execute_5_context_3(sq128sk256sqsq1sqsk1)_generation_2(sq1sk300sqsq1sqsk1)", "vllm_detailed", 129, 5, "3/128", "2/1", true, "prefilldecode");
+    row("execute_context_2(6144)_generation_3(3)", "vllm_native", 6147, 5, "2/6144", "3/3", false, "prefilldecode");
+    row("step[EXTEND bs=2 toks=14721 c_sq=14721 c_sk=14721 c_sqsq=108745533 c_sqsk=108745533]", "sglang_detailed", 14721, 2, "2/14721", "0/0", true, "prefill");
+    row("step[DECODE bs=64 g_sq=128 g_sqsq=256 g_sqsk=262144 g_sk=131072]", "sglang_detailed", 128, 64, "0/0", "64/128", true, "decode");
+    row("step[MIXED bs=2 c=1 g=1 c_sq=5 c_sk=8 c_sqsq=25 c_sqsk=40 g_sq=1 g_sk=12 g_sqsq=1 g_sqsk=12]", "sglang_detailed", 6, 2, "1/5", "1/1", true, "prefilldecode");
+    row("step[DRAFT bs=8 c_sq=56 c_sqsq=392 c_sqsk=5370764 c_sk=767252]", "sglang_detailed", 8, 8, "8/56", "0/0", true, "prefill");
+    row("step[EXTEND bs=2 toks=14721]", "sglang_native", 14721, 2, "2/14721", "0/0", false, "prefill");
+    row("step[DECODE bs=64]", "sglang_native", 64, 64, "0/0", "64/64", false, "decode");
+    row("step[MIXED bs=2]", "sglang_native", 2, 2, "2/2", "0/0", false, "prefill");
+    row("step[decode bs=1]", "sglang_native", 1, 1, "0/0", "1/1", false, "decode");
+    row("step[DECODE bs=36 g_sk=580480]", "none", 1, 1, "0/0", "1/1", false, "decode");
+    row("prefill[bs=2 tok=14721 ctx=[7803, 6918]]", "atom_native", 14721, 2, "2/14721", "0/0", false, "prefill");
+    row("prefill[bs=2 tok=14721 ctx=[7803, 6918] sqsq=108745533 sqsk=108745533 sk=14721]", "atom_detailed", 14721, 2, "2/14721", "0/0", true, "prefill");
+    row("decode[bs=117/128 tok=117 d=117]", "atom_native", 117, 117, "0/0", "117/117", false, "decode");
+    row("decode[bs=128 tok=384 p=2 d=126 sqsq=132612 sqsk=1114112 sk=258048 tbo=1]", "atom_detailed", 384, 128, "0/0", "128/384", true, "decode");
+    row("execute_diffusion_1_1024x1024", "diffusion_native", 1, 0, "0/0", "0/0", false, "idle");
+    row("ProfilerStep#3", "none", 1, 1, "0/0", "1/1", false, "decode");
+  }
+  void e1_parse() {
+    QFETCH(QString, name);
+    QFETCH(QString, kind);
+    QFETCH(qlonglong, bs);
+    QFETCH(qlonglong, req);
+    QFETCH(QString, ctx);
+    QFETCH(QString, gen);
+    QFETCH(bool, sqsk);
+    QFETCH(QString, cls);
+    StepDetails s = parseAnnotation(name.toStdString());
+    QCOMPARE(QString(annotationKindName(s.kind)), kind);
+    QCOMPARE(s.batchSize, bs);
+    QCOMPARE(s.numRequests, req);
+    QCOMPARE(QString("%1/%2").arg(s.contextRequests).arg(s.contextSum), ctx);
+    QCOMPARE(QString("%1/%2").arg(s.generationRequests).arg(s.generationSum), gen);
+    QCOMPARE(s.hasSqsk, sqsk);
+    QString c = s.prefillOnly() ? "prefill" : s.prefillDecode() ? "prefilldecode" : s.decodeOnly() ? "decode" : "idle";
+    QCOMPARE(c, cls);
+  }
+  void e1_skeleton_and_tiers() {
+    QCOMPARE(QString::fromStdString(nameSkeleton("ProfilerStep#3")), QString("ProfilerStep##"));
+    QCOMPARE(QString::fromStdString(nameSkeleton("execute_64_context_0(sq0sk0sqsq0sqsk0)_generation_64(sq64sk131072sqsq64sqsk131072)")),
+             QString("execute_#_context_#(sq#sk#sqsq#sqsk#)_generation_#(sq#sk#sqsq#sqsk#)"));
+    QVERIFY(matchesDetailedPattern("step[decode bs=3 g_sqsq=9]"));   // SGLang detailed is case-insensitive
+    QVERIFY(!matchesDetailedPattern("step[DECODE bs=64]"));
+    QVERIFY(matchesNativePattern("step[DECODE bs=36 g_sk=580480]"));  // matches, parser fails (E1)
+    QVERIFY(!matchesKnownPattern("ProfilerStep#3"));
+    QVERIFY(matchesNativePattern("execute_diffusion_2_720x1280"));
+    QCOMPARE(QString::fromStdString(sanitizeRootName("a/b(c):d e)")), QString("a_b_cd_e"));
+  }
+
+  // ---------------------------------------------------------------- E2–E5, stride
+  void regions_data() {
+    QTest::addColumn<std::vector<int64_t>>("values");
+    QTest::addColumn<int>("numSteps");
+    QTest::addColumn<std::vector<int64_t>>("flat");  // start,end,...
+    QTest::addColumn<bool>("fallback");
+    std::vector<int64_t> e2(4, 2);
+    e2.insert(e2.end(), 30, 20);
+    QTest::newRow("E2") << e2 << 32 << ints({4, 34}) << false;
+    std::vector<int64_t> e3a = {16, 16, 16, 2, 2};
+    e3a.insert(e3a.end(), 10, 16);
+    e3a.insert(e3a.end(), 7, 2);
+    QTest::newRow("E3a") << e3a << 32 << ints({2, 20}) << false;
+    QTest::newRow("E3b") << ints({16, 16, 16, 2, 16, 2, 16, 16, 2, 2, 2, 2, 2, 2, 16, 16}) << 32 << ints({2, 13}) << false;
+    QTest::newRow("E4") << ints({20, 2, 20, 2, 20, 2, 20, 2, 20, 2}) << 12 << ints({4, 6}) << true;
+    QTest::newRow("E15-fallback") << ints({16, 16, 16}) << 8 << ints({1, 2}) << true;
+  }
+  void regions() {
+    QFETCH(std::vector<int64_t>, values);
+    QFETCH(int, numSteps);
+    QFETCH(std::vector<int64_t>, flat);
+    QFETCH(bool, fallback);
+    RegionScan s = scanRegions(values, numSteps, 5);
+    std::vector<int64_t> got;
+    for (const Region& g : s.regions) {
+      got.push_back(g.start);
+      got.push_back(g.end);
+    }
+    QCOMPARE(got, flat);
+    QCOMPARE(s.fellBack, fallback);
+  }
+  void e5_reference_ratio() {
+    std::vector<StepDetails> steps(10);
+    for (int i = 0; i < 4; ++i) steps[i].contextRequests = 1;
+    std::vector<Region> regions = {{0, 4}, {4, 10}};
+    ReferenceRatio r = referenceRatio(steps, regions);
+    QCOMPARE(r.largestIndex, size_t(1));
+    QCOMPARE(r.largest, 0.0);
+    QCOMPARE(r.average, 0.4);
+  }
+  void stride_data() {
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("stride");
+    for (auto [n, s] : std::vector<std::pair<int, int>>{{1, 1}, {2, 2}, {3, 3}, {4, 2}, {8, 2}, {16, 2}, {20, 2}, {30, 3}, {32, 3}, {64, 6}, {100, 10}})
+      QTest::newRow(qPrintable(QString::number(n))) << n << s;
+  }
+  void stride() {
+    QFETCH(int, n);
+    QFETCH(int, stride);
+    QCOMPARE(candidateStride(n), int64_t(stride));
+  }
+
+  // ---------------------------------------------------------------- E6
+  void e6_end_to_end() {
+    SplitResult r = planE6(steady(8));
+    QCOMPARE(r.outcome, SplitOutcome::Split);
+    QCOMPARE(QString::fromStdString(r.executionDetailsCsv),
+             QString("idx,output_path,event_count,num_gpu_events,gpu_duration,gpu_busy_duration,phase_num_prefill,phase_num_prefilldecode,phase_num_decode,phase_avg_bs,phase_avg_conc,num_steps\n"
+                     "0,out/mixed_steady_state_prefill_0_prefilldecode_2_decode_6_bs143_conc16_foo.json.gz,209,40,3520,1600,0,2,6,143,16,8\n"
+                     "0,out/decode_only_steady_state_prefill_0_prefilldecode_0_decode_7_bs8_conc8_foo.json.gz,183,35,3080,1400,0,0,7,8,8,7\n"
+                     "0,out/prefilldecode_steady_state_prefill_0_prefilldecode_1_decode_0_bs527_conc16_foo.json.gz,27,5,440,200,0,1,0,527,16,1\n"));
+    const std::string manifest =
+        "{\n  \"status\": 0,\n  \"method\": \"annotation:tier\",\n  \"phase_confidence\": \"high\",\n  \"n_roots\": 48,\n"
+        "  \"attribution_strategy\": \"correlation\",\n  \"coverage_selected_roots\": 1.0,\n  \"coverage_root_spans_only\": 1.0,\n"
+        "  \"root_span_share\": 1.0,\n  \"root_family\": \"execute_#_context_#(sq#sk#sqsq#sqsk#)_generation_#(sq#sk#sqsq#sqsk#)\",\n"
+        "  \"root_family_known\": true,\n  \"suspiciously_few_roots\": false,\n  \"startup_transient_trimmed\": false,\n"
+        "  \"gap_fill\": true,\n  \"n_overlapping_roots\": 0,\n  \"n_gpu_events_in_trace\": 240\n}";
+    QCOMPARE(QString::fromStdString(r.manifest.dump(2)), QString::fromStdString(manifest));
+    QCOMPARE(r.windows.size(), size_t(3));
+    QCOMPARE(r.windows[0].window, (Region{4, 12}));
+    QCOMPARE(r.windows[1].window, (Region{41, 48}));
+    QCOMPARE(r.windows[2].window, (Region{4, 5}));
+    QCOMPARE(r.windows[0].selection.scan.regions, (std::vector<Region>{{4, 48}}));
+    QCOMPARE(r.windows[0].selection.target, 10.0 / 44.0);
+    QCOMPARE(r.windows[0].selection.candidates.size(), size_t(19));  // starts 4, 6, ..., 40
+    // tiles: [st, st+10000), last root median-extended
+    QCOMPARE(r.roots[47].tile->b.asDouble(), 1000000.0 + 10000.0 * 47 + 10000.0);
+  }
+
+  // ---------------------------------------------------------------- E7
+  void e7_conc_osl_r_data() {
+    QTest::addColumn<qlonglong>("conc");
+    QTest::addColumn<double>("osl");
+    QTest::addColumn<double>("r");
+    QTest::addColumn<double>("ideal");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("stride");
+    QTest::addColumn<int>("ws");
+    QTest::addColumn<int>("we");
+    QTest::newRow("16,1024,1") << 16LL << 1024.0 << 1.0 << 32.0 / 2048.0 << 64 << 6 << 4 << 48;
+    QTest::newRow("16,60,1") << 16LL << 60.0 << 1.0 << 32.0 / 120.0 << 8 << 2 << 4 << 12;
+    QTest::newRow("16,64,0") << 16LL << 64.0 << 0.0 << 0.5 << 8 << 2 << 4 << 12;
+  }
+  void e7_conc_osl_r() {
+    QFETCH(qlonglong, conc);
+    QFETCH(double, osl);
+    QFETCH(double, r);
+    QFETCH(double, ideal);
+    QFETCH(int, n);
+    QFETCH(int, stride);
+    QFETCH(int, ws);
+    QFETCH(int, we);
+    SplitOptions o = steady(8);
+    o.conc = {conc, osl, r};
+    SplitResult res = planE6(o);
+    const ModeSelection& m = res.windows[0].selection;
+    QCOMPARE(m.target, ideal);
+    QCOMPARE(m.numStepsUsed, int64_t(n));
+    QCOMPARE(m.stride, int64_t(stride));
+    QCOMPARE(m.window, (Region{ws, we}));
+    QVERIFY(m.warnings.empty());  // peak 16 == CONC
+    QCOMPARE(res.windows[1].window, (Region{41, 48}));
+    QCOMPARE(res.windows[2].window, (Region{4, 5}));
+  }
+
+  // ---------------------------------------------------------------- E11
+  void e11b_trim_refuses() {
+    auto steps = std::vector<sstest::StepSpec>();
+    for (int i = 0; i < 40; ++i) {
+      sstest::StepSpec s;
+      s.st = 1000000 + 20000LL * i;
+      s.name = sstest::vllmDetailedName(0, 0, 16, 16);
+      if (i == 0) s.kernelDurs[0] = 400;
+      steps.push_back(s);
+    }
+    SplitResult r = planE6(steady(32), steps);
+    QCOMPARE(r.outcome, SplitOutcome::Refused);
+    const JsonValue& m = r.manifest;
+    QCOMPARE(m.find("status")->asInt(), int64_t(1));
+    QCOMPARE(m.find("coverage_selected_roots")->asReal(), 0.933);
+    QCOMPARE(m.find("n_roots")->asInt(), int64_t(40));  // stale (B3)
+    QCOMPARE(QString::fromStdString(m.find("startup_transient_kernel")->asString()), QString("ncclDevKernel_AllReduce"));
+    QCOMPARE(m.find("startup_transient_collective_ratio")->asReal(), 10.0);
+    QCOMPARE(m.find("startup_transient_noise_ratio")->asReal(), 1.0);
+    QVERIFY(m.find("aborted")->asBool());
+    // --allow-degraded splits the 39 remaining roots (no PD step: no prefilldecode file).
+    SplitOptions o = steady(32);
+    o.allowDegraded = true;
+    SplitResult r2 = planE6(o, steps);
+    QCOMPARE(r2.outcome, SplitOutcome::Split);
+    QCOMPARE(r2.roots.size(), size_t(39));
+    QCOMPARE(r2.chunks.size(), size_t(2));
+    // 4000 instead of 400: NOT_SPLITTABLE at 0.6522.
+    steps[0].kernelDurs[0] = 4000;
+    SplitResult r3 = planE6(steady(32), steps);
+    QCOMPARE(r3.manifest.find("status")->asInt(), int64_t(2));
+    QCOMPARE(r3.manifest.find("coverage_selected_roots")->asReal(), 0.6522);
+    QCOMPARE(r3.manifest.find("startup_transient_collective_ratio")->asReal(), 100.0);
+  }
+  void decision_B2_trim_keeps_status() {
+    auto steps = std::vector<sstest::StepSpec>();
+    for (int i = 0; i < 40; ++i) {
+      sstest::StepSpec s;
+      s.st = 1000000 + 20000LL * i;
+      s.name = sstest::vllmDetailedName(0, 0, 16, 16);
+      if (i == 0) s.kernelDurs[0] = 400;
+      steps.push_back(s);
+    }
+    SplitOptions o = steady(32);
+    o.fixes.trimKeepsStatus = true;
+    o.fixes.freshNRoots = true;  // B3
+    SplitResult r = planE6(o, steps);
+    QCOMPARE(r.outcome, SplitOutcome::Split);
+    QCOMPARE(r.manifest.find("status")->asInt(), int64_t(0));
+    QCOMPARE(r.manifest.find("n_roots")->asInt(), int64_t(39));
+  }
+
+  // ---------------------------------------------------------------- E12
+  void e12_extraction_statistics() {
+    std::vector<std::string> parts;
+    for (int i = 0; i < 16; ++i) {
+      const int64_t base = 1000 + 1000LL * i;
+      parts.push_back(R"({"ph":"X","cat":"user_annotation","name":"execute_)" + std::to_string(i) +
+                      R"x(_context_3(sq128sk256sqsq1sqsk1)_generation_2(sq1sk300sqsq1sqsk1)","pid":1,"tid":10,"ts":)x" +
+                      std::to_string(base) + R"(,"dur":100,"args":{}})");
+      for (int j = 0; j < 3; ++j) {
+        const int64_t corr = 1000 + 3LL * i + j;
+        parts.push_back(R"({"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":10,"ts":)" + std::to_string(base + 1 + 5 * j) +
+                        R"(,"dur":3,"args":{"correlation":)" + std::to_string(corr) + "}}");
+        if (j < 2)
+          parts.push_back(R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":99,"ts":)" + std::to_string(base + 200 + 5 * j) +
+                          R"(,"dur":8,"args":{"correlation":)" + std::to_string(corr) + "}}");
+      }
+    }
+    std::string json = "{\"traceEvents\": [";
+    for (size_t k = 0; k < parts.size(); ++k) json += (k ? ",\n" : "") + parts[k];
+    json += "], \"schemaVersion\": 1}";
+    Splitter s(load(json, "e12.json"));
+    SplitOptions o;
+    o.outputDir = "out";
+    o.iterations = "7";
+    o.storeSingleIteration = true;
+    SplitResult r = s.plan(o);
+    QCOMPARE(r.chunks.size(), size_t(1));
+    QCOMPARE(r.chunks[0].stats.eventCount, int64_t(6));
+    QCOMPARE(r.chunks[0].stats.numGpuEvents, int64_t(2));
+    QCOMPARE(r.chunks[0].stats.gpuDuration.i, int64_t(13));
+    QCOMPARE(r.chunks[0].stats.gpuBusyDuration.i, int64_t(16));
+    QVERIFY(r.chunks[0].stats.gpuDuration.isInt);
+    QCOMPARE(r.roots[15].tile->b.asDouble(), 17000.0);
+    o.storeSingleIteration = false;
+    o.iterations = "0:4";
+    SplitResult r2 = s.plan(o);
+    QCOMPARE(r2.chunks.size(), size_t(1));
+    QCOMPARE(QString::fromStdString(r2.chunks[0].idx.asString()), QString("0:4"));
+    QCOMPARE(QString::fromStdString(r2.chunks[0].fileName), QString("e12_iteration_0:4.json.gz"));
+    QCOMPARE(r2.chunks[0].stats.eventCount, int64_t(24));
+    QCOMPARE(r2.chunks[0].stats.numGpuEvents, int64_t(8));
+    QCOMPARE(r2.chunks[0].stats.gpuDuration.i, int64_t(52));
+    QCOMPARE(r2.chunks[0].stats.gpuBusyDuration.i, int64_t(64));
+  }
+
+  // ---------------------------------------------------------------- E15
+  void e15_range_single_phases() {
+    SplitOptions o;
+    o.outputDir = "out";
+    o.iterations = "4:7";
+    o.storeSingleIteration = true;
+    o.dividePhases = true;
+    o.numSteps = 8;
+    SplitResult r = planE6(o);
+    QCOMPARE(r.chunks.size(), size_t(4));
+    QCOMPARE(QString::fromStdString(r.chunks[0].fileName),
+             QString("foo_iteration_4_execute_527_context_1_sq512sk512sqsq262144sqsk262144_generation_15_sq15sk1500sqsq15sqsk1500.json.gz"));
+    QCOMPARE(QString::fromStdString(r.chunks[3].fileName),
+             QString("decode_only/decode_only_chunk0_steps1_bs16_conc16_prefill_0_prefilldecode_0_decode_1_bs16_conc16_foo.json.gz"));
+    QCOMPARE(r.chunks[3].stats.eventCount, int64_t(27));
+  }
+
+  // ---------------------------------------------------------------- E18
+  void e18a_csv_formatting() {
+    std::vector<std::vector<std::pair<std::string, CsvCell>>> rows = {
+        {{"idx", CsvCell::integer(0)}, {"a", CsvCell::integer(3520)}, {"b", CsvCell::real(1600.0)}, {"c", CsvCell::real(1.005)},
+         {"d", CsvCell::real(2.675)}, {"e", CsvCell::real(1e-7)}, {"f", CsvCell::real(123456789.125)}}};
+    QCOMPARE(QString::fromStdString(formatPandasCsv(rows)), QString("idx,a,b,c,d,e,f\n0,3520,1600.00,1.00,2.67,0.00,123456789.12\n"));
+  }
+  void e18b_range_row_first() {
+    SplitOptions o = steady(4, "out7");
+    o.iterations = "4:12";
+    SplitResult r = planE6(o);
+    QCOMPARE(QString::fromStdString(r.executionDetailsCsv),
+             QString("idx,output_path,event_count,num_gpu_events,gpu_duration,gpu_busy_duration,num_steps,phase_num_prefill,phase_num_prefilldecode,phase_num_decode,phase_avg_bs,phase_avg_conc\n"
+                     "4:12,out7/foo_iteration_4:12.json.gz,209,40,3520,1600,0,,,,,\n"
+                     "0,out7/mixed_steady_state_prefill_0_prefilldecode_1_decode_3_bs143_conc16_foo.json.gz,105,20,1760,800,4,0.00,1.00,3.00,143.00,16.00\n"
+                     "0,out7/decode_only_steady_state_prefill_0_prefilldecode_0_decode_3_bs16_conc16_foo.json.gz,79,15,1320,600,3,0.00,0.00,3.00,16.00,16.00\n"
+                     "0,out7/prefilldecode_steady_state_prefill_0_prefilldecode_1_decode_0_bs527_conc16_foo.json.gz,27,5,440,200,1,0.00,1.00,0.00,527.00,16.00\n"));
+  }
+
+  // ---------------------------------------------------------------- python helpers
+  void cpython_set_order() {
+    // Orders printed by CPython 3.11 for list(set([...])).
+    QCOMPARE(cpythonSetOrder({5, 3, 9, 1}), (std::vector<int64_t>{9, 3, 5, 1}));
+    QCOMPARE(cpythonSetOrder({16, 8, 0}), (std::vector<int64_t>{16, 8, 0}));
+    QCOMPARE(cpythonSetOrder({1988, 1152, 1178, 1614, 1322}), (std::vector<int64_t>{1152, 1988, 1322, 1614, 1178}));
+    QCOMPARE(cpythonSetOrder({-1, -2}), (std::vector<int64_t>{-1, -2}));
+  }
+  void cpython_set_order_vs_python3() {
+    QProcess py;
+    py.start("python3", {"-c", "import random\nrandom.seed(7)\nfor n in (3,6,20,200,3000,70000):\n"
+                               "  ks=[random.randrange(50000,50000+4*n) for _ in range(n)]\n"
+                               "  print(' '.join(map(str,ks)))\n  print(' '.join(map(str,list(set(ks)))))\n"});
+    if (!py.waitForFinished(60000) || py.exitCode() != 0) QSKIP("python3 not available");
+    const QList<QByteArray> lines = py.readAllStandardOutput().trimmed().split('\n');
+    for (int k = 0; k + 1 < lines.size(); k += 2) {
+      std::vector<int64_t> in, want;
+      for (const QByteArray& t : lines[k].split(' ')) in.push_back(t.toLongLong());
+      for (const QByteArray& t : lines[k + 1].split(' ')) want.push_back(t.toLongLong());
+      QCOMPARE(cpythonSetOrder(in), want);
+    }
+  }
+  void python_json_and_round() {
+    JsonValue o = JsonValue::object();
+    o.set("a", JsonValue::real(0.1 + 0.2));
+    o.set("b", JsonValue::array());
+    o.set("c", JsonValue::string("é\"\n"));
+    o.set("a", JsonValue::integer(2));  // replaced in place
+    QCOMPARE(QString::fromStdString(o.dump(2)), QString("{\n  \"a\": 2,\n  \"b\": [],\n  \"c\": \"\\u00e9\\\"\\n\"\n}"));
+    QCOMPARE(pyRound(0.93301435, 4), 0.933);
+    QCOMPARE(pyRound(2.675, 2), 2.67);
+    QCOMPARE(QString::fromStdString(pyReprDouble(16423.002000000015)), QString("16423.002000000015"));
+  }
+
+  // ---------------------------------------------------------------- bad input
+  void bad_one_root() {
+    std::vector<sstest::StepSpec> steps(1);
+    steps[0].st = 1000000;
+    steps[0].name = sstest::vllmDetailedName(0, 0, 32, 32);
+    SplitResult r = planE6(steady(32), steps);
+    QCOMPARE(r.outcome, SplitOutcome::Split);
+    QCOMPARE(r.detection.chosen.diagnostics.find("suspiciously_few_roots")->asBool(), true);
+    QCOMPARE(r.chunks.size(), size_t(2));  // mixed + decode_only; no prefill run
+    QCOMPARE(r.windows[0].window, (Region{0, 1}));
+    QVERIFY(r.windows[0].selection.scan.fellBack);
+    QCOMPARE(r.windows[2].chunk, -1);
+    // single root: own span, event count = 26 + metadata
+    QCOMPARE(r.chunks[0].stats.eventCount, int64_t(27));
+  }
+  void bad_all_steps_identical() {
+    std::vector<sstest::StepSpec> steps;
+    for (int i = 0; i < 10; ++i) {
+      sstest::StepSpec s;
+      s.st = 1000000 + 10000LL * i;
+      s.name = sstest::vllmDetailedName(0, 0, 16, 16);
+      steps.push_back(s);
+    }
+    SplitResult r = planE6(steady(32), steps);
+    // n=10 < 32: tolerance 0.2, every step near the peak -> region starts at 0 and stays open.
+    QCOMPARE(r.windows[0].selection.scan.regions, (std::vector<Region>{{0, 10}}));
+    QCOMPARE(r.windows[0].window, (Region{0, 10}));
+    QCOMPARE(r.windows[1].window, (Region{0, 10}));
+    QCOMPARE(r.windows[2].chunk, -1);
+  }
+  void bad_zero_gpu_events_cli() {
+    QTemporaryDir dir;
+    std::vector<sstest::StepSpec> steps = sstest::e6Steps();
+    for (auto& s : steps) s.launches = false;
+    writeFile(dir.filePath("nogpu.json"), sstest::e6Trace(steps));
+    QByteArray out;
+    QCOMPARE(runCli(dir.path(), {"nogpu.json", "-o", "out", "--find-steady-state"}, nullptr, &out), 0);
+    QVERIFY(out.contains("No GPU work in trace; nothing to split."));
+    QVERIFY(!QDir(dir.filePath("out")).exists());
+  }
+  void bad_conflicting_flags_cli() {
+    QTemporaryDir dir;
+    writeFile(dir.filePath("foo.json"), sstest::e6Trace(sstest::e6Steps()));
+    QByteArray err;
+    // B6: OSL 0 with CONC and R: the reference raises ZeroDivisionError (exit 1).
+    QCOMPARE(runCli(dir.path(), {"foo.json", "-o", "out", "--find-steady-state", "--CONC", "16", "--OSL", "0", "--R", "1"}, &err), 1);
+    QVERIFY(!QDir(dir.filePath("out")).exists());
+    QVERIFY(err.contains("ZeroDivisionError"));
+    // argparse errors: exit 2.
+    QCOMPARE(runCli(dir.path(), {"foo.json", "-o", "out", "-i", "-3:48"}, &err), 2);
+    QVERIFY(err.contains("argument -i/--iterations: expected one argument"));
+    QCOMPARE(runCli(dir.path(), {"foo.json", "-o", "out", "--bogus"}, &err), 2);
+    QVERIFY(err.contains("unrecognized arguments: --bogus"));
+    QCOMPARE(runCli(dir.path(), {"foo.json", "--find-steady-state"}, &err), 2);
+    QVERIFY(err.contains("the following arguments are required: -o/--output-dir"));
+    QCOMPARE(runCli(dir.path(), {"foo.json", "-o", "out", "--num-steps=x"}, &err), 2);
+    QVERIFY(err.contains("invalid int value: 'x'"));
+    // --iterations=-3: -> int('') raises ValueError in the reference: exit 1, nothing written.
+    QCOMPARE(runCli(dir.path(), {"foo.json", "-o", "out", "--iterations=-3:"}, &err), 1);
+    QVERIFY(!QDir(dir.filePath("out")).exists());
+    QVERIFY(!QDir(dir.filePath("out")).exists());
+  }
+  void bad_out_of_range_iterations_cli() {
+    QTemporaryDir dir;
+    writeFile(dir.filePath("foo.json"), sstest::e6Trace(sstest::e6Steps()));
+    // B9: -i 100 on 48 roots writes the whole input as foo_iteration_100, idx 100:48, zero statistics.
+    QCOMPARE(runCli(dir.path(), {"foo.json", "-o", "out", "-i", "100"}), 0);
+    QCOMPARE(readFile(dir.filePath("out/execution_details.csv")),
+             QString("idx,output_path,event_count,num_gpu_events,gpu_duration,gpu_busy_duration,num_steps\n"
+                     "100:48,out/foo_iteration_100.json.gz,1249,0,0,0,0\n"));
+    QVERIFY(QFile::exists(dir.filePath("out/foo_iteration_100.json.gz")));
+    // --iterations=-3:48 slices the last 3 roots, numbered -3..-1.
+    QCOMPARE(runCli(dir.path(), {"foo.json", "-o", "neg", "--iterations=-3:48", "--store-single-iteration"}), 0);
+    QVERIFY(readFile(dir.filePath("neg/execution_details.csv")).contains("\n-1,neg/foo_iteration_-1_execute_"));
+    // fix strict-iterations: refuse, exit 1, nothing written.
+    QCOMPARE(runCli(dir.path(), {"foo.json", "-o", "strict", "-i", "100", "--fix", "strict-iterations"}), 1);
+    QVERIFY(!QDir(dir.filePath("strict")).exists());
+  }
+
+  // ---------------------------------------------------------------- decisions
+  void decision_B1_zip_input() {
+    QTemporaryDir dir;
+    writeFile(dir.filePath("foo.json"), sstest::e6Trace(sstest::e6Steps()));
+    QProcess zip;
+    zip.setWorkingDirectory(dir.path());
+    zip.start("python3", {"-c", "import zipfile; z=zipfile.ZipFile('t.zip','w'); z.write('foo.json','inner/foo.json'); z.close()"});
+    QVERIFY(zip.waitForFinished(30000));
+    QFile::remove(dir.filePath("foo.json"));  // the reference would need this file on disk (B1)
+    QCOMPARE(runCli(dir.path(), {"t.zip", "-o", "out", "--find-steady-state", "--num-steps", "8"}), 0);
+    QVERIFY(readFile(dir.filePath("out/execution_details.csv")).contains("0,out/mixed_steady_state_prefill_0_prefilldecode_2_decode_6_bs143_conc16_t.zip.json.gz,209,40,3520,1600"));
+  }
+  void decision_B4_metadata_all_m() {
+    auto extra = std::vector<std::string>{R"({"ph":"M","name":"thread_name","pid":1,"tid":1,"ts":5,"args":{"name":"main"}})"};
+    Splitter s(load(sstest::e6Trace(sstest::e6Steps(), extra)));
+    SplitResult a = s.plan(steady(8));
+    QCOMPARE(a.chunks[2].stats.eventCount, int64_t(27));  // the M event with ts is dropped (reference)
+    SplitOptions o = steady(8);
+    o.fixes.metadataAllM = true;
+    SplitResult b = s.plan(o);
+    QCOMPARE(b.chunks[2].stats.eventCount, int64_t(28));
+  }
+  void decision_D1_largest_region_ratio() {
+    SplitOptions o = steady(8);
+    o.fixes.largestRegionRatio = true;
+    SplitResult r = planE6(o);
+    QCOMPARE(r.windows[0].selection.target, r.windows[0].selection.ratio.largest);
+  }
+  void decision_B18_idle_breaks_runs() {
+    std::vector<StepDetails> steps(10);
+    for (auto& s : steps) s = parseAnnotation("execute_diffusion_1_1024x1024");
+    ConcurrencyOptions co;
+    co.numSteps = 4;
+    QCOMPARE(concurrencyFinder(steps, SteadyMode::DecodeOnly, co).window, (Region{0, 4}));  // idle counts as decode
+    co.idleBreaksRuns = true;
+    QCOMPARE(concurrencyFinder(steps, SteadyMode::DecodeOnly, co).window.size(), int64_t(0));
+  }
+  void decision_B25_B15_B13_B10_options() {
+    // A GPU annotation with a correlation id, reachable from the prefill window.
+    auto extra = std::vector<std::string>{
+        R"({"ph":"X","cat":"gpu_user_annotation","name":"g","pid":0,"tid":8,"ts":1040020,"dur":10,"args":{"correlation":21}})",
+        R"({"ph":"s","id":21,"pid":1,"tid":1,"ts":1040010,"cat":"fwdbwd","name":"fwdbwd"})"};
+    Splitter s(load(sstest::e6Trace(sstest::e6Steps(), extra)));
+    SplitResult a = s.plan(steady(8));
+    const ChunkPlan& pd = a.chunks[2];  // [4,5): correlations 21..25
+    QCOMPARE(pd.stats.numGpuEvents, int64_t(6));
+    QCOMPARE(pd.stats.gpuBusyDuration.i, int64_t(210));
+    QCOMPARE(pd.stats.eventCount, int64_t(29));
+    SplitOptions o = steady(8);
+    o.fixes.gpuAnnotationsNotWork = true;
+    o.fixes.flowsAc2gOnly = true;
+    o.fixes.dedupeGpuEvents = true;
+    o.fixes.noBatchOverride = true;
+    SplitResult b = s.plan(o);
+    QCOMPARE(b.chunks[2].stats.numGpuEvents, int64_t(5));
+    QCOMPARE(b.chunks[2].stats.gpuBusyDuration.i, int64_t(200));
+    QCOMPARE(b.chunks[2].stats.eventCount, int64_t(28));
+  }
+  void decision_busy_ratio_column() {
+    SplitOptions o = steady(8);
+    o.busyRatioColumn = true;
+    SplitResult r = planE6(o);
+    QVERIFY(QString::fromStdString(r.executionDetailsCsv)
+                .startsWith("idx,output_path,event_count,num_gpu_events,gpu_duration,gpu_busy_duration,busy_ratio,phase_num_prefill"));
+    QVERIFY(QString::fromStdString(r.executionDetailsCsv).contains(",3520,1600,0.45,0,2,6,143,16,8\n"));
+  }
+  void structured_result_json_and_write() {
+    QTemporaryDir dir;
+    Splitter s(load(sstest::e6Trace(sstest::e6Steps())));
+    SplitOptions o = steady(8, dir.filePath("out").toStdString());
+    SplitResult r = s.plan(o);
+    JsonValue j = splitResultToJson(r);
+    QCOMPARE(QString::fromStdString(j.find("outcome")->asString()), QString("split"));
+    QCOMPARE(j.find("roots")->items().size(), size_t(48));
+    QCOMPARE(j.find("windows")->items()[0].find("candidates")->items().size(), size_t(19));
+    QVERIFY(s.write(r).ok());
+    QVERIFY(QFile::exists(dir.filePath("out/split_manifest.json")));
+    // chunk file: gzip JSON with the top-level keys in order and the events verbatim
+    gzFile gz = gzopen(dir.filePath("out/prefilldecode_steady_state_prefill_0_prefilldecode_1_decode_0_bs527_conc16_foo.json.gz").toLocal8Bit().constData(), "rb");
+    QVERIFY(gz);
+    std::string text;
+    char buf[65536];
+    int n;
+    while ((n = gzread(gz, buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
+    gzclose(gz);
+    QVERIFY(text.rfind("{\"traceEvents\": [", 0) == 0);
+    QVERIFY(text.find("\"schemaVersion\": 1, \"deviceProperties\"") != std::string::npos);
+    auto re = loadTraceFromString(text, "chunk.json");
+    QVERIFY(re.ok());
+    QCOMPARE(re.value()->size(), size_t(27));
+    // re-planning with other parameters reuses the loaded model
+    SplitResult r2 = s.plan(steady(4, "x"));
+    QCOMPARE(r2.windows[0].window.size(), int64_t(4));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSplitterUnits)
 #include "tst_splitter_units.moc"
