@@ -21,8 +21,8 @@ RangeStats computeRangeStats(const Trace& trace, const TimelineIndex& index, int
   for (const SliceRow& row : index.rows) {
     // Positions before firstOverlapping(begin) end at or before begin.
     for (size_t i = row.firstOverlapping(begin); i < row.events.size(); ++i) {
+      if (row.start[i] >= end) break;
       const EventIdx e = row.events[i];
-      if (trace.tsNs[e] >= end) break;
       if (!sliceInRange(trace, e, begin, end)) continue;
       const int64_t d = std::max<int64_t>(0, trace.durNs[e]);
       NameStats& s = acc[trace.name[e]];

@@ -69,7 +69,10 @@ Coverage::Coverage(std::span<const Interval> intervals) {
 
 int64_t Coverage::busyBefore(int64_t t) const {
   // k = number of intervals with begin < t.
-  const size_t k = size_t(std::lower_bound(begin_.begin(), begin_.end(), t) - begin_.begin());
+  return busyBeforeWithCount(t, size_t(std::lower_bound(begin_.begin(), begin_.end(), t) - begin_.begin()));
+}
+
+int64_t Coverage::busyBeforeWithCount(int64_t t, size_t k) const {
   if (k == 0) return 0;
   const int64_t full = cum_[k - 1];
   const int64_t overshoot = end_[k - 1] > t ? end_[k - 1] - t : 0;
@@ -118,20 +121,18 @@ size_t SliceRow::firstOverlapping(int64_t t) const {
   return size_t(std::lower_bound(maxEnd.begin(), maxEnd.end(), t) - maxEnd.begin());
 }
 
-size_t SliceRow::firstStartingAtOrAfter(const Trace& trace, int64_t t, size_t from) const {
-  const size_t n = events.size();
-  if (from >= n || trace.tsNs[events[from]] >= t) return from;
+size_t SliceRow::firstStartingAtOrAfter(int64_t t, size_t from) const {
+  const size_t n = start.size();
+  if (from >= n || start[from] >= t) return from;
   // Galloping search: cost is log of the distance, not of the row size.
   size_t lo = from, step = 1, hi = from + 1;
-  while (hi < n && trace.tsNs[events[hi]] < t) {
+  while (hi < n && start[hi] < t) {
     lo = hi;
     step *= 2;
     hi = std::min(n, hi + step);
   }
-  auto first = events.begin() + ptrdiff_t(lo + 1), last = events.begin() + ptrdiff_t(hi);
-  return size_t(std::lower_bound(first, last, t,
-                                 [&](EventIdx e, int64_t v) { return trace.tsNs[e] < v; }) -
-                events.begin());
+  return size_t(std::lower_bound(start.begin() + ptrdiff_t(lo + 1), start.begin() + ptrdiff_t(hi), t) -
+                start.begin());
 }
 
 // ---------------------------------------------------------------- index
@@ -198,6 +199,8 @@ TimelineIndexPtr buildTimelineIndex(const Trace& trace, const std::atomic<bool>*
       const int64_t end = trace.tsNs[e] + std::max<int64_t>(0, trace.durNs[e]);
       row.maxEnd.push_back(row.maxEnd.empty() ? end : std::max(row.maxEnd.back(), end));
       row.events.push_back(e);
+      row.start.push_back(trace.tsNs[e]);
+      row.end.push_back(end);
       ++li.sliceCount;
       if (!any || trace.tsNs[e] < first) first = trace.tsNs[e];
       if (!any || end > last) last = end;

@@ -30,6 +30,7 @@ private slots:
   void drawListBoundedOnMillionEvents();
   void drawListFoldsKeepIdleGapsVisible();
   void coverageColumnsBusyAndIdle();
+  void coverageColumnsMatchQueries();
   void hitTestKernelAndEmpty();
   void rangeStatsMatchBruteForce();
   void linkedEventFindsLaunch();
@@ -212,6 +213,33 @@ void TstTimelineCore::coverageColumnsBusyAndIdle() {
   const int col = int(far.toPx(2'000'000));
   QVERIFY(gap[size_t(col)]);
   QVERIFY(f[size_t(col)] > 0.0f && f[size_t(col)] < 0.2f);
+}
+
+void TstTimelineCore::coverageColumnsMatchQueries() {
+  // The incremental (galloping) column walk equals per-column queries.
+  std::mt19937 rng(5);
+  std::vector<Interval> iv;
+  int64_t t = 0;
+  for (int k = 0; k < 20000; ++k) {
+    t += 1 + int64_t(rng() % (k % 97 == 0 ? 2'000'000 : 5'000));
+    const int64_t len = 1 + int64_t(rng() % 3000);
+    iv.push_back({t, t + len});
+    t += len;
+  }
+  Coverage c(iv);
+  for (double zoom : {1.0, 7.0, 60.0}) {
+    const double span = double(t) / zoom;
+    const TimeMapper m(0, double(t) / 3.0 - span / 2, double(t) / 3.0 + span / 2, 800);
+    std::vector<float> f;
+    std::vector<uint8_t> gap;
+    coverageColumns(c, m, 800, 500'000, f, gap);
+    for (int x = 0; x < 800; ++x) {
+      const int64_t a = m.nsAt(x), b = m.nsAt(x + 1);
+      const double want = double(c.busyIn(a, b)) / double(std::max<int64_t>(1, b - a));
+      QVERIFY(std::abs(double(f[size_t(x)]) - std::clamp(want, 0.0, 1.0)) < 1e-5);
+      if (m.nsPerPx() > 250'000.0) QCOMPARE(bool(gap[size_t(x)]), c.maxGapIn(a, b) >= 500'000);
+    }
+  }
 }
 
 void TstTimelineCore::hitTestKernelAndEmpty() {

@@ -50,10 +50,13 @@ public:
   int64_t maxGapIn(int64_t a, int64_t b) const;
   std::span<const int64_t> begins() const { return begin_; }
   std::span<const int64_t> ends() const { return end_; }
+  /// Busy time in (-inf, t), given k = number of intervals with begin < t.
+  int64_t busyBeforeWithCount(int64_t t, size_t k) const;
+  /// Max of the gaps with index in [lo, hi) (gap k follows interval k).
+  int64_t maxGapRange(size_t lo, size_t hi) const;
 
 private:
   int64_t busyBefore(int64_t t) const;  // busy time in (-inf, t)
-  int64_t maxGapRange(size_t lo, size_t hi) const;  // max of gap[lo, hi)
   std::vector<int64_t> begin_, end_, cum_;  // cum_[k] = busy of intervals 0..k
   std::vector<std::vector<int64_t>> gapPyramid_;
 };
@@ -63,12 +66,14 @@ struct SliceRow {
   uint32_t lane = 0;
   uint16_t depth = 0;
   std::vector<EventIdx> events;  // sorted by (ts, file order)
+  std::vector<int64_t> start;    // start[k] = ts of events[k] (contiguous: searches stay in cache)
+  std::vector<int64_t> end;      // end[k] = ts + max(dur, 0) of events[k]
   std::vector<int64_t> maxEnd;   // maxEnd[k] = max end of events[0..k]
 
   /// First position whose event may overlap [t, ...): maxEnd > t (or ts >= t for instants).
   size_t firstOverlapping(int64_t t) const;
   /// First position whose start is >= t, searching from `from`.
-  size_t firstStartingAtOrAfter(const Trace& trace, int64_t t, size_t from = 0) const;
+  size_t firstStartingAtOrAfter(int64_t t, size_t from = 0) const;
 };
 
 struct LaneIndex {
