@@ -8,36 +8,21 @@
 
 namespace steadyscope::analysis {
 
-__extension__ typedef __int128 Int128_;
 
-void CorrGroups::build(std::vector<std::pair<CorrKey, EventIdx>> pairs) {
-  dense_ = false;
-  keys_.clear();
-  offsets_.clear();
-  items_.clear();
-  if (pairs.empty()) return;
-  bool allInt = true;
-  int64_t mn = std::numeric_limits<int64_t>::max(), mx = std::numeric_limits<int64_t>::min();
-  for (const auto& [k, i] : pairs) {
-    if (k.tag != 0) { allInt = false; break; }
-    mn = std::min(mn, k.v);
-    mx = std::max(mx, k.v);
-  }
-  if (allInt) {
-    const auto range = static_cast<Int128_>(mx) - mn + 1;
-    if (range <= static_cast<Int128_>(pairs.size()) * 4 + (1 << 20)) {
-      dense_ = true;
-      min_ = mn;
-      const auto slots = static_cast<size_t>(range);
-      offsets_.assign(slots + 1, 0);
-      for (const auto& [k, i] : pairs) ++offsets_[static_cast<size_t>(k.v - mn) + 1];
-      for (size_t s = 0; s < slots; ++s) offsets_[s + 1] += offsets_[s];
-      items_.resize(pairs.size());
-      std::vector<uint32_t> cursor(offsets_.begin(), offsets_.end() - 1);
-      for (const auto& [k, i] : pairs) items_[cursor[static_cast<size_t>(k.v - mn)]++] = i;
-      return;
-    }
-  }
+void CorrGroups::buildDense(const std::vector<EventIdx>& events, const std::vector<int64_t>& keys, int64_t mn,
+                            int64_t mx) {
+  dense_ = true;
+  min_ = mn;
+  const auto slots = static_cast<size_t>(mx - mn + 1);
+  offsets_.assign(slots + 1, 0);
+  for (int64_t k : keys) ++offsets_[static_cast<size_t>(k - mn) + 1];
+  for (size_t s = 0; s < slots; ++s) offsets_[s + 1] += offsets_[s];
+  items_.resize(events.size());
+  std::vector<uint32_t> cursor(offsets_.begin(), offsets_.end() - 1);
+  for (size_t i = 0; i < events.size(); ++i) items_[cursor[static_cast<size_t>(keys[i] - mn)]++] = events[i];
+}
+
+void CorrGroups::buildSparse(const std::vector<EventIdx>&, std::vector<std::pair<CorrKey, EventIdx>> pairs) {
   std::stable_sort(pairs.begin(), pairs.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   items_.reserve(pairs.size());
@@ -92,9 +77,15 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
     else if (t == "gpu_memset") roles_[c] = CatRole::Memset;
   }
   const size_t n = trace.size();
-  std::vector<std::pair<CorrKey, EventIdx>> gpuPairs, flowPairs;
-  int64_t kernelDurNsSum = 0;
-  bool kernelDurNonZero = false;
+  std::vector<EventIdx> gpuCorrEvents, flowEvents;
+  {
+    uint64_t flows = 0;
+    for (const char* k : {"s", "f"})
+      if (auto it = trace.stats.perPh.find(k); it != trace.stats.perPh.end()) flows += it->second;
+    flowEvents.reserve(flows);
+    gpuCorrEvents.reserve(trace.stats.gpuEvents + 1024);
+    kernels.reserve(trace.stats.gpuEvents + 1024);
+  }
   for (size_t k = 0; k < n; ++k) {
     const auto i = static_cast<EventIdx>(k);
     const uint16_t f = trace.flags[i];
@@ -107,7 +98,7 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
     }
     const Ph ph = trace.ph[i];
     if (ph == Ph::FlowStart || ph == Ph::FlowEnd) {
-      if (f & ev::HasId) flowPairs.emplace_back(corrKey(i), i);
+      if (f & ev::HasId) flowEvents.push_back(i);
       continue;
     }
     if (!(f & ev::HasDur)) continue;
@@ -117,16 +108,15 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
     }
     if (r == CatRole::GpuUserAnnotation) {
       gpuAnnotations.push_back(i);
-      if (f & ev::HasCorr) gpuPairs.emplace_back(corrKey(i), i);
+      if (f & ev::HasCorr) gpuCorrEvents.push_back(i);
     } else if (isGpuKernelRole(r)) {
       kernels.push_back(i);
-      if (f & ev::HasCorr) gpuPairs.emplace_back(corrKey(i), i);
-      kernelDurNsSum += trace.durNs[i];
-      if (trace.durNs[i] != 0 || (f & ev::DurInexact)) kernelDurNonZero = true;
+      if (f & ev::HasCorr) gpuCorrEvents.push_back(i);
     }
   }
-  gpuByCorr.build(std::move(gpuPairs));
-  flowsById.build(std::move(flowPairs));
+  auto key = [this](EventIdx e) { return corrKey(e); };
+  gpuByCorr.build(gpuCorrEvents, key);
+  flowsById.build(flowEvents, key);
   std::stable_sort(annotations.begin(), annotations.end(),
                    [&](EventIdx a, EventIdx b) { return trace.tsUs(a) < trace.tsUs(b); });
 
@@ -135,8 +125,6 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
   for (EventIdx i : kernels) total = total + trace.durPy(i);
   totalGpu_ = total;
   noGpuWork = total.isInt ? total.i == 0 : total.d == 0.0;
-  (void)kernelDurNsSum;
-  (void)kernelDurNonZero;
 
   // Collective kernel names (by name id; each distinct name is tested once).
   collectiveName.assign(trace.strings.size(), false);

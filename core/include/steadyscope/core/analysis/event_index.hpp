@@ -43,7 +43,9 @@ struct CorrKey {
 /// indices into per-key bitmaps.
 class CorrGroups {
 public:
-  void build(std::vector<std::pair<CorrKey, EventIdx>> pairs);
+  /// Groups `events` (file order) by key(e); key is called twice per event.
+  template <typename KeyFn>
+  void build(const std::vector<EventIdx>& events, KeyFn&& key);
   std::optional<uint32_t> slotOf(const CorrKey& k) const;
   std::span<const EventIdx> eventsOfSlot(uint32_t slot) const {
     return {items_.data() + offsets_[slot], items_.data() + offsets_[slot + 1]};
@@ -57,6 +59,8 @@ public:
   bool dense() const { return dense_; }
 
 private:
+  void buildDense(const std::vector<EventIdx>& events, const std::vector<int64_t>& keys, int64_t mn, int64_t mx);
+  void buildSparse(const std::vector<EventIdx>& events, std::vector<std::pair<CorrKey, EventIdx>> pairs);
   bool dense_ = false;
   int64_t min_ = 0;                 // dense: slot = v - min_
   std::vector<CorrKey> keys_;       // sparse: sorted distinct keys (slot = position)
@@ -118,6 +122,36 @@ private:
   std::vector<CatRole> roles_;
   PyNum totalGpu_;
 };
+
+template <typename KeyFn>
+void CorrGroups::build(const std::vector<EventIdx>& events, KeyFn&& key) {
+  dense_ = false;
+  keys_.clear();
+  offsets_.clear();
+  items_.clear();
+  if (events.empty()) return;
+  std::vector<int64_t> ints;
+  ints.reserve(events.size());
+  int64_t mn = INT64_MAX, mx = INT64_MIN;
+  bool allInt = true;
+  for (EventIdx e : events) {
+    const CorrKey k = key(e);
+    if (k.tag != 0) { allInt = false; break; }
+    ints.push_back(k.v);
+    mn = k.v < mn ? k.v : mn;
+    mx = k.v > mx ? k.v : mx;
+  }
+  const bool dense = allInt && static_cast<double>(mx) - static_cast<double>(mn) + 1.0 <=
+                                   static_cast<double>(events.size()) * 4.0 + static_cast<double>(1 << 20);
+  if (dense) {
+    buildDense(events, ints, mn, mx);
+    return;
+  }
+  std::vector<std::pair<CorrKey, EventIdx>> pairs;
+  pairs.reserve(events.size());
+  for (EventIdx e : events) pairs.emplace_back(key(e), e);
+  buildSparse(events, std::move(pairs));
+}
 
 template <typename Fn>
 void EventIndex::forEachInLane(uint32_t lane, double aUs, double bUs, Fn&& fn) const {
