@@ -1,7 +1,9 @@
 #include "io/event_parser.hpp"
 #include "io/numbers.hpp"
 
+#include <cerrno>
 #include <cstring>
+#include <unistd.h>
 #include <fmt/format.h>
 #include <simdjson.h>
 
@@ -204,8 +206,8 @@ uint16_t readId(ondemand::value v, LocalColumns& out, int64_t& value, uint16_t s
 
 } // namespace
 
-bool EventParser::parsePiece(std::string_view text, const Piece& piece, LocalColumns& out,
-                             ParseFailure& fail) {
+bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, const Piece& piece,
+                             LocalColumns& out, ParseFailure& fail) {
   size_t len = static_cast<size_t>(piece.end - piece.begin);
   size_t need = len + 2;
   if (impl_->capacity < need) {
@@ -215,7 +217,20 @@ bool EventParser::parsePiece(std::string_view text, const Piece& piece, LocalCol
   }
   char* buf = impl_->buffer.data();
   buf[0] = '[';
-  std::memcpy(buf + 1, text.data() + piece.begin, len);
+  if (fd >= 0) {
+    size_t got = 0;
+    while (got < len) {
+      ssize_t r = ::pread(fd, buf + 1 + got, len - got, static_cast<off_t>(fdBase + piece.begin + got));
+      if (r <= 0) {
+        if (r < 0 && errno == EINTR) continue;
+        break;
+      }
+      got += static_cast<size_t>(r);
+    }
+    if (got < len) std::memcpy(buf + 1 + got, text.data() + piece.begin + got, len - got);
+  } else {
+    std::memcpy(buf + 1, text.data() + piece.begin, len);
+  }
   buf[len + 1] = ']';
   std::memset(buf + need, ' ', std::min<size_t>(SIMDJSON_PADDING, impl_->capacity - need));  // only the padding
   auto where = [&](const char* loc) -> uint64_t {
@@ -445,7 +460,8 @@ bool EventParser::parsePiece(std::string_view text, const Piece& piece, LocalCol
     }
   }
   // Lengths: each event runs to the last '}' before the next event's start.
-  const char* t = text.data();
+  // Read from the piece buffer (warm), not from the source mapping.
+  const char* t = buf + 1 - piece.begin;  // t[absolute offset] within this piece
   for (size_t k = 0; k < starts.size(); ++k) {
     uint64_t endLimit = k + 1 < starts.size() ? starts[k + 1] : piece.end;
     uint64_t e = endLimit;

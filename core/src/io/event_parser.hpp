@@ -90,7 +90,10 @@ public:
   EventParser();
   ~EventParser();
   /// Parses one piece of `text`; appends to `out`. Returns false on malformed JSON.
-  bool parsePiece(std::string_view text, const Piece& piece, LocalColumns& out, ParseFailure& fail);
+  /// When `fd >= 0` the piece's bytes are read with pread from `fd` at
+  /// `fdBase + piece.begin` (same bytes as `text`), else copied from `text`.
+  bool parsePiece(std::string_view text, int fd, uint64_t fdBase, const Piece& piece, LocalColumns& out,
+                  ParseFailure& fail);
 private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -46,8 +46,9 @@ struct ParseResult {
   ParseFailure failure;
 };
 
-ParseResult parseAll(std::string_view text, const std::vector<Piece>& pieces, unsigned threads,
+ParseResult parseAll(const SourceText& src, const std::vector<Piece>& pieces, unsigned threads,
                      JobControl* control) {
+  std::string_view text = src.text();
   ParseResult res;
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(1, pieces.size()))));
   // Contiguous groups of pieces, balanced by bytes, so thread order = text order.
@@ -79,7 +80,7 @@ ParseResult parseAll(std::string_view text, const std::vector<Piece>& pieces, un
     EventParser parser;
     for (size_t i = bounds[t]; i < bounds[t + 1]; ++i) {
       if (control && control->cancelled()) { cancelled[t] = 1; return; }
-      if (!parser.parsePiece(text, pieces[i], res.cols[t], fails[t])) { failed[t] = 1; return; }
+      if (!parser.parsePiece(text, src.fd(), src.fdOffset(), pieces[i], res.cols[t], fails[t])) { failed[t] = 1; return; }
       if (control) {
         control->addDoneBytes(pieces[i].end - pieces[i].begin);
         control->addEvents(0);
@@ -343,7 +344,7 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
   ScanError serr;
   if (!scanTopLevel(text, pieceBytes, false, layout, serr)) return scanToError(path, serr);
   timer.mark("scan");
-  ParseResult pr = parseAll(text, layout.pieces, opt.threads, control);
+  ParseResult pr = parseAll(*source, layout.pieces, opt.threads, control);
   timer.mark("parse");
   if (pr.cancelled) {
     Error e = makeError(Error::Kind::Cancelled, path, "loading cancelled");
@@ -354,7 +355,7 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
     // A heuristic cut may have landed inside a nested structure: redo exactly.
     if (control) control->setDoneBytes(0);
     if (!scanTopLevel(text, pieceBytes, true, layout, serr)) return scanToError(path, serr);
-    pr = parseAll(text, layout.pieces, opt.threads, control);
+    pr = parseAll(*source, layout.pieces, opt.threads, control);
     if (pr.cancelled) {
       Error e = makeError(Error::Kind::Cancelled, path, "loading cancelled");
       e.code = "cancelled";

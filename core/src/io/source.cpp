@@ -24,17 +24,21 @@ namespace {
 
 class MappedText final : public SourceText {
 public:
-  MappedText(const char* base, size_t mapLen, size_t off, size_t len)
-      : base_(base), mapLen_(mapLen), off_(off), len_(len) {}
+  MappedText(const char* base, size_t mapLen, size_t off, size_t len, int fd)
+      : base_(base), mapLen_(mapLen), off_(off), len_(len), fd_(fd >= 0 ? ::dup(fd) : -1) {}
   ~MappedText() override {
     if (base_ && mapLen_) ::munmap(const_cast<char*>(base_), mapLen_);
+    if (fd_ >= 0) ::close(fd_);
   }
   std::string_view text() const override { return {base_ + off_, len_}; }
+  int fd() const override { return fd_; }
+  uint64_t fdOffset() const override { return off_; }
 private:
   const char* base_;
   size_t mapLen_;
   size_t off_;
   size_t len_;
+  int fd_;
 };
 
 class StringText final : public SourceText {
@@ -66,12 +70,13 @@ Error fail(Error::Kind kind, const std::string& path, std::string msg, const cha
 Expected<std::shared_ptr<const SourceText>> mapFd(int fd, size_t len, const std::string& path,
                                                   size_t off = 0, size_t textLen = SIZE_MAX) {
   if (len == 0) return std::shared_ptr<const SourceText>(std::make_shared<StringText>(std::string()));
-  void* p = ::mmap(nullptr, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  // No MAP_POPULATE: the parser reads the text with pread (see SourceText::fd);
+  // the mapping serves random access (verbatim export, args display) on demand.
+  void* p = ::mmap(nullptr, len, PROT_READ, MAP_PRIVATE, fd, 0);
   if (p == MAP_FAILED) return sysError(Error::Kind::Io, path, "cannot map file", "mmap_failed");
-  ::madvise(p, len, MADV_SEQUENTIAL);
   if (textLen == SIZE_MAX) textLen = len - off;
   return std::shared_ptr<const SourceText>(
-      std::make_shared<MappedText>(static_cast<const char*>(p), len, off, textLen));
+      std::make_shared<MappedText>(static_cast<const char*>(p), len, off, textLen, fd));
 }
 
 /// An unlinked temporary file in the cache directory receiving decompressed text.
@@ -257,6 +262,8 @@ Expected<OpenedSource> openZip(const uint8_t* d, size_t n, const std::string& pa
         std::shared_ptr<const SourceText> whole;
         size_t off, len;
         std::string_view text() const override { return whole->text().substr(off, len); }
+        int fd() const override { return whole->fd(); }
+        uint64_t fdOffset() const override { return whole->fdOffset() + off; }
       };
       auto s = std::make_shared<Slice>();
       s->whole = whole;

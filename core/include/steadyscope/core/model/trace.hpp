@@ -159,6 +159,11 @@ class SourceText {
 public:
   virtual ~SourceText() = default;
   virtual std::string_view text() const = 0;
+  /// A file descriptor holding the same bytes at `fdOffset()`, for bulk
+  /// sequential reads with pread (cheaper than first-touching the mapping),
+  /// or -1 when the text is only in memory.
+  virtual int fd() const { return -1; }
+  virtual uint64_t fdOffset() const { return 0; }
 };
 
 struct TraceStats {
