@@ -36,7 +36,7 @@ void appendRowDrawList(const Trace&, const TimelineIndex& index, uint32_t rowId,
     }
     // Fold a run of narrow slices. Each step jumps (galloping search) to the
     // first slice starting at or after `cut`, and `cut` advances by at least
-    // one pixel per step, so the work is bounded by the pixels covered.
+    // minSlicePx per step, so the work is bounded by the pixels covered.
     const size_t foldStart = i;
     double foldX1 = std::max(x1, x0);
     double cut = std::max(x0 + minPx, foldX1);
@@ -50,7 +50,7 @@ void appendRowDrawList(const Trace&, const TimelineIndex& index, uint32_t rowId,
       // Stop at a visible gap, at a wide slice, or past the window.
       if (nx0 >= foldX1 + minPx || nx1 - nx0 >= minPx || row.start[i] > viewEnd) break;
       foldX1 = std::max(foldX1, nx1);
-      cut = std::max({cut + 1.0, nx0 + minPx, foldX1});
+      cut = std::max({cut + minPx, nx0 + minPx, foldX1});
     }
     const double fx1 = std::max(foldX1, x0 + 1.0);
     out.push_back({clampPx(x0, width), clampPx(fx1, width), rowId, uint32_t(foldStart),
