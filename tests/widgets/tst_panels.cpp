@@ -1,0 +1,134 @@
+// Panes: item models pass QAbstractItemModelTester, the details pane's range
+// statistics equal the core's, the welcome screen lists recent files and
+// disables a missing sample.
+#include "trace_builder.hpp"
+
+#include "panels/anomalies_panel.hpp"
+#include "panels/chunks_panel.hpp"
+#include "panels/details_panel.hpp"
+#include "panels/explanation_panel.hpp"
+#include "panels/welcome_widget.hpp"
+
+#include <QAbstractItemModelTester>
+#include <QListWidget>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QtTest>
+
+using namespace steadyscope;
+using namespace steadyscope::widgets;
+
+class TstPanels : public QObject {
+  Q_OBJECT
+private slots:
+  void anomalyModel();
+  void chunkModel();
+  void detailsRangeStats();
+  void detailsEvent();
+  void welcome();
+  void explanation();
+};
+
+void TstPanels::anomalyModel() {
+  testing::TraceBuilder b;
+  b.add(0, 7, "k", "kernel", 0, 10);
+  b.trace().anomalies.push_back({"dur_negative", "negative dur", 12, 0});
+  b.trace().anomalies.push_back({"unmatched_e", "an E without a B", 3, -1});
+  AnomaliesPanel panel;
+  QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  panel.setTrace(b.finish());
+  QCOMPARE(panel.model()->rowCount(), 2);
+  QCOMPARE(panel.model()->index(0, AnomalyModel::CodeColumn).data().toString(), QStringLiteral("dur_negative"));
+  QCOMPARE(panel.model()->index(0, AnomalyModel::CountColumn).data(AnomalyModel::SortRole).toULongLong(), 12ull);
+  QSignalSpy spy(&panel, &AnomaliesPanel::eventActivated);
+  panel.setTrace(nullptr);
+  QCOMPARE(panel.model()->rowCount(), 0);
+}
+
+void TstPanels::chunkModel() {
+  ChunksPanel panel;
+  SelectionModel sel;
+  panel.setSelectionModel(&sel);
+  QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  ChunkRow a;
+  a.mode = QStringLiteral("mixed");
+  a.firstStep = 141;
+  a.lastStep = 173;
+  a.beginNs = 0;
+  a.endNs = 20'000'000;
+  a.events = 4276;
+  a.busyRef = 0.031;
+  a.hasVerdict = true;
+  a.verdict = colors::Verdict::Refused;
+  ChunkRow d = a;
+  d.mode = QStringLiteral("decode_only");
+  d.busyRef = 0.41;
+  d.verdict = colors::Verdict::Accepted;
+  panel.setChunks({a, d});
+  QCOMPARE(panel.model()->rowCount(), 2);
+  QVERIFY(panel.model()->index(0, ChunkModel::VerdictColumn).data().toString().contains(QStringLiteral("refused")));
+  QCOMPARE(panel.model()->index(0, ChunkModel::BusyRefColumn).data().toString(), QStringLiteral("0.031"));
+  QCOMPARE(panel.model()->index(0, ChunkModel::EventsColumn).data().toString(), QStringLiteral("4,276"));
+  sel.setChunk(1);
+  QCOMPARE(panel.view()->selectionModel()->selectedRows().size(), 1);
+}
+
+void TstPanels::detailsRangeStats() {
+  auto t = testing::makeRegularTrace(1000, 1000, 600, true);
+  TraceDocument doc;
+  doc.trace = t;
+  doc.index = timeline::buildTimelineIndex(*t);
+  DetailsPanel panel;
+  SelectionModel sel;
+  panel.setDocument(doc);
+  panel.setSelectionModel(&sel);
+  sel.setRange(t->tsNs[0] + 10'000, t->tsNs[0] + 250'000);
+  const timeline::RangeStats want = timeline::computeRangeStats(*t, *doc.index, t->tsNs[0] + 10'000, t->tsNs[0] + 250'000);
+  QCOMPARE(panel.rangeStats().sliceCount, want.sliceCount);
+  QCOMPARE(panel.rangeStats().perName.size(), want.perName.size());
+  QCOMPARE(panel.rangeTable()->rowCount(), int(want.perName.size()));
+  QVERIFY(panel.text().contains(QStringLiteral("busy ratio")));
+  QCOMPARE(panel.rangeStats().devices.at(0).ratio, want.devices.at(0).ratio);
+}
+
+void TstPanels::detailsEvent() {
+  auto t = testing::makeRegularTrace(10, 1000, 600, true);
+  TraceDocument doc;
+  doc.trace = t;
+  doc.index = timeline::buildTimelineIndex(*t);
+  DetailsPanel panel;
+  SelectionModel sel;
+  panel.setDocument(doc);
+  panel.setSelectionModel(&sel);
+  sel.setEvent(1);
+  QVERIFY(panel.text().contains(QStringLiteral("elementwise_kernel")));
+  QVERIFY(panel.text().contains(QStringLiteral("launched by")));
+}
+
+void TstPanels::welcome() {
+  WelcomeWidget w;
+  w.setRecentFiles({QStringLiteral("/tmp/a.json.gz"), QStringLiteral("/tmp/b.json")});
+  QCOMPARE(w.recentList()->count(), 2);
+  QSignalSpy spy(&w, &WelcomeWidget::openRecentRequested);
+  emit w.recentList()->itemActivated(w.recentList()->item(1));
+  QCOMPARE(spy.count(), 1);
+  QCOMPARE(spy.at(0).at(0).toString(), QStringLiteral("/tmp/b.json"));
+  w.setSamplePath(QStringLiteral("/nonexistent/sample.json.gz"));
+  QVERIFY(!w.openSampleButton()->isEnabled());
+  QVERIFY(w.openSampleButton()->toolTip().contains(QStringLiteral("not installed")));
+}
+
+void TstPanels::explanation() {
+  ExplanationPanel p;
+  GateExplanation e;
+  e.title = QStringLiteral("mixed_steady_state_x_foo.json.gz");
+  e.verdict = colors::Verdict::Refused;
+  e.reason = QStringLiteral("steady_state_chunk_low_quality");
+  e.rules.push_back({QStringLiteral("busy_ratio"), QStringLiteral("0.031"), QStringLiteral(">= 0.05"), false});
+  p.setExplanation(e);
+  QVERIFY(p.text().contains(QStringLiteral("refused")));  // the word, not only the colour
+  QVERIFY(p.text().contains(QStringLiteral("busy_ratio")));
+}
+
+QTEST_MAIN(TstPanels)
+#include "tst_panels.moc"

@@ -1,0 +1,239 @@
+// TimelineView, offscreen: pixels of the busy overlay and the chunk band,
+// hit testing by clicks, wheel zoom, keys, range drag, and bounded work per
+// frame on a 10^6-event trace (counted with a counting paint device).
+#include "counting_device.hpp"
+#include "trace_builder.hpp"
+
+#include "common/colors.hpp"
+#include "timeline/timeline_view.hpp"
+
+#include <QPainter>
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace steadyscope;
+using namespace steadyscope::timeline;
+using steadyscope::widgets::TimelineView;
+using steadyscope::widgets::TraceDocument;
+
+namespace {
+TraceDocument docOf(TracePtr t) {
+  TraceDocument d;
+  d.trace = t;
+  d.index = buildTimelineIndex(*t);
+  return d;
+}
+
+// GPU busy [0, 1 ms) and [3, 4 ms), idle in between; a CPU lane with launches.
+TracePtr busyIdleTrace() {
+  testing::TraceBuilder b;
+  b.add(100, 100, "launch_a", "cuda_runtime", 0, 5'000, 0, 1);
+  b.add(100, 100, "launch_b", "cuda_runtime", 2'900'000, 5'000, 0, 2);
+  b.add(0, 7, "kernel_a", "kernel", 0, 1'000'000, 0, 1);
+  b.add(0, 7, "kernel_b", "kernel", 3'000'000, 1'000'000, 0, 2);
+  return b.finish();
+}
+
+bool near(QColor a, QColor b, int tol = 24) {
+  return std::abs(a.red() - b.red()) <= tol && std::abs(a.green() - b.green()) <= tol &&
+         std::abs(a.blue() - b.blue()) <= tol;
+}
+} // namespace
+
+class TstTimelineView : public QObject {
+  Q_OBJECT
+private slots:
+  void busyOverlayPixels();
+  void selectedChunkBandCoversSteps();
+  void clickSelectsKernelAndEmptySelectsNothing();
+  void wheelZoomKeepsCursorTime();
+  void keysZoomAndPan();
+  void dragOnRulerSelectsRange();
+  void boundedWorkOnMillionEvents();
+  void selectionSettersAreQuiet();
+};
+
+void TstTimelineView::busyOverlayPixels() {
+  TimelineView v;
+  v.resize(1000, 500);
+  v.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&v));
+  v.setDocument(docOf(busyIdleTrace()));
+  v.zoomToRange(0, 4'000'000);
+  QImage img(v.viewport()->size(), QImage::Format_ARGB32);
+  QPainter p(&img);
+  v.renderTo(p, img.size());
+  p.end();
+  const TimeMapper m = v.mapper();
+  const int y = v.busyStripY(0);
+  QVERIFY(y > 0);
+  const int yBar = y + 22 - 5;  // near the bottom of the strip: any busy fraction fills it
+  const QColor busy = widgets::colors::gpuBusy(v.palette());
+  auto at = [&](int64_t ns) { return img.pixelColor(v.labelWidth() + int(m.toPx(ns)), yBar); };
+  QVERIFY2(near(at(500'000), busy), qPrintable(at(500'000).name()));
+  QVERIFY2(near(at(3'500'000), busy), qPrintable(at(3'500'000).name()));
+  QVERIFY2(!near(at(2'000'000), busy), qPrintable(at(2'000'000).name()));
+}
+
+void TstTimelineView::selectedChunkBandCoversSteps() {
+  TimelineView v;
+  v.resize(1000, 500);
+  v.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&v));
+  TraceDocument d = docOf(busyIdleTrace());
+  auto ov = std::make_shared<TimelineOverlays>();
+  for (int s = 0; s < 10; ++s)
+    ov->steps.push_back({int64_t(s) * 400'000, int64_t(s + 1) * 400'000, s, s % 2 ? StepKind::DecodeOnly : StepKind::PrefillDecode});
+  ov->chunks.push_back({ov->steps[2].beginNs, ov->steps[5].endNs, "decode_only", " ", 2, 5});
+  d.overlays = ov;
+  v.setDocument(d);
+  v.zoomToRange(0, 4'000'000);
+  v.selectionModel()->setChunk(0);
+  QImage img(v.viewport()->size(), QImage::Format_ARGB32);
+  QPainter p(&img);
+  v.renderTo(p, img.size());
+  p.end();
+  const TimeMapper m = v.mapper();
+  const QColor chunk = widgets::colors::chunkMode(QStringLiteral("decode_only"));
+  const int y = v.chunkBandTop() + 9;
+  auto at = [&](int64_t ns) { return img.pixelColor(v.labelWidth() + int(m.toPx(ns)), y); };
+  for (int s = 2; s <= 5; ++s) {
+    QVERIFY(near(at(ov->steps[size_t(s)].beginNs + 40'000), chunk));
+    QVERIFY(near(at((ov->steps[size_t(s)].beginNs + ov->steps[size_t(s)].endNs) / 2), chunk));
+    QVERIFY(near(at(ov->steps[size_t(s)].endNs - 40'000), chunk));
+  }
+  QVERIFY(!near(at(ov->steps[0].beginNs + 200'000), chunk));
+  QVERIFY(!near(at(ov->steps[8].beginNs + 200'000), chunk));
+  // The ruler shows each step's kind colour.
+  const QColor pd = widgets::colors::stepKind(StepKind::PrefillDecode);
+  QVERIFY(near(img.pixelColor(v.labelWidth() + int(m.toPx(ov->steps[0].beginNs + 20'000)), 4), pd));
+}
+
+void TstTimelineView::clickSelectsKernelAndEmptySelectsNothing() {
+  TimelineView v;
+  v.resize(1000, 500);
+  v.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&v));
+  auto t = testing::makeRegularTrace(200, 10'000, 2'000, true);
+  v.setDocument(docOf(t));
+  v.zoomToRange(t->tsNs[0], t->tsNs[0] + 100'000);
+  // Event 41 is kernel #20 (launch, kernel alternate).
+  const EventIdx kernel = 41;
+  QVERIFY(isGpuWork(t->classOf(kernel)));
+  const auto pt = v.pointOfEvent(kernel);
+  QVERIFY(pt.has_value());
+  QTest::mouseClick(v.viewport(), Qt::LeftButton, {}, *pt);
+  QCOMPARE(v.selectionModel()->event(), qint64(kernel));
+  QCOMPARE(v.eventAt(*pt), qint64(kernel));
+  // Half-way to the next kernel: nothing there.
+  const TimeMapper m = v.mapper();
+  const QPoint empty(v.labelWidth() + int(m.toPx(t->tsNs[kernel] + 6'000)), pt->y());
+  QTest::mouseClick(v.viewport(), Qt::LeftButton, {}, empty);
+  QCOMPARE(v.selectionModel()->event(), qint64(-1));
+}
+
+void TstTimelineView::wheelZoomKeepsCursorTime() {
+  TimelineView v;
+  v.resize(1000, 500);
+  v.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&v));
+  auto t = testing::makeRegularTrace(1000);
+  v.setDocument(docOf(t));
+  const QPoint pos(v.labelWidth() + 333, 200);
+  const double before = v.mapper().relAt(333);
+  const double span = v.viewControl().span();
+  QWheelEvent in(pos, v.viewport()->mapToGlobal(pos), {}, QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                 Qt::NoScrollPhase, false);
+  QCoreApplication::sendEvent(v.viewport(), &in);
+  QVERIFY(v.viewControl().span() < span);
+  QVERIFY(std::abs(v.mapper().relAt(333) - before) < 1e-3);
+  QWheelEvent out(pos, v.viewport()->mapToGlobal(pos), {}, QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                  Qt::NoScrollPhase, false);
+  QCoreApplication::sendEvent(v.viewport(), &out);
+  QVERIFY(std::abs(v.viewControl().span() - span) < 1e-3);
+  QVERIFY(std::abs(v.mapper().relAt(333) - before) < 1e-3);
+}
+
+void TstTimelineView::keysZoomAndPan() {
+  TimelineView v;
+  v.resize(1000, 500);
+  v.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&v));
+  v.setDocument(docOf(testing::makeRegularTrace(1000)));
+  const double b = v.viewControl().beginRel(), e = v.viewControl().endRel();
+  QTest::keyClick(&v, Qt::Key_W);
+  QVERIFY(v.viewControl().span() < e - b);
+  QTest::keyClick(&v, Qt::Key_D);
+  const double afterPan = v.viewControl().beginRel();
+  QTest::keyClick(&v, Qt::Key_A);
+  QVERIFY(v.viewControl().beginRel() < afterPan);
+  QTest::keyClick(&v, Qt::Key_F);
+  QVERIFY(std::abs(v.viewControl().beginRel() - b) < 1e-6 && std::abs(v.viewControl().endRel() - e) < 1e-6);
+  v.selectionModel()->setEvent(3);
+  QTest::keyClick(&v, Qt::Key_Escape);
+  QCOMPARE(v.selectionModel()->event(), qint64(-1));
+}
+
+void TstTimelineView::dragOnRulerSelectsRange() {
+  TimelineView v;
+  v.resize(1000, 500);
+  v.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&v));
+  v.setDocument(docOf(busyIdleTrace()));
+  const TimeMapper m = v.mapper();
+  const QPoint a(v.labelWidth() + 100, 8), b(v.labelWidth() + 400, 8);
+  QTest::mousePress(v.viewport(), Qt::LeftButton, {}, a);
+  QTest::mouseMove(v.viewport(), b);
+  QTest::mouseRelease(v.viewport(), Qt::LeftButton, {}, b);
+  QVERIFY(v.selectionModel()->hasRange());
+  QCOMPARE(v.selectionModel()->rangeBegin(), m.nsAt(100));
+  QCOMPARE(v.selectionModel()->rangeEnd(), m.nsAt(400));
+}
+
+void TstTimelineView::boundedWorkOnMillionEvents() {
+  const QSize size(1920, 1080);
+  TimelineView v;
+  v.resize(size);
+  v.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&v));
+  auto t = testing::makeRegularTrace(1'000'000, 1000, 600, true);  // 2 * 10^6 slices in 2 lanes
+  v.setDocument(docOf(t));
+  testing::CountingDevice dev(size);
+  {
+    QPainter p(&dev);
+    v.renderTo(p, size);
+  }
+  const qint64 prims = dev.primitives();
+  const int columns = size.width() - v.labelWidth();
+  qInfo("full view of %zu events: %lld primitives for %d columns (%.2f per column), %lld draw items", t->size(),
+        static_cast<long long>(prims), columns, double(prims) / columns,
+        static_cast<long long>(v.lastFrameStats().items));
+  QVERIFY2(prims <= 4 * columns, qPrintable(QString::number(prims)));
+  // The same device counts a naive painter (one rect per event): it fails the bound.
+  testing::CountingDevice naive(size);
+  {
+    QPainter p(&naive);
+    const TimeMapper m = v.mapper();
+    for (EventIdx e = 0; e < t->size(); ++e)
+      p.fillRect(QRectF(m.toPx(t->tsNs[e]), 10, std::max(0.1, m.toPx(t->endNs(e)) - m.toPx(t->tsNs[e])), 10), Qt::red);
+  }
+  QVERIFY(naive.primitives() > 4 * columns);
+}
+
+void TstTimelineView::selectionSettersAreQuiet() {
+  widgets::SelectionModel s;
+  QSignalSpy changed(&s, &widgets::SelectionModel::changed);
+  s.setEvent(5);
+  s.setEvent(5);
+  s.setRange(10, 20);
+  s.setRange(10, 20);
+  s.setStep(-1);
+  s.setChunk(-1);
+  QCOMPARE(changed.count(), 2);
+  s.clear();
+  QCOMPARE(changed.count(), 4);
+  QVERIFY(s.isEmpty());
+}
+
+QTEST_MAIN(TstTimelineView)
+#include "tst_timeline_view.moc"
