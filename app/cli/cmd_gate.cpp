@@ -1,27 +1,46 @@
 // steadyscope-cli gate DIR: the consumer's chunk-quality gate on a split
-// directory, with the decision record and findings. Exit status 0 accepted,
-// 1 refused, 2 usage error or DIR not a readable directory.
+// directory, with the decision record and findings; `--trace TRACE` adds the
+// evidence from the source trace (core/bridge), `--split TRACE` gates a split
+// planned in memory. Exit status 0 accepted, 1 refused, 2 usage error, DIR not
+// a readable directory or TRACE not loadable.
 #include "commands.hpp"
 
+#include <steadyscope/core/bridge/gate_evidence.hpp>
 #include <steadyscope/core/gate/csv.hpp>
 #include <steadyscope/core/gate/review.hpp>
+#include <steadyscope/core/io/loader.hpp>
+
+#include <fmt/format.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace steadyscope::cli {
 
 namespace {
 
 const char* kGateUsage =
-    "Usage: steadyscope-cli gate DIR [--mode M] [--threshold T] [--margin X]\n"
+    "Usage: steadyscope-cli gate DIR [--trace TRACE] [--mode M] [--threshold T] [--margin X]\n"
     "                            [--refuse-without-alternate] [--strict] [--json]\n"
+    "                            [--num-steps N] [--llm-inference]\n"
+    "       steadyscope-cli gate --split TRACE [options]\n"
     "\n"
     "Gates the steady-state chunk of a split directory exactly as the pipeline does\n"
     "(spec §6) and explains the decision.\n"
     "\n"
+    "  --trace TRACE               the split's source trace: re-plan the split in memory,\n"
+    "                              match chunks by file name and add the evidence (union\n"
+    "                              busy ratio, steps without GPU work, dominant event,\n"
+    "                              startup transient, recomputed statistics vs the CSV)\n"
+    "  --split TRACE               no DIR: split TRACE in memory (--find-steady-state and\n"
+    "                              default flags) and gate the live result with evidence\n"
+    "  --num-steps N, --llm-inference\n"
+    "                              flags of the in-memory split (--trace / --split only;\n"
+    "                              --trace also tries the CSV's num_steps)\n"
     "  --mode M                    mixed | decode_only | prefilldecode | generic\n"
     "                              (default: $INFERENCE_OPTIMIZER_STEADY_STATE_MODE, else mixed)\n"
     "  --threshold T               busy-ratio threshold in [0, 1] (default:\n"
@@ -32,7 +51,8 @@ const char* kGateUsage =
     "  --json                      print warnings, retry mode, decision record and findings as JSON\n"
     "\n"
     "Relative output_path values in execution_details.csv resolve against the current\n"
-    "directory, as in the pipeline. Exit status: 0 accepted, 1 refused, 2 usage error.\n";
+    "directory, as in the pipeline. Exit status: 0 accepted, 1 refused, 2 usage error\n"
+    "(also: DIR not a readable directory, TRACE not loadable).\n";
 
 int usageError(const std::string& msg) {
   std::fprintf(stderr, "steadyscope-cli gate: %s\n\n%s", msg.c_str(), kGateUsage);
@@ -49,7 +69,7 @@ const char* mark(gate::RuleOutcome o) {
   return "    ";
 }
 
-void printText(const std::string& dir, const gate::GateResult& r) {
+void printText(const std::string& dir, const gate::GateResult& r, const std::vector<std::string>& notes = {}) {
   std::printf("%s: %s", dir.c_str(), r.finalAccepted() ? "ACCEPTED" : "REFUSED");
   if (r.accepted && r.strictRefused) std::printf(" (strict; the pipeline accepts it)");
   std::printf("\n  %s\n", r.summary.c_str());
@@ -63,6 +83,10 @@ void printText(const std::string& dir, const gate::GateResult& r) {
     for (const auto& w : r.warnings) std::printf("  %s\n", w.dump().c_str());
   }
   std::printf("\nRetry: %s\n", r.retry ? r.retry->toMode.c_str() : "none");
+  if (!notes.empty()) {
+    std::printf("\nSource trace:\n");
+    for (const auto& note : notes) std::printf("  %s\n", note.c_str());
+  }
   if (!r.findings.empty()) {
     std::printf("\nFindings (never change the pipeline verdict; --strict refuses on those marked *):\n");
     for (const auto& f : r.findings)
@@ -74,8 +98,8 @@ void printText(const std::string& dir, const gate::GateResult& r) {
 
 int cmdGate(const Args& args) {
   std::string dir;
-  bool haveDir = false, json = false;
-  std::optional<std::string> modeArg, thresholdArg, marginArg;
+  bool haveDir = false, json = false, llmInference = false;
+  std::optional<std::string> modeArg, thresholdArg, marginArg, traceArg, splitArg, numStepsArg;
   gate::GateOptions opt;
 
   for (size_t i = 0; i < args.size(); ++i) {
@@ -110,8 +134,13 @@ int cmdGate(const Args& args) {
     } else if (a == "--json" && !inlineValue) {
       json = true;
     } else if (a == "--trace") {
-      return usageError("--trace is not available yet: it comes with the splitter (recomputing statistics from the "
-                        "source trace)");
+      if (!(traceArg = value("--trace"))) return usageError("--trace needs a value");
+    } else if (a == "--split") {
+      if (!(splitArg = value("--split"))) return usageError("--split needs a value");
+    } else if (a == "--num-steps") {
+      if (!(numStepsArg = value("--num-steps"))) return usageError("--num-steps needs a value");
+    } else if (a == "--llm-inference" && !inlineValue) {
+      llmInference = true;
     } else if (!a.empty() && a[0] == '-' && a != "-") {
       return usageError("unknown option '" + args[i] + "'");
     } else {
@@ -120,7 +149,21 @@ int cmdGate(const Args& args) {
       haveDir = true;
     }
   }
-  if (!haveDir) return usageError("no split directory given");
+  if (splitArg && haveDir) return usageError("--split gates an in-memory split: give no DIR");
+  if (splitArg && traceArg) return usageError("--split and --trace cannot be combined");
+  if (!haveDir && !splitArg) return usageError("no split directory given");
+  if ((numStepsArg || llmInference) && !splitArg && !traceArg)
+    return usageError("--num-steps and --llm-inference need --trace or --split");
+  if ((traceArg && traceArg->empty()) || (splitArg && splitArg->empty())) return usageError("empty trace path");
+  analysis::SplitOptions so;
+  so.findSteadyState = true;
+  so.llmInference = llmInference;
+  if (numStepsArg) {
+    char* end = nullptr;
+    const long long n = std::strtoll(numStepsArg->c_str(), &end, 10);
+    if (numStepsArg->empty() || *end != '\0' || n < 1) return usageError("--num-steps must be an integer >= 1");
+    so.numSteps = n;
+  }
 
   if (modeArg) {
     auto m = gate::parseMode(*modeArg);
@@ -142,6 +185,66 @@ int cmdGate(const Args& args) {
     auto x = gate::parsePyFloat(*marginArg);
     if (!x || !std::isfinite(*x) || *x < 0) return usageError("--margin must be a finite number >= 0");
     opt.margin = *x;
+  }
+
+  if (traceArg || splitArg) {
+    const std::string tracePath = traceArg ? *traceArg : *splitArg;
+    auto loaded = loadTrace(tracePath);
+    if (!loaded) {
+      std::fprintf(stderr, "steadyscope-cli gate: %s\n", loaded.error().describe().c_str());
+      return 2;
+    }
+    TracePtr trace = loaded.value();
+    if (splitArg) {
+      analysis::Splitter splitter(trace);
+      const analysis::SplitResult plan = splitter.plan(so);
+      bridge::EvidenceContext ctx(trace, so);
+      gate::GateInput in = bridge::gateInputFromSplit(plan, so, &ctx, tracePath);
+      gate::GateResult g = gate::evaluateGate(in, opt);
+      std::vector<std::string> notes;
+      notes.push_back(fmt::format("split in memory: {}{}", analysis::splitOutcomeName(plan.outcome),
+                                  plan.error.empty() ? "" : ": " + plan.error));
+      for (const auto& w : plan.warnings) notes.push_back(w);
+      if (json) {
+        gate::JsonValue j = g.toJson();
+        j.set("split_outcome", std::string(analysis::splitOutcomeName(plan.outcome)));
+        j.set("notes", gate::JsonValue::stringList(notes));
+        std::printf("%s\n", j.dump(2).c_str());
+      } else {
+        printText(tracePath + " (split in memory)", g, notes);
+      }
+      return g.exitStatus();
+    }
+    bridge::TraceReviewOptions tro;
+    tro.review.gate = opt;
+    tro.split = so;
+    auto rv = bridge::reviewSplitDirectoryWithTrace(dir, trace, tro);
+    if (!rv) {
+      std::fprintf(stderr, "steadyscope-cli gate: %s\n", rv.error().describe().c_str());
+      return 2;
+    }
+    if (json) {
+      gate::JsonValue j = rv->result.toJson();
+      gate::JsonValue fam = gate::JsonValue::array();
+      for (gate::Mode m : gate::kAllModes) {
+        const auto& f = rv->families[gate::modeIndex(m)];
+        if (f.chunk.empty()) continue;
+        fam.push(gate::JsonValue::object(
+            {{"mode", std::string(gate::modeName(m))},
+             {"chunk", f.chunk},
+             {"matched", f.matched},
+             {"num_steps", f.matched ? gate::JsonValue(f.numSteps) : gate::JsonValue()},
+             {"llm_inference", f.matched ? gate::JsonValue(f.llmInference) : gate::JsonValue()}}));
+      }
+      j.set("source_trace", gate::JsonValue::object({{"trace", tracePath},
+                                                     {"plans", rv->plans},
+                                                     {"families", fam},
+                                                     {"notes", gate::JsonValue::stringList(rv->notes)}}));
+      std::printf("%s\n", j.dump(2).c_str());
+    } else {
+      printText(dir, rv->result, rv->notes);
+    }
+    return rv->result.exitStatus();
   }
 
   gate::ReviewOptions ro;
