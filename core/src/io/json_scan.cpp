@@ -33,6 +33,8 @@ std::string unescapeKey(std::string_view raw) {
   return out;
 }
 
+} // namespace
+
 /// Quote-aware scan from p (inside the array, at depth 0 relative to it) to the
 /// closing ']' of the array. Cuts pieces of about pieceBytes at depth-0 commas.
 bool exactArrayScan(std::string_view t, size_t first, size_t pieceBytes, TopLevelLayout& out,
@@ -118,8 +120,6 @@ size_t findCut(std::string_view t, size_t from, size_t limit) {
   return npos;
 }
 
-} // namespace
-
 size_t skipWs(std::string_view t, size_t p) {
   while (p < t.size() && isWs(t[p])) ++p;
   return p;
@@ -174,6 +174,49 @@ size_t skipValue(std::string_view t, size_t p, ScanError& err) {
     return npos;
   }
   return i;
+}
+
+size_t scanToTraceEvents(std::string_view t, bool complete, bool& needMore, ScanError& err) {
+  needMore = false;
+  size_t p = 0;
+  if (t.size() >= 3 && static_cast<unsigned char>(t[0]) == 0xEF) p = 3;
+  p = skipWs(t, p);
+  auto more = [&]() -> size_t {
+    if (complete) { err = {"truncated JSON", p, "truncated_json"}; return npos; }
+    needMore = true;
+    return npos;
+  };
+  if (p >= t.size()) return more();
+  if (t[p] != '{') { err = {"not a trace object", p, "not_json"}; return npos; }
+  p = skipWs(t, p + 1);
+  for (;;) {
+    if (p >= t.size()) return more();
+    if (t[p] != '"') { err = {"malformed trace object", p, "bad_json"}; return npos; }
+    size_t ke = skipString(t, p);
+    if (ke == npos) return more();
+    bool isEvents = t.substr(p, ke - p) == "\"traceEvents\"";
+    size_t q = skipWs(t, ke);
+    if (q >= t.size()) return more();
+    if (t[q] != ':') { err = {"malformed trace object", q, "bad_json"}; return npos; }
+    q = skipWs(t, q + 1);
+    if (q >= t.size()) return more();
+    if (isEvents) {
+      if (t[q] != '[') { err = {"\"traceEvents\" is not an array", q, "trace_events_not_array"}; return npos; }
+      return q + 1;
+    }
+    ScanError e2;
+    size_t ve = skipValue(t, q, e2);
+    if (ve == npos) {
+      if (e2.code == "truncated_json") return more();
+      err = e2;
+      return npos;
+    }
+    p = skipWs(t, ve);
+    if (p >= t.size()) return more();
+    if (t[p] == ',') { p = skipWs(t, p + 1); continue; }
+    err = {"no traceEvents before the end of the trace object", p, "no_trace_events"};
+    return npos;
+  }
 }
 
 bool scanTopLevel(std::string_view t, size_t pieceBytes, bool exact, TopLevelLayout& out,

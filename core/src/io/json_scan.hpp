@@ -39,7 +39,21 @@ size_t skipString(std::string_view t, size_t p);
 /// Returns the position just after the JSON value starting at p, or npos (error set).
 size_t skipValue(std::string_view t, size_t p, ScanError& err);
 
-/// Scans the top-level object and cuts traceEvents into pieces of about
+/// Quote-aware scan from `first` (inside traceEvents, at its depth) to the
+/// array's closing ']', cutting pieces of about pieceBytes; fills
+/// out.pieces / out.arrayClose.
+bool exactArrayScan(std::string_view t, size_t first, size_t pieceBytes, TopLevelLayout& out,
+                    ScanError& err);
+/// A likely event boundary at or after `from` (before `limit`): the offset of
+/// the comma in "}" ws "," ws-with-newline "{", or npos.
+size_t findCut(std::string_view t, size_t from, size_t limit);
+
+/// Scans the trace object up to the '[' of traceEvents within `avail` bytes.
+/// Returns the offset just after '[' (events start), npos with needMore=true
+/// when more text is needed, or npos with err set.
+size_t scanToTraceEvents(std::string_view avail, bool complete, bool& needMore, ScanError& err);
+
+/// Scans the trace object and cuts traceEvents into pieces of about
 /// `pieceBytes`. `exact` forces the quote-aware scan of the whole array
 /// (otherwise a newline heuristic is used; callers fall back to exact when a
 /// heuristic piece fails to parse). Returns false with `err` on malformed input.

@@ -5,6 +5,8 @@
 #include "io/source.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -313,6 +315,10 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
   }
 }
 
+Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<const SourceText> source,
+                            const std::string& compression, uint64_t fileBytes, TopLevelLayout layout,
+                            ParseResult pr, const LoadOptions& opt, PhaseTimer& timer);
+
 Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const SourceText> source,
                               const std::string& compression, uint64_t fileBytes,
                               const LoadOptions& opt) {
@@ -367,6 +373,14 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
     e.code = "bad_json";
     return e;
   }
+  return assemble(path, std::move(source), compression, fileBytes, std::move(layout), std::move(pr), opt, timer);
+}
+
+Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<const SourceText> source,
+                            const std::string& compression, uint64_t fileBytes, TopLevelLayout layout,
+                            ParseResult pr, const LoadOptions& opt, PhaseTimer& timer) {
+  JobControl* control = opt.control;
+  std::string_view text = source->text();
   if (control) control->setStage(StageIndex);
 
   auto tr = std::make_shared<Trace>();
@@ -487,12 +501,152 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
   return TracePtr(std::move(tr));
 }
 
+
+/// Reads [off, off+len) of the growing text with pread into `out`.
+bool preadAll(int fd, uint64_t off, size_t len, std::string& out) {
+  out.resize(len);
+  size_t got = 0;
+  while (got < len) {
+    ssize_t r = ::pread(fd, out.data() + got, len - got, static_cast<off_t>(off + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<size_t>(r);
+  }
+  out.resize(got);
+  return got == len;
+}
+
+Error cancelledError(const std::string& path) {
+  Error e = makeError(Error::Kind::Cancelled, path, "loading cancelled");
+  e.code = "cancelled";
+  return e;
+}
+
+/// gzip: decompression runs on its own thread while this thread finds event
+/// boundaries in the text written so far and parses the pieces; when the
+/// decompressor ends, the remaining pieces are split between two threads.
+Expected<TracePtr> buildTraceStreamed(const std::string& path, std::shared_ptr<InflateStream> st,
+                                      uint64_t fileBytes, const LoadOptions& opt) {
+  JobControl* control = opt.control;
+  const size_t pieceBytes = std::max<size_t>(opt.pieceBytes, 4096);
+  const int fd = st->fd();
+  PhaseTimer timer;
+  auto fallback = [&]() -> Expected<TracePtr> {
+    auto full = st->finish();
+    if (!full) return full.error();
+    return buildTrace(path, full.value(), "gzip", fileBytes, opt);
+  };
+  auto waitForData = [&] { std::this_thread::sleep_for(std::chrono::microseconds(300)); };
+
+  // 1. The start of traceEvents.
+  std::string prefix;
+  size_t first = std::string_view::npos;
+  for (;;) {
+    if (control && control->cancelled()) { (void)st->finish(); return cancelledError(path); }
+    bool done = st->done();
+    uint64_t w = st->written();
+    size_t want = static_cast<size_t>(std::min<uint64_t>(w, std::max<size_t>(prefix.size() * 2, 1u << 20)));
+    if (want > prefix.size() && !preadAll(fd, 0, want, prefix)) return fallback();
+    bool needMore = false;
+    ScanError err;
+    first = scanToTraceEvents(prefix, done && prefix.size() >= st->written(), needMore, err);
+    if (first != std::string_view::npos) break;
+    if (!needMore || (done && prefix.size() >= st->written())) return fallback();  // the full path reports the error
+    if (want <= prefix.size() && !done) waitForData();
+  }
+  // 2. Cut and parse while decompression runs.
+  ParseResult pr;
+  pr.cols.resize(1);
+  std::vector<Piece> pieces;
+  size_t parsed = 0;
+  EventParser parserA;
+  uint64_t begin = first;
+  std::string window;
+  ParseFailure failure;
+  bool failed = false;
+  {
+    // skip whitespace after '['
+    while (begin < prefix.size() && (prefix[begin] == ' ' || prefix[begin] == '\n' || prefix[begin] == '\r' || prefix[begin] == '\t')) ++begin;
+  }
+  while (!st->done() && !failed) {
+    if (control && control->cancelled()) { (void)st->finish(); return cancelledError(path); }
+    uint64_t w = st->written();
+    bool progressed = false;
+    const size_t kWin = 1u << 20;
+    if (w > begin + pieceBytes + kWin) {
+      uint64_t from = begin + pieceBytes - 64;
+      if (preadAll(fd, from, kWin, window)) {
+        size_t c = findCut(window, 64, window.size() - 256);
+        if (c != std::string_view::npos) {
+          uint64_t comma = from + c;
+          size_t k = c + 1;
+          while (k < window.size() && (window[k] == ' ' || window[k] == '\n' || window[k] == '\r' || window[k] == '\t')) ++k;
+          pieces.push_back({begin, comma});
+          begin = from + k;
+          progressed = true;
+        }
+      }
+    }
+    if (parsed < pieces.size()) {
+      if (!parserA.parsePiece({}, fd, 0, pieces[parsed], pr.cols[0], failure)) failed = true;
+      ++parsed;
+      progressed = true;
+    }
+    if (!progressed) waitForData();
+  }
+  auto full = st->finish();
+  if (!full) return full.error();
+  if (failed) return buildTrace(path, full.value(), "gzip", fileBytes, opt);
+  auto source = full.value();
+  std::string_view text = source->text();
+  if (timer.on) std::fprintf(stderr, "[load] %zu pieces parsed while decompressing, %zu cut\n", parsed, pieces.size());
+  timer.mark("stream parse");
+  // 3. The tail: exact scan from the last cut, top-level keys, then two threads.
+  TopLevelLayout tail;
+  ScanError err;
+  if (!exactArrayScan(text, begin, pieceBytes, tail, err)) return buildTrace(path, source, "gzip", fileBytes, opt);
+  TopLevelLayout layout;
+  if (!scanTopLevel(text, pieceBytes, false, layout, err)) return buildTrace(path, source, "gzip", fileBytes, opt);
+  if (layout.arrayClose != tail.arrayClose) return buildTrace(path, source, "gzip", fileBytes, opt);
+  for (const auto& p : tail.pieces) pieces.push_back(p);
+  uint64_t remaining = 0;
+  for (size_t i = parsed; i < pieces.size(); ++i) remaining += pieces[i].end - pieces[i].begin;
+  size_t split = parsed;
+  uint64_t acc = 0;
+  while (split < pieces.size() && (acc + (pieces[split].end - pieces[split].begin)) * 2 <= remaining) {
+    acc += pieces[split].end - pieces[split].begin;
+    ++split;
+  }
+  if (opt.threads < 2) split = pieces.size();
+  pr.cols.resize(2);
+  ParseFailure failB;
+  bool failedB = false;
+  std::thread other([&] {
+    EventParser parserB;
+    for (size_t i = split; i < pieces.size() && !failedB; ++i) {
+      if (control && control->cancelled()) return;
+      if (!parserB.parsePiece(text, source->fd(), source->fdOffset(), pieces[i], pr.cols[1], failB)) failedB = true;
+    }
+  });
+  for (size_t i = parsed; i < split && !failed; ++i) {
+    if (control && control->cancelled()) break;
+    if (!parserA.parsePiece(text, source->fd(), source->fdOffset(), pieces[i], pr.cols[0], failure)) failed = true;
+  }
+  other.join();
+  if (control && control->cancelled()) return cancelledError(path);
+  if (failed || failedB) return buildTrace(path, source, "gzip", fileBytes, opt);
+  timer.mark("tail parse");
+  layout.pieces = std::move(pieces);
+  return assemble(path, source, "gzip", fileBytes, std::move(layout), std::move(pr), opt, timer);
+}
+
 } // namespace
 
 Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options) {
   if (options.control) options.control->setStage(StageOpen);
-  auto src = openSource(path, options.cacheDir, options.control);
+  auto src = openSource(path, options.cacheDir, options.control, /*streamGzip=*/true);
   if (!src) return src.error();
+  if (src->stream) return buildTraceStreamed(path, src->stream, src->fileBytes, options);
   return buildTrace(path, src->text, src->compression, src->fileBytes, options);
 }
 

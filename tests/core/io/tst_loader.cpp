@@ -243,6 +243,32 @@ private slots:
     QCOMPARE(cache.entryList(QDir::Files).size(), 0);
   }
 
+  void gzipStreamingEqualsPlain_data() {
+    QTest::addColumn<bool>("nested");
+    QTest::newRow("plain events") << false;
+    QTest::newRow("nested objects (heuristic trap while streaming)") << true;
+  }
+  void gzipStreamingEqualsPlain() {
+    // Several MB of text so that pieces are cut and parsed while the
+    // decompression thread is still running.
+    QFETCH(bool, nested);
+    QTemporaryDir dir;
+    std::string json = kinetoTrace(6000, nested);
+    QVERIFY(json.size() > (4u << 20));
+    std::string base = dir.path().toStdString();
+    writeFile(base + "/s.json", json);
+    writeFile(base + "/s.json.gz", gzipBytes(json));
+    auto plain = loadTrace(base + "/s.json", LoadOptions{.threads = 1, .pieceBytes = 1u << 30});
+    QVERIFY(plain.ok());
+    for (size_t piece : {size_t(16384), size_t(200000)}) {
+      auto gz = loadTrace(base + "/s.json.gz", LoadOptions{.pieceBytes = piece, .cacheDir = base});
+      QVERIFY2(gz.ok(), gz.ok() ? "" : gz.error().describe().c_str());
+      compareTraces(*plain.value(), *gz.value());
+      QCOMPARE(gz.value()->topLevel.size(), plain.value()->topLevel.size());
+      QCOMPARE(gz.value()->stats.compression, std::string("gzip"));
+    }
+  }
+
   void badInput_data() {
     QTest::addColumn<QByteArray>("content");  // empty name = special
     QTest::addColumn<QString>("special");
