@@ -4,6 +4,7 @@
 
 #include <QApplication>
 #include <QFileInfo>
+#include <QPalette>
 #include <QPixmap>
 #include <QStatusBar>
 #include <QTimer>
@@ -17,7 +18,7 @@ namespace steadyscope::app {
 namespace {
 const char* kUsage =
     "Usage: steadyscope [TRACE | SPLIT_DIR [--source TRACE]]\n"
-    "       steadyscope TRACE [--split] [--select MODE] --screenshot OUT.png [--size WxH]\n"
+    "       steadyscope [TRACE] [--split] [--select MODE] --screenshot OUT.png [--size WxH] [--dark]\n"
     "       steadyscope --bench-timeline TRACE\n"
     "\n"
     "Opens a PyTorch-profiler / Kineto trace (.json, .json.gz, .zip, .json.zst) or a split\n"
@@ -27,6 +28,25 @@ const char* kUsage =
 bool envSet(const char* name) {
   const char* v = std::getenv(name);
   return v && *v;
+}
+void applyDarkPalette() {
+  QApplication::setStyle(QStringLiteral("Fusion"));
+  QPalette p;
+  const QColor window(0x2b, 0x2b, 0x2e), base(0x1e, 0x1e, 0x20), text(0xe6, 0xe6, 0xe6);
+  p.setColor(QPalette::Window, window);
+  p.setColor(QPalette::WindowText, text);
+  p.setColor(QPalette::Base, base);
+  p.setColor(QPalette::AlternateBase, QColor(0x34, 0x34, 0x38));
+  p.setColor(QPalette::Text, text);
+  p.setColor(QPalette::Button, window);
+  p.setColor(QPalette::ButtonText, text);
+  p.setColor(QPalette::ToolTipBase, base);
+  p.setColor(QPalette::ToolTipText, text);
+  p.setColor(QPalette::PlaceholderText, QColor(0x90, 0x90, 0x90));
+  p.setColor(QPalette::Mid, QColor(0x50, 0x50, 0x55));
+  p.setColor(QPalette::Highlight, QColor(0x56, 0xB4, 0xE9));
+  p.setColor(QPalette::HighlightedText, base);
+  QApplication::setPalette(p);
 }
 } // namespace
 
@@ -46,6 +66,7 @@ GuiOptions parseGuiOptions(int argc, char** argv) {
     if (a == QLatin1String("-h") || a == QLatin1String("--help")) o.help = true;
     else if (a == QLatin1String("-v") || a == QLatin1String("--version")) o.version = true;
     else if (a == QLatin1String("--split")) o.split = true;
+    else if (a == QLatin1String("--dark")) o.dark = true;
     else if (a == QLatin1String("--select")) value(o.selectMode);
     else if (a == QLatin1String("--source")) value(o.source);
     else if (a == QLatin1String("--screenshot")) value(o.screenshot);
@@ -72,8 +93,6 @@ GuiOptions parseGuiOptions(int argc, char** argv) {
     }
     if (!o.error.isEmpty()) break;
   }
-  if (o.error.isEmpty() && !o.screenshot.isEmpty() && o.input.isEmpty())
-    o.error = QStringLiteral("--screenshot needs a TRACE (or a split directory)");
   return o;
 }
 
@@ -104,6 +123,7 @@ int runSteadyscope(int argc, char** argv) {
   QApplication::setOrganizationName(QStringLiteral("Steadyscope"));
   QApplication::setApplicationVersion(QStringLiteral(STEADYSCOPE_VERSION_STRING));
   QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/steadyscope.svg")));
+  if (o.dark) applyDarkPalette();
   if (!o.benchTrace.isEmpty()) return runTimelineBench(o.benchTrace);
   if (!o.screenshot.isEmpty()) return takeScreenshot(o);
 
@@ -123,13 +143,18 @@ int takeScreenshot(const GuiOptions& o) {
   w.resize(o.size);
   w.show();
   QCoreApplication::processEvents();
-  if (QFileInfo(o.input).isDir()) w.openSplitDirectory(o.input, o.source);
-  else w.openFile(o.input);
+  if (o.input.isEmpty()) {
+    // The welcome screen.
+  } else if (QFileInfo(o.input).isDir()) {
+    w.openSplitDirectory(o.input, o.source);
+  } else {
+    w.openFile(o.input);
+  }
   if (!w.loader()->waitForFinished()) {
     std::fprintf(stderr, "steadyscope: timed out loading %s\n", qPrintable(o.input));
     return 1;
   }
-  if (!w.document()) {
+  if (!o.input.isEmpty() && !w.document() && !QFileInfo(o.input).isDir()) {
     std::fprintf(stderr, "steadyscope: %s\n", qPrintable(w.lastError().isEmpty() ? QStringLiteral("nothing loaded")
                                                                                   : w.lastError()));
     return 1;

@@ -1,7 +1,8 @@
 #pragma once
 // The GUI entry point, kept out of main.cpp so tests can drive it.
 //   steadyscope [TRACE | SPLIT_DIR [--source TRACE]]
-//   steadyscope TRACE [--split] [--select MODE] --screenshot OUT.png [--size 1920x1080]
+//   steadyscope [TRACE] [--split] [--select MODE] --screenshot OUT.png [--size 1920x1080] [--dark]
+//   (no TRACE: the welcome screen)
 //   steadyscope --bench-timeline TRACE
 #include <QSize>
 #include <QString>
@@ -16,6 +17,7 @@ struct GuiOptions {
   QString screenshot;       // --screenshot OUT.png
   QSize size{1920, 1080};   // --size WxH
   QString benchTrace;       // --bench-timeline TRACE
+  bool dark = false;        // --dark: Fusion style with a dark palette (docs, checks)
   bool help = false, version = false;
   QString error;            // a usage error, one line
 };

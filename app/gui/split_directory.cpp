@@ -46,7 +46,9 @@ SplitDirectoryInfo inspectSplitDirectory(const QString& dirPath, const QString& 
     for (const QString& n : QDir(dir.filePath(sub)).entryList(QDir::Files, QDir::Name)) names << sub + QLatin1Char('/') + n;
   for (const QString& n : names) {
     const QString leaf = QFileInfo(n).fileName();
-    if (!isTraceName(leaf)) continue;
+    if (!isTraceName(leaf) || leaf == QLatin1String("split_manifest.json") ||
+        leaf == QLatin1String("execution_details.json"))
+      continue;
     info.chunks.push_back({n, chunkModeOfFile(leaf)});
   }
   if (info.chunks.isEmpty() && !info.hasManifest && !info.hasDetailsCsv) {

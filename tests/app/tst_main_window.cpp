@@ -1,0 +1,307 @@
+// The main window, offscreen: welcome screen, opening real traces (status bar
+// and anomalies pane carry the loader's figures), cancel and bad files leave
+// the previous trace untouched, settings round trip, find, split directory,
+// the headless --screenshot and the no-display message.
+#include "gui_main.hpp"
+#include "main_window.hpp"
+
+#include "panels/anomalies_panel.hpp"
+#include "panels/chunks_panel.hpp"
+#include "panels/welcome_widget.hpp"
+#include "timeline/timeline_view.hpp"
+
+#include <steadyscope/core/io/loader.hpp>
+#include <steadyscope/core/timeline/format.hpp>
+
+#include <QDir>
+#include <QFile>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QMessageBox>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace steadyscope;
+using steadyscope::app::AppSettings;
+using steadyscope::app::MainWindow;
+
+namespace {
+const QString kReal = QStringLiteral(STEADYSCOPE_SHARED_DIR "/traces/real/");
+const QStringList kThree = {
+    kReal + QStringLiteral("tracelens/b200/eager_trace.json.gz"),
+    kReal + QStringLiteral("kineto/tb_plugin_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"),
+    kReal + QStringLiteral("hta/negative_queue_length_values_check/rank0.json.gz"),
+};
+
+std::unique_ptr<AppSettings> tempSettings(const QString& file) {
+  return std::make_unique<AppSettings>(std::make_unique<QSettings>(file, QSettings::IniFormat));
+}
+
+bool openAndWait(MainWindow& w, const QString& path) {
+  w.openFile(path);
+  return w.loader()->waitForFinished(120000);
+}
+
+// A valid trace big enough that a cancel lands mid-load.
+QString writeBigTrace(const QTemporaryDir& dir) {
+  const QString p = dir.filePath(QStringLiteral("big.json"));
+  QFile f(p);
+  if (!f.open(QIODevice::WriteOnly)) return {};
+  f.write("{\"traceEvents\":[\n");
+  QByteArray chunk;
+  for (int i = 0; i < 600000; ++i) {
+    chunk += QByteArray("{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":") +
+             QByteArray::number(i * 10) + ",\"dur\":5,\"args\":{\"correlation\":" + QByteArray::number(i) + "}},\n";
+    if (chunk.size() > (1 << 20)) {
+      f.write(chunk);
+      chunk.clear();
+    }
+  }
+  chunk += "{\"ph\":\"i\",\"name\":\"end\",\"pid\":0,\"tid\":7,\"ts\":1}\n]}\n";
+  f.write(chunk);
+  return p;
+}
+} // namespace
+
+class TstMainWindow : public QObject {
+  Q_OBJECT
+private slots:
+  void init();
+  void welcomeOnStart();
+  void openThreeRealTraces();
+  void cancelKeepsPreviousTrace();
+  void badFileShowsErrorAndChangesNothing();
+  void settingsRoundTrip();
+  void findStepsThroughMatches();
+  void keyboardShortcuts();
+  void splitDirectoryFindsSourceTrace();
+  void screenshotWritesPng();
+  void noDisplayPrintsOneLine();
+
+private:
+  std::unique_ptr<QTemporaryDir> tmp_;
+};
+
+void TstMainWindow::init() { tmp_ = std::make_unique<QTemporaryDir>(); }
+
+void TstMainWindow::welcomeOnStart() {
+  MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(w.isWelcomeShown());
+  QVERIFY(w.findChild<QPushButton*>(QStringLiteral("openTrace")));
+  QVERIFY(w.findChild<QPushButton*>(QStringLiteral("openSplitDir")));
+  QVERIFY(w.findChild<QPushButton*>(QStringLiteral("openSample")));
+  QCOMPARE(w.windowTitle(), QStringLiteral("Steadyscope"));
+  // "Open the sample" never crashes: it opens the sample or says it is missing.
+  w.openSample();
+  if (!QFileInfo::exists(QStringLiteral(STEADYSCOPE_SAMPLE_TRACE))) QVERIFY(w.lastError().contains(QStringLiteral("sample")));
+  else QVERIFY(w.loader()->waitForFinished());
+}
+
+void TstMainWindow::openThreeRealTraces() {
+  MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
+  w.show();
+  for (const QString& path : kThree) {
+    QVERIFY2(openAndWait(w, path), qPrintable(path));
+    QVERIFY2(w.document(), qPrintable(w.lastError()));
+    auto ref = loadTrace(path.toStdString());  // the loader's own figures
+    QVERIFY(ref.ok());
+    const Trace& t = *ref.value();
+    const QString status = w.statusText();
+    QVERIFY2(status.contains(QFileInfo(path).fileName()), qPrintable(status));
+    QVERIFY2(status.contains(QString::fromStdString(timeline::formatCount(t.size())) + QStringLiteral(" events")),
+             qPrintable(status));
+    QVERIFY2(status.contains(QString::fromStdString(timeline::formatCount(t.anomalyCount())) + QStringLiteral(" anomalies")),
+             qPrintable(status));
+    auto* model = w.anomaliesPanel()->model();
+    QCOMPARE(model->rowCount(), int(t.anomalies.size()));
+    for (int r = 0; r < model->rowCount(); ++r) {
+      QCOMPARE(model->index(r, widgets::AnomalyModel::CodeColumn).data().toString(),
+               QString::fromStdString(t.anomalies[size_t(r)].code));
+      QCOMPARE(model->index(r, widgets::AnomalyModel::CountColumn).data(widgets::AnomalyModel::SortRole).toULongLong(),
+               qulonglong(t.anomalies[size_t(r)].count));
+    }
+    QVERIFY(!w.isWelcomeShown());
+    QVERIFY(w.windowTitle().contains(QFileInfo(path).fileName()));
+  }
+  QCOMPARE(w.settings()->recentFiles().first(), QFileInfo(kThree.last()).absoluteFilePath());
+}
+
+void TstMainWindow::cancelKeepsPreviousTrace() {
+  MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
+  w.show();
+  QVERIFY(openAndWait(w, kThree[0]));
+  const TracePtr before = w.document().trace;
+  const QString status = w.statusText(), title = w.windowTitle();
+  const int anomalies = w.anomaliesPanel()->model()->rowCount();
+  const QString big = writeBigTrace(*tmp_);
+  QVERIFY(!big.isEmpty());
+  w.openFile(big);
+  QVERIFY(w.loader()->isRunning());
+  w.cancelLoad();
+  QVERIFY(w.loader()->waitForFinished());
+  QVERIFY(w.lastError().contains(QStringLiteral("cancelled")));
+  QCOMPARE(w.document().trace, before);
+  QCOMPARE(w.timeline()->document().trace, before);
+  QCOMPARE(w.statusText(), status);
+  QCOMPARE(w.windowTitle(), title);
+  QCOMPARE(w.anomaliesPanel()->model()->rowCount(), anomalies);
+}
+
+void TstMainWindow::badFileShowsErrorAndChangesNothing() {
+  MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
+  w.show();
+  QVERIFY(openAndWait(w, kThree[0]));
+  const TracePtr before = w.document().trace;
+  const QString status = w.statusText();
+  const QString bad = tmp_->filePath(QStringLiteral("bad.json"));
+  QFile f(bad);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write("this is not a trace");
+  f.close();
+  QVERIFY(openAndWait(w, bad));
+  QVERIFY(!w.lastError().isEmpty());
+  QVERIFY2(w.lastError().contains(QStringLiteral("bad.json")), qPrintable(w.lastError()));  // the loader's message
+  auto* box = w.findChild<QMessageBox*>();
+  QVERIFY(box && box->isVisible());
+  QCOMPARE(box->text(), w.lastError());
+  box->close();
+  QCOMPARE(w.document().trace, before);
+  QCOMPARE(w.statusText(), status);
+  QVERIFY(!w.settings()->recentFiles().contains(QFileInfo(bad).absoluteFilePath()));
+}
+
+void TstMainWindow::settingsRoundTrip() {
+  const QString ini = tmp_->filePath(QStringLiteral("round.ini"));
+  {
+    MainWindow w(tempSettings(ini));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.resize(1234, 777);
+    QVERIFY(openAndWait(w, kThree[1]));
+    QVERIFY(openAndWait(w, kThree[0]));
+    w.close();
+  }
+  MainWindow w2(tempSettings(ini));
+  const QStringList recent = w2.settings()->recentFiles();
+  QCOMPARE(recent.size(), 2);
+  QCOMPARE(recent[0], QFileInfo(kThree[0]).absoluteFilePath());
+  QCOMPARE(recent[1], QFileInfo(kThree[1]).absoluteFilePath());
+  QCOMPARE(w2.size(), QSize(1234, 777));
+  QVERIFY(!w2.settings()->windowState().isEmpty());
+  // The welcome screen lists them.
+  QCOMPARE(w2.welcome()->findChild<QListWidget*>(QStringLiteral("recentFiles"))->count(), 2);
+}
+
+void TstMainWindow::findStepsThroughMatches() {
+  MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
+  w.show();
+  QVERIFY(openAndWait(w, kThree[0]));
+  w.findEdit()->setText(QStringLiteral("^execute_context"));
+  w.findNext();
+  QVERIFY(w.findMatchCount() >= 1);
+  const qint64 e = w.selection()->event();
+  QVERIFY(e >= 0);
+  QVERIFY(QString::fromUtf8(w.document().trace->nameOf(EventIdx(e)).data()).startsWith(QStringLiteral("execute_context")));
+  if (w.findMatchCount() > 1) {
+    w.findNext();
+    QVERIFY(w.selection()->event() != e);
+    w.findPrevious();
+    QCOMPARE(w.selection()->event(), e);
+  }
+  w.findEdit()->setText(QStringLiteral("no_such_name_anywhere_\\d{9}"));
+  w.findNext();
+  QCOMPARE(w.findMatchCount(), 0);
+}
+
+void TstMainWindow::keyboardShortcuts() {
+  MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(openAndWait(w, kThree[0]));
+  w.activateWindow();
+  w.timeline()->setFocus();
+  const double span = w.timeline()->viewControl().span();
+  QTest::keyClick(&w, Qt::Key_W);
+  QVERIFY(w.timeline()->viewControl().span() < span);
+  QTest::keyClick(&w, Qt::Key_F);
+  QVERIFY(std::abs(w.timeline()->viewControl().span() - span) < 1e-3);
+  w.selection()->setEvent(1);
+  QTest::keyClick(&w, Qt::Key_Escape);
+  QCOMPARE(w.selection()->event(), qint64(-1));
+  QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
+  QVERIFY(w.findEdit()->hasFocus());
+  QTest::keyClick(&w, Qt::Key_W, Qt::ControlModifier);  // close the trace
+  QVERIFY(w.isWelcomeShown());
+  QVERIFY(!w.document());
+}
+
+void TstMainWindow::splitDirectoryFindsSourceTrace() {
+  // parent/eager_trace.json.gz + parent/split/mixed_steady_state_..._eager_trace.json.gz
+  QDir parent(tmp_->path());
+  QVERIFY(QFile::copy(kThree[0], parent.filePath(QStringLiteral("eager_trace.json.gz"))));
+  QVERIFY(parent.mkdir(QStringLiteral("split")));
+  for (const char* n : {"mixed_steady_state_prefill_0_prefilldecode_2_decode_6_bs143_conc16_eager_trace.json.gz",
+                        "decode_only_steady_state_prefill_0_prefilldecode_0_decode_8_bs12_conc4_eager_trace.json.gz",
+                        "split_manifest.json"}) {
+    QFile f(parent.filePath(QStringLiteral("split/") + QLatin1String(n)));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+  }
+  MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
+  w.show();
+  w.openSplitDirectory(parent.filePath(QStringLiteral("split")));
+  QVERIFY(w.loader()->waitForFinished());
+  QCOMPARE(QFileInfo(w.currentPath()).fileName(), QStringLiteral("eager_trace.json.gz"));
+  QVERIFY(w.document());
+  const auto& rows = w.chunksPanel()->model()->chunks();
+  QCOMPARE(rows.size(), 2);
+  QCOMPARE(rows[0].mode, QStringLiteral("decode_only"));
+  QCOMPARE(rows[1].mode, QStringLiteral("mixed"));
+  // Not a split directory: an error, nothing changes.
+  const TracePtr before = w.document().trace;
+  w.openSplitDirectory(tmp_->filePath(QStringLiteral("nowhere")));
+  QVERIFY(!w.lastError().isEmpty());
+  QCOMPARE(w.document().trace, before);
+}
+
+void TstMainWindow::screenshotWritesPng() {
+  const QString out = tmp_->filePath(QStringLiteral("shot.png"));
+  QProcess p;
+  p.start(QStringLiteral(STEADYSCOPE_GUI_BIN),
+          {kThree[0], QStringLiteral("--screenshot"), out, QStringLiteral("--size"), QStringLiteral("1280x800")});
+  QVERIFY(p.waitForFinished(120000));
+  const QString stdoutText = QString::fromUtf8(p.readAllStandardOutput());
+  QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromUtf8(p.readAllStandardError())));
+  QImage img(out);
+  QCOMPARE(img.size(), QSize(1280, 800));
+  const QRgb first = img.pixel(0, 0);
+  bool varied = false;
+  for (int y = 0; y < img.height() && !varied; y += 7)
+    for (int x = 0; x < img.width() && !varied; x += 7) varied = img.pixel(x, y) != first;
+  QVERIFY(varied);
+  QVERIFY2(stdoutText.contains(QStringLiteral("title: eager_trace.json.gz")), qPrintable(stdoutText));
+  QVERIFY2(stdoutText.contains(QStringLiteral("status: eager_trace.json.gz")), qPrintable(stdoutText));
+  QVERIFY(stdoutText.contains(QStringLiteral(" events")));
+}
+
+void TstMainWindow::noDisplayPrintsOneLine() {
+  QProcess p;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.remove(QStringLiteral("DISPLAY"));
+  env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+  env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+  p.setProcessEnvironment(env);
+  p.start(QStringLiteral(STEADYSCOPE_GUI_BIN), {kThree[0]});
+  QVERIFY(p.waitForFinished(30000));
+  QVERIFY(p.exitCode() != 0);
+  const QString err = QString::fromUtf8(p.readAllStandardError()).trimmed();
+  QCOMPARE(err.count(QLatin1Char('\n')), 0);
+  QVERIFY(err.contains(QStringLiteral("xvfb-run -a steadyscope")));
+  QVERIFY(err.contains(QStringLiteral("steadyscope-cli")));
+}
+
+QTEST_MAIN(TstMainWindow)
+#include "tst_main_window.moc"
