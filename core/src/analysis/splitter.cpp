@@ -214,8 +214,19 @@ const EventIndex& Splitter::index(bool metadataAllM) {
     o.metadataAllM = metadataAllM;
     index_ = std::make_unique<EventIndex>(*trace_, o);
     indexMetadataAllM_ = metadataAllM;
+    detection_.reset();
   }
   return *index_;
+}
+
+const Detection& Splitter::detection(const EventIndex& idx, bool trimKeepsStatus) {
+  if (!detection_ || detectionTrimKeepsStatus_ != trimKeepsStatus) {
+    DetectionOptions dopt;
+    dopt.trimKeepsStatus = trimKeepsStatus;
+    detection_ = detectRoots(idx, dopt);
+    detectionTrimKeepsStatus_ = trimKeepsStatus;
+  }
+  return *detection_;
 }
 
 SplitResult Splitter::plan(const SplitOptions& o) {
@@ -244,9 +255,7 @@ SplitResult Splitter::plan(const SplitOptions& o) {
   }
 
   // ---- Stage 1 + trim
-  DetectionOptions dopt;
-  dopt.trimKeepsStatus = o.fixes.trimKeepsStatus;
-  r.detection = detectRoots(idx, dopt);
+  r.detection = detection(idx, o.fixes.trimKeepsStatus);
   const DetectionCandidate& det = r.detection.chosen;
   if (r.detection.needsTreeTiers)
     return fail("no known or unknown annotation family is SPLITTABLE; the reference would continue with the call-tree "

@@ -197,6 +197,24 @@ private slots:
     QCOMPARE(ourChunks(work.path()), refChunks(ref + "/chunks.tsv"));
     Q_UNUSED(err);
   }
+  // Spec §8 B5 as measured on the reference (SPEC-CHECK.md): --no-gap-fill still tiles multi-root chunks.
+  void no_gap_fill_vllm_2k() {
+    CaseInput in = inputOf(kOracle + "/vllm_2k");
+    QString why;
+    QVERIFY2(ensureInput(in, &why), qPrintable(why));
+    QTemporaryDir work;
+    QVERIFY(QFile::link(in.path, work.filePath(in.file)));
+    QProcess p;
+    p.setWorkingDirectory(work.path());
+    p.start(QStringLiteral(STEADYSCOPE_CLI), {"split", in.file, "-o", "out", "--find-steady-state", "--no-gap-fill"});
+    QVERIFY(p.waitForFinished(10 * 60 * 1000));
+    QCOMPARE(p.exitCode(), 0);
+    const QString csv = QString::fromUtf8(readAll(work.filePath("out/execution_details.csv")));
+    QVERIFY(csv.contains("_vllm_2k.json.gz,4282,1246,20796.12,"));
+    QVERIFY(csv.contains("_vllm_2k.json.gz,3618,"));
+    QVERIFY(csv.contains("_vllm_2k.json.gz,1790,"));
+    QVERIFY(!readAll(work.filePath("out/split_manifest.json")).contains("n_overlapping_roots"));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestSplitterOracle)

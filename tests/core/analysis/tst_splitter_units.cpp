@@ -551,6 +551,14 @@ private slots:
     QCOMPARE(b.chunks[2].stats.gpuBusyDuration.i, int64_t(200));
     QCOMPARE(b.chunks[2].stats.eventCount, int64_t(28));
   }
+  void decision_B7_shape_misalignment() {
+    // Spec §8 B7: batch sizes [none, 32, 32, 32, 900], --max-num-seq 64, num_steps 2 -> region (0, 3);
+    // max_prefilldecode finds no window.
+    std::vector<std::optional<int64_t>> bs = {std::nullopt, 32, 32, 32, 900};
+    ModeSelection m = shapeFinder(bs, SteadyMode::Mixed, 2, 64);
+    QCOMPARE(m.scan.regions, (std::vector<Region>{{0, 3}}));
+    QCOMPARE(shapeFinder(bs, SteadyMode::MaxPrefillDecode, 2, 64).window.size(), int64_t(0));
+  }
   void decision_busy_ratio_column() {
     SplitOptions o = steady(8);
     o.busyRatioColumn = true;

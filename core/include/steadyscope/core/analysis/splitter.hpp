@@ -151,9 +151,12 @@ public:
 
 private:
   const EventIndex& index(bool metadataAllM);
+  const Detection& detection(const EventIndex& idx, bool trimKeepsStatus);
   TracePtr trace_;
   std::unique_ptr<EventIndex> index_;
   bool indexMetadataAllM_ = false;
+  std::optional<Detection> detection_;  // cached for the current index
+  bool detectionTrimKeepsStatus_ = false;
 };
 
 } // namespace steadyscope::analysis
