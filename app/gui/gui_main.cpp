@@ -4,6 +4,7 @@
 
 #include <QApplication>
 #include <QFileInfo>
+#include <QLineEdit>
 #include <QPalette>
 #include <QPixmap>
 #include <QStatusBar>
@@ -19,6 +20,7 @@ namespace {
 const char* kUsage =
     "Usage: steadyscope [TRACE | SPLIT_DIR [--source TRACE]]\n"
     "       steadyscope [TRACE] [--split] [--select MODE] --screenshot OUT.png [--size WxH] [--dark]\n"
+    "                   [--find REGEX] [--range-ms A:B]\n"
     "       steadyscope --bench-timeline TRACE\n"
     "\n"
     "Opens a PyTorch-profiler / Kineto trace (.json, .json.gz, .zip, .json.zst) or a split\n"
@@ -67,6 +69,19 @@ GuiOptions parseGuiOptions(int argc, char** argv) {
     else if (a == QLatin1String("-v") || a == QLatin1String("--version")) o.version = true;
     else if (a == QLatin1String("--split")) o.split = true;
     else if (a == QLatin1String("--dark")) o.dark = true;
+    else if (a == QLatin1String("--find")) value(o.find);
+    else if (a == QLatin1String("--range-ms")) {
+      QString s;
+      value(s);
+      const QStringList ab = s.split(QLatin1Char(':'));
+      bool ok1 = false, ok2 = false;
+      if (ab.size() == 2) {
+        o.rangeFromMs = ab[0].toDouble(&ok1);
+        o.rangeToMs = ab[1].toDouble(&ok2);
+      }
+      if (!ok1 || !ok2 || o.rangeToMs <= o.rangeFromMs)
+        o.error = QStringLiteral("--range-ms wants A:B in ms from the trace start, A < B (got \"%1\")").arg(s);
+    }
     else if (a == QLatin1String("--select")) value(o.selectMode);
     else if (a == QLatin1String("--source")) value(o.source);
     else if (a == QLatin1String("--screenshot")) value(o.screenshot);
@@ -111,7 +126,9 @@ int runSteadyscope(int argc, char** argv) {
     return 2;
   }
   const bool headless = !o.screenshot.isEmpty() || !o.benchTrace.isEmpty();
-  if (headless && !envSet("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  // Headless work renders offscreen unless a display is there (then the real
+  // window is captured, e.g. under xvfb-run).
+  if (headless && !hasDisplay()) qputenv("QT_QPA_PLATFORM", "offscreen");
   if (!headless && !hasDisplay()) {
     std::fputs("steadyscope: no display ($DISPLAY / $WAYLAND_DISPLAY unset); run `xvfb-run -a steadyscope ...`, "
                "render offscreen with `steadyscope TRACE --screenshot OUT.png`, or use `steadyscope-cli`\n",
@@ -162,6 +179,14 @@ int takeScreenshot(const GuiOptions& o) {
   if (o.split) std::fputs("steadyscope: --split: the splitter is not available in this build yet\n", stderr);
   if (!o.selectMode.isEmpty())
     std::fprintf(stderr, "steadyscope: --select %s: not available yet (needs the splitter)\n", qPrintable(o.selectMode));
+  if (w.document() && o.rangeToMs > o.rangeFromMs) {
+    const qint64 t0 = w.document().index->firstNs;
+    w.selection()->setRange(t0 + qint64(o.rangeFromMs * 1e6), t0 + qint64(o.rangeToMs * 1e6));
+  }
+  if (w.document() && !o.find.isEmpty()) {
+    w.findEdit()->setText(o.find);
+    w.findNext();
+  }
   w.resize(o.size);
   for (int i = 0; i < 5; ++i) QCoreApplication::processEvents();
   const QPixmap pm = w.grab();

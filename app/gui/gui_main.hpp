@@ -17,6 +17,8 @@ struct GuiOptions {
   QString screenshot;       // --screenshot OUT.png
   QSize size{1920, 1080};   // --size WxH
   QString benchTrace;       // --bench-timeline TRACE
+  QString find;             // --find REGEX: select the first matching event (as Ctrl+F)
+  double rangeFromMs = -1, rangeToMs = -1;  // --range-ms A:B: select a range (ms from the start)
   bool dark = false;        // --dark: Fusion style with a dark palette (docs, checks)
   bool help = false, version = false;
   QString error;            // a usage error, one line

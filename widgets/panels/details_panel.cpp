@@ -50,6 +50,9 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  table_->setWordWrap(false);
+  table_->setTextElideMode(Qt::ElideMiddle);
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
   auto* rl = new QVBoxLayout(rangePage_);
   rl->setContentsMargins(0, 0, 0, 0);
   rl->addWidget(rangeHeader_);

@@ -135,11 +135,14 @@ void TimelineView::paintSliceTrack(QPainter& p, const Track& tk, int y, const Ti
     const QColor c = QColor::fromRgb(shadeTable_[int(kind)][nameShade_.empty() ? 0 : nameShade_[tr.name[e]]]);
     const QRectF r(it.x0, y + 1, it.x1 - it.x0, h - 1);
     p.fillRect(r, c);
-    if (r.width() > 36) {
+    // Label the visible part of the slice (long slices start off-screen).
+    const QRectF vis(std::max(r.left(), 0.0), r.top(), std::min(r.right(), m.widthPx()) - std::max(r.left(), 0.0),
+                     r.height());
+    if (vis.width() > 36) {
       p.setPen(colors::textOn(c));
       const QString name = QString::fromUtf8(tr.nameOf(e).data(), qsizetype(std::min<size_t>(tr.nameOf(e).size(), 256)));
-      p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                 fm.elidedText(name, Qt::ElideRight, int(r.width()) - 5));
+      p.drawText(vis.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                 fm.elidedText(name, Qt::ElideRight, int(vis.width()) - 5));
     }
   }
 }

@@ -16,7 +16,11 @@ std::string laneLabel(const Trace& trace, uint32_t l) {
     return s;
   }
   std::string s = "thread " + tid;
-  if (it != trace.threadNames.end()) s += " (" + it->second + ")";
+  if (it != trace.threadNames.end()) {
+    // Kineto often names threads "thread 851 (VLLM::EngineCore)" already.
+    if (it->second.find(tid) != std::string::npos) return it->second;
+    s += " (" + it->second + ")";
+  }
   return s;
 }
 
@@ -39,7 +43,8 @@ std::vector<TrackGroup> buildTrackGroups(const Trace& trace, const TimelineIndex
   std::vector<TrackGroup> out;
   for (auto& [pid, g] : byPid) {
     auto it = trace.processNames.find(pid);
-    const std::string key = trace.keyText(pid);
+    std::string key = trace.keyText(pid);
+    if (key.empty()) key = "(no pid)";
     if (it != trace.processNames.end()) g.label = it->second + " (" + key + ")";
     else g.label = (g.gpu ? "GPU " : "process ") + key;
     // GPU streams sorted by tid; CPU threads keep trace order (main thread first).
