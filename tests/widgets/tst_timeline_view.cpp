@@ -93,6 +93,7 @@ void TstTimelineView::selectedChunkBandCoversSteps() {
   QPainter p(&img);
   v.renderTo(p, img.size());
   p.end();
+  if (qEnvironmentVariableIsSet("STEADYSCOPE_TEST_SAVE")) img.save(qEnvironmentVariable("STEADYSCOPE_TEST_SAVE"));
   const TimeMapper m = v.mapper();
   const QColor chunk = widgets::colors::chunkMode(QStringLiteral("decode_only"));
   const int y = v.chunkBandTop() + 9;

@@ -205,7 +205,9 @@ void TimelineView::paintRuler(QPainter& p, const TimeMapper& m, int width) {
       if (x1 - x0 > 40) {
         p.setPen(colors::textOn(c));
         p.drawText(QRectF(x0 + 3, 2, x1 - x0 - 5, h), Qt::AlignVCenter | Qt::AlignLeft,
-                   QStringLiteral("%1 %2").arg(s.index).arg(QString::fromLatin1(stepKindName(s.kind))));
+                   p.fontMetrics().elidedText(
+                       QStringLiteral("%1 %2").arg(s.index).arg(QString::fromLatin1(stepKindName(s.kind))),
+                       Qt::ElideRight, int(x1 - x0) - 5));
       } else if (x1 - x0 > 14) {
         p.setPen(colors::textOn(c));
         p.drawText(QRectF(x0 + 1, 2, x1 - x0 - 2, h), Qt::AlignCenter, QString::number(s.index));
@@ -256,6 +258,22 @@ void TimelineView::paintAxis(QPainter& p, const TimeMapper& m, int width) {
     if (x < -1) continue;
     p.drawLine(QPointF(x, top + kAxisHeight - 6), QPointF(x, top + kAxisHeight - 1));
     p.drawText(QRectF(x + 3, top, 120, kAxisHeight - 2), Qt::AlignVCenter | Qt::AlignLeft, qs(formatTick(rel, step)));
+  }
+  // Legend of the step kinds (colour + word), right-aligned over the axis.
+  if (overlays_ && !overlays_->steps.empty()) {
+    const QFontMetrics fm = p.fontMetrics();
+    int w = 8;
+    for (int k = 0; k < kStepKindCount; ++k) w += 14 + fm.horizontalAdvance(QString::fromLatin1(stepKindName(StepKind(k)))) + 10;
+    int x = width - w;
+    p.fillRect(QRect(x, top + 1, w, kAxisHeight - 2), pal.color(QPalette::Window));
+    x += 6;
+    for (int k = 0; k < kStepKindCount; ++k) {
+      const QString word = QString::fromLatin1(stepKindName(StepKind(k)));
+      p.fillRect(QRect(x, top + kAxisHeight / 2 - 5, 10, 10), colors::stepKind(StepKind(k)));
+      p.setPen(pal.color(QPalette::WindowText));
+      p.drawText(QRect(x + 14, top, fm.horizontalAdvance(word) + 4, kAxisHeight), Qt::AlignVCenter | Qt::AlignLeft, word);
+      x += 14 + fm.horizontalAdvance(word) + 10;
+    }
   }
 }
 
