@@ -2,6 +2,7 @@
 #include <steadyscope/core/analysis/detection.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <unordered_map>
 
@@ -92,7 +93,36 @@ std::vector<uint8_t> attributedKernels(const EventIndex& index, const std::vecto
   std::vector<uint8_t> flags(index.kernels.size(), 0);
   if (auto spans = gpuSpans(index, instances)) {
     *strategy = "gpu_span";
-    for (size_t k = 0; k < index.kernels.size(); ++k) flags[k] = inSpans(*spans, index.tsUs(index.kernels[k]));
+    // Decide in integer ns where the answer is certain (far enough from a span
+    // edge for double rounding not to matter), else with the exact float test.
+    struct NsSpan {
+      int64_t lo, hi, innerLo, innerHi;
+    };
+    auto marginNs = [](double us) {
+      const double a = std::fabs(us);
+      return static_cast<int64_t>(std::ceil((std::nextafter(a, INFINITY) - a) * 1000.0)) * 2 + 2;
+    };
+    std::vector<NsSpan> ns;
+    ns.reserve(spans->size());
+    for (const Span& sp : *spans) {
+      const int64_t ma = marginNs(sp.a), mb = marginNs(sp.b);
+      ns.push_back({static_cast<int64_t>(std::floor(sp.a * 1000.0)) - ma, static_cast<int64_t>(std::ceil(sp.b * 1000.0)) + mb,
+                    static_cast<int64_t>(std::ceil(sp.a * 1000.0)) + ma, static_cast<int64_t>(std::floor(sp.b * 1000.0)) - mb});
+    }
+    const auto& tsNs = t.tsNs;
+    for (size_t k = 0; k < index.kernels.size(); ++k) {
+      const EventIdx e = index.kernels[k];
+      const int64_t x = tsNs[e];
+      // last span whose conservative lower bound is <= x
+      auto it = std::upper_bound(ns.begin(), ns.end(), x, [](int64_t v, const NsSpan& s2) { return v < s2.lo; });
+      if (it == ns.begin()) continue;
+      --it;
+      if (x >= it->innerLo && x <= it->innerHi && !t.has(e, ev::TsInexact)) {
+        flags[k] = 1;
+      } else if (x <= it->hi || (it + 1 != ns.end() && x >= (it + 1)->lo)) {
+        flags[k] = inSpans(*spans, index.tsUs(e));
+      }
+    }
     return flags;
   }
   *strategy = "correlation";
