@@ -75,14 +75,14 @@ double nsToUsExact(int64_t ns) {
   return d;
 }
 
-double Trace::tsUs(EventIdx i) const {
+double Trace::tsUsSlow(EventIdx i) const {
   if (flags[i] & ev::TsInexact) {
     if (auto it = exactTsUs.find(i); it != exactTsUs.end()) return it->second;
   }
   return nsToUsExact(tsNs[i]);
 }
 
-double Trace::durUs(EventIdx i) const {
+double Trace::durUsSlow(EventIdx i) const {
   if (flags[i] & ev::DurInexact) {
     if (auto it = exactDurUs.find(i); it != exactDurUs.end()) return it->second;
   }

@@ -223,14 +223,26 @@ public:
   CatClass classOf(EventIdx i) const { return categoryClass[cat[i]]; }
   std::string_view rawText(EventIdx i) const;
   /// Python-exact float(text) of ts / dur in µs (correctly rounded).
-  double tsUs(EventIdx i) const;
-  double durUs(EventIdx i) const;
+  double tsUs(EventIdx i) const {
+    if (!(flags[i] & ev::TsInexact) && fitsExactly(tsNs[i])) return static_cast<double>(tsNs[i]) / 1000.0;
+    return tsUsSlow(i);
+  }
+  double durUs(EventIdx i) const {
+    if (!(flags[i] & ev::DurInexact) && fitsExactly(durNs[i])) return static_cast<double>(durNs[i]) / 1000.0;
+    return durUsSlow(i);
+  }
   /// ts / dur with Python types (int stays int), for parity arithmetic.
   PyNum tsPy(EventIdx i) const;
   PyNum durPy(EventIdx i) const;
   int64_t endNs(EventIdx i) const { return tsNs[i] + durNs[i]; }
   std::string keyText(const JsonKey& k) const;  // "1", "stream 7", ...
   uint64_t anomalyCount() const;
+
+private:
+  // |ns| < 2^53: ns and 1000 are exact doubles, so one IEEE division is correctly rounded.
+  static bool fitsExactly(int64_t ns) { return ns > -(int64_t(1) << 53) && ns < (int64_t(1) << 53); }
+  double tsUsSlow(EventIdx i) const;
+  double durUsSlow(EventIdx i) const;
 };
 
 using TracePtr = std::shared_ptr<const Trace>;
