@@ -176,9 +176,15 @@ int takeScreenshot(const GuiOptions& o) {
                                                                                   : w.lastError()));
     return 1;
   }
-  if (o.split) std::fputs("steadyscope: --split: the splitter is not available in this build yet\n", stderr);
-  if (!o.selectMode.isEmpty())
-    std::fprintf(stderr, "steadyscope: --select %s: not available yet (needs the splitter)\n", qPrintable(o.selectMode));
+  if (w.document() && (o.split || !o.selectMode.isEmpty())) {
+    w.runSplit();
+    if (!w.waitForSplit()) {
+      std::fprintf(stderr, "steadyscope: timed out splitting %s\n", qPrintable(o.input));
+      return 1;
+    }
+    if (!o.selectMode.isEmpty() && !w.selectMode(o.selectMode))
+      std::fprintf(stderr, "steadyscope: --select %s: the split has no window for that mode\n", qPrintable(o.selectMode));
+  }
   if (w.document() && o.rangeToMs > o.rangeFromMs) {
     const qint64 t0 = w.document().index->firstNs;
     w.selection()->setRange(t0 + qint64(o.rangeFromMs * 1e6), t0 + qint64(o.rangeToMs * 1e6));

@@ -6,6 +6,7 @@
 #include "panels/details_panel.hpp"
 #include "panels/explanation_panel.hpp"
 #include "panels/welcome_widget.hpp"
+#include "split_adapter.hpp"
 #include "timeline/timeline_view.hpp"
 
 #include <steadyscope/core/timeline/format.hpp>
@@ -17,6 +18,10 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QDragEnterEvent>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -491,6 +496,16 @@ void MainWindow::setSplitResult(std::shared_ptr<const timeline::TimelineOverlays
                                 QVector<widgets::ChunkRow> chunks, const QString& rootTier) {
   doc_.overlays = std::move(overlays);
   rootTier_ = rootTier;
+  // The union-based busy ratio of each window, from the timeline's coverage
+  // (mean over devices), next to the splitter's gpu_busy / gpu_duration.
+  if (doc_)
+    for (widgets::ChunkRow& c : chunks) {
+      if (c.endNs <= c.beginNs || doc_.index->devices.empty()) continue;
+      double sum = 0;
+      for (const timeline::DeviceIndex& d : doc_.index->devices)
+        sum += double(d.busy.busyIn(c.beginNs, c.endNs)) / double(c.endNs - c.beginNs);
+      c.busyUnion = sum / double(doc_.index->devices.size());
+    }
   timeline_->setOverlays(doc_.overlays);
   details_->setDocument(doc_);
   charts_->setDocument(doc_);
@@ -499,8 +514,52 @@ void MainWindow::setSplitResult(std::shared_ptr<const timeline::TimelineOverlays
 }
 
 void MainWindow::runSplit() {
-  lastError_ = tr("The splitter is not available in this build yet.");
-  flash(lastError_, 6000);
+  if (!doc_) {
+    flash(tr("Open a trace first."), 4000);
+    return;
+  }
+  if (splitWatcher_ && splitWatcher_->isRunning()) return;
+  const TracePtr trace = doc_.trace;
+  const int numSteps = numSteps_->value();
+  splitting_ = true;
+  runSplitAction_->setEnabled(false);
+  flash(tr("Splitting %1…").arg(QFileInfo(path_).fileName()), 60000);
+  auto* w = new QFutureWatcher<SplitView>(this);
+  splitWatcher_ = w;
+  connect(w, &QFutureWatcher<SplitView>::finished, this, [this, w, trace] {
+    const SplitView v = w->result();
+    w->deleteLater();
+    splitWatcher_ = nullptr;
+    splitting_ = false;
+    runSplitAction_->setEnabled(true);
+    if (doc_.trace != trace) return;  // stale: another trace was opened meanwhile
+    setSplitResult(v.overlays, v.chunks, v.rootTier);
+    explanation_->clear(tr("Split: %1. The gate's verdicts appear here once the gate is wired in.").arg(v.summary));
+    flash(tr("Split: %1").arg(v.summary), 8000);
+  });
+  w->setFuture(QtConcurrent::run([trace, numSteps] { return planSplitView(trace, numSteps); }));
+}
+
+bool MainWindow::waitForSplit(int timeoutMs) {
+  QElapsedTimer t;
+  t.start();
+  while (splitting_) {
+    if (t.elapsed() > timeoutMs) return false;
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+  }
+  return true;
+}
+
+bool MainWindow::selectMode(const QString& mode) {
+  const auto& rows = chunks_->model()->chunks();
+  for (int i = 0; i < rows.size(); ++i) {
+    if (rows[i].mode == mode || (mode == QLatin1String("max_prefilldecode") && rows[i].mode == QLatin1String("prefilldecode"))) {
+      selection_->setChunk(i);
+      if (rows[i].endNs > rows[i].beginNs) timeline_->zoomToRange(rows[i].beginNs, rows[i].endNs);
+      return true;
+    }
+  }
+  return false;
 }
 
 // ------------------------------------------------------------ find

@@ -30,6 +30,7 @@ class QSpinBox;
 class QDoubleSpinBox;
 class QMessageBox;
 class QTimer;
+class QFutureWatcherBase;
 
 namespace steadyscope::widgets {
 class TimelineView;
@@ -71,6 +72,12 @@ public:
 
   /// The split seam: the app (or a later splitter wiring) publishes overlays
   /// and the chunk rows; the status bar shows steps and root tier.
+  /// Blocks (running the event loop) until a running split ends.
+  bool waitForSplit(int timeoutMs = 600000);
+  /// Selects the chunk of a mode ("mixed", "decode_only", "prefilldecode",
+  /// "generic") and zooms to it; false if there is none.
+  bool selectMode(const QString& mode);
+
   void setSplitResult(std::shared_ptr<const timeline::TimelineOverlays> overlays,
                       QVector<widgets::ChunkRow> chunks, const QString& rootTier);
 
@@ -145,6 +152,8 @@ private:
   QPushButton* cancelButton_ = nullptr;
   QPointer<QMessageBox> errorBox_;
 
+  QFutureWatcherBase* splitWatcher_ = nullptr;
+  bool splitting_ = false;
   QRegularExpression findPattern_;
   std::vector<EventIdx> matches_;
   int matchPos_ = -1;

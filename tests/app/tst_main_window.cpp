@@ -77,6 +77,7 @@ private slots:
   void findStepsThroughMatches();
   void keyboardShortcuts();
   void splitDirectoryFindsSourceTrace();
+  void splitFillsRulerChunksAndStatus();
   void screenshotWritesPng();
   void noDisplayPrintsOneLine();
 
@@ -265,6 +266,27 @@ void TstMainWindow::splitDirectoryFindsSourceTrace() {
   w.openSplitDirectory(tmp_->filePath(QStringLiteral("nowhere")));
   QVERIFY(!w.lastError().isEmpty());
   QCOMPARE(w.document().trace, before);
+}
+
+void TstMainWindow::splitFillsRulerChunksAndStatus() {
+  const QString sample = QStringLiteral(STEADYSCOPE_SAMPLE_TRACE);
+  if (!QFileInfo::exists(sample)) QSKIP("the bundled sample trace is not there yet");
+  MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
+  w.show();
+  w.openSample();
+  QVERIFY(w.loader()->waitForFinished());
+  QVERIFY(w.document());
+  w.runSplit();
+  QVERIFY(w.waitForSplit());
+  QVERIFY(w.document().overlays);
+  QVERIFY(!w.document().overlays->steps.empty());
+  QVERIFY(w.timeline()->document().overlays == w.document().overlays);
+  QVERIFY2(w.statusText().contains(QStringLiteral(" steps (")), qPrintable(w.statusText()));
+  const auto& rows = w.chunksPanel()->model()->chunks();
+  QVERIFY(!rows.isEmpty());
+  QVERIFY(w.selectMode(rows.first().mode));
+  QCOMPARE(w.selection()->chunk(), 0);
+  QVERIFY(rows.first().busyUnion >= 0.0 && rows.first().busyUnion <= 1.0);
 }
 
 void TstMainWindow::screenshotWritesPng() {

@@ -58,7 +58,7 @@ void TimelineView::paintBase(QPainter& p, QSize size) {
     if (selection_ && selection_->chunk() >= 0 && size_t(selection_->chunk()) < overlays_->chunks.size()) {
       const ChunkBand& c = overlays_->chunks[size_t(selection_->chunk())];
       QColor cc = colors::chunkMode(qs(c.mode));
-      cc.setAlpha(28);
+      cc.setAlpha(18);
       const double x0 = std::max(-10.0, m.toPx(c.beginNs)), x1 = std::min(width + 10.0, m.toPx(c.endNs));
       if (x1 > x0) p.fillRect(QRectF(x0, top, x1 - x0, size.height() - top), cc);
     }

@@ -1,0 +1,34 @@
+#pragma once
+// Turns the splitter's structured result (core/analysis SplitResult) into what
+// the panes show: timeline overlays (steps coloured by kind, steady regions,
+// the chosen window of every mode) and chunk-table rows. Pure; runs on the
+// worker thread next to the split itself.
+#include "panels/split_view_data.hpp"
+
+#include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/timeline/overlays.hpp>
+
+#include <QString>
+#include <QVector>
+
+#include <memory>
+
+namespace steadyscope::analysis {
+struct SplitResult;
+}
+
+namespace steadyscope::app {
+
+struct SplitView {
+  std::shared_ptr<const timeline::TimelineOverlays> overlays;
+  QVector<widgets::ChunkRow> chunks;
+  QString rootTier;   // e.g. "annotation tier, native"
+  QString summary;    // one line for the status bar / explanation
+};
+
+SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace);
+
+/// Runs the splitter's plan (no files written) for the steady-state modes.
+SplitView planSplitView(const TracePtr& trace, int numSteps);
+
+} // namespace steadyscope::app
