@@ -1,6 +1,7 @@
 #include "gui_main.hpp"
 
 #include "main_window.hpp"
+#include "panels/chunks_panel.hpp"
 
 #include <QApplication>
 #include <QFileInfo>
@@ -176,13 +177,18 @@ int takeScreenshot(const GuiOptions& o) {
                                                                                   : w.lastError()));
     return 1;
   }
-  if (w.document() && (o.split || !o.selectMode.isEmpty())) {
+  // --select alone on a split directory selects among its chunk files; on a
+  // trace (or with --split) the split runs first.
+  const bool haveRows = w.chunksPanel()->model()->rowCount() > 0;
+  if (w.document() && (o.split || (!o.selectMode.isEmpty() && !haveRows))) {
     w.runSplit();
     if (!w.waitForSplit()) {
       std::fprintf(stderr, "steadyscope: timed out splitting %s\n", qPrintable(o.input));
       return 1;
     }
-    if (!o.selectMode.isEmpty() && !w.selectMode(o.selectMode))
+  }
+  if (!o.selectMode.isEmpty() && (w.document() || haveRows)) {
+    if (!w.selectMode(o.selectMode))
       std::fprintf(stderr, "steadyscope: --select %s: the split has no window for that mode\n", qPrintable(o.selectMode));
   }
   if (w.document() && o.rangeToMs > o.rangeFromMs) {

@@ -84,6 +84,11 @@ MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
   connect(loader_, &LoadController::failed, this, &MainWindow::onLoadFailed);
   connect(loader_, &LoadController::progressChanged, this, &MainWindow::onProgress);
   connect(anomalies_, &widgets::AnomaliesPanel::eventActivated, timeline_, &widgets::TimelineView::revealEvent);
+  // The gate: a chunk row shows its own gate (as if its mode were requested);
+  // threshold and mode re-gate without re-splitting.
+  connect(selection_, &widgets::SelectionModel::chunkChanged, this, [this] { showExplanation(); });
+  connect(threshold_, &QDoubleSpinBox::valueChanged, this, [this] { regate(); });
+  connect(modeCombo_, &QComboBox::currentTextChanged, this, [this] { regate(); });
 
   resize(1400, 900);
   defaultState_ = saveState();
@@ -224,6 +229,8 @@ void MainWindow::createActions() {
   tb->addAction(runSplitAction_);
   tb->addWidget(new QLabel(tr("  mode "), tb));
   modeCombo_ = new QComboBox(tb);
+  modeCombo_->setObjectName(QStringLiteral("gateMode"));
+  modeCombo_->setToolTip(tr("The mode the gate is asked about (auto: mixed for LLM splits, generic otherwise)"));
   modeCombo_->addItems({QStringLiteral("auto"), QStringLiteral("mixed"), QStringLiteral("decode_only"),
                         QStringLiteral("prefilldecode"), QStringLiteral("generic")});
   tb->addWidget(modeCombo_);
@@ -234,6 +241,8 @@ void MainWindow::createActions() {
   tb->addWidget(numSteps_);
   tb->addWidget(new QLabel(tr("  threshold "), tb));
   threshold_ = new QDoubleSpinBox(tb);
+  threshold_->setObjectName(QStringLiteral("gateThreshold"));
+  threshold_->setToolTip(tr("The gate's minimum busy ratio (INFERENCE_OPTIMIZER_CHUNK_QUALITY_MIN_BUSY_RATIO)"));
   threshold_->setDecimals(3);
   threshold_->setRange(0.0, 1.0);
   threshold_->setSingleStep(0.01);
@@ -454,6 +463,8 @@ void MainWindow::closeTrace() {
   path_.clear();
   splitDir_.clear();
   rootTier_.clear();
+  gate_.reset();
+  shownGate_.reset();
   chunks_->setChunks({});
   explanation_->clear();
   publish({});
@@ -471,21 +482,10 @@ void MainWindow::openSplitDirectory(const QString& dir, const QString& sourceTra
     return;
   }
   splitDir_ = info.dir;
-  QVector<widgets::ChunkRow> rows;
-  for (const SplitChunkFile& c : info.chunks) {
-    widgets::ChunkRow r;
-    r.mode = c.mode;
-    r.file = c.fileName;
-    rows.push_back(r);
-  }
-  chunks_->setChunks(rows);
-  explanation_->clear(
-      tr("Split directory %1: %2 chunk files%3%4. The gate's review of these chunks appears here once the gate "
-         "reader is wired in.")
-          .arg(QDir::toNativeSeparators(info.dir))
-          .arg(info.chunks.size())
-          .arg(info.hasManifest ? tr(", split_manifest.json") : QString())
-          .arg(info.hasDetailsCsv ? tr(", execution_details.csv") : QString()));
+  // Rows: one per chunk file, the numbers from execution_details.csv; the
+  // verdicts and the explanation from gate::reviewSplitDirectory.
+  chunks_->setChunks(directoryChunkRows(info.dir.toStdString()));
+  setGateSource(directoryGateSource(info.dir.toStdString()));
   updateStatus();
   if (!info.sourceTrace.isEmpty()) openFile(info.sourceTrace);
   else flash(tr("No source trace found beside %1; open it with File ▸ Open to see the timeline.")
@@ -533,8 +533,9 @@ void MainWindow::runSplit() {
     splitting_ = false;
     runSplitAction_->setEnabled(true);
     if (doc_.trace != trace) return;  // stale: another trace was opened meanwhile
+    splitDir_.clear();
     setSplitResult(v.overlays, v.chunks, v.rootTier);
-    explanation_->clear(tr("Split: %1. The gate's verdicts appear here once the gate is wired in.").arg(v.summary));
+    setGateSource(v.gate);
     flash(tr("Split: %1").arg(v.summary), 8000);
   });
   w->setFuture(QtConcurrent::run([trace, numSteps] { return planSplitView(trace, numSteps); }));
@@ -560,6 +561,35 @@ bool MainWindow::selectMode(const QString& mode) {
     }
   }
   return false;
+}
+
+// ------------------------------------------------------------ gate
+
+void MainWindow::setGateSource(std::shared_ptr<const GateSource> source) {
+  gate_ = std::move(source);
+  regate();
+}
+
+void MainWindow::regate() {
+  if (!gate_) return;
+  QVector<widgets::ChunkRow> rows = chunks_->model()->chunks();
+  applyVerdicts(*gate_, threshold_->value(), rows);
+  chunks_->updateChunks(std::move(rows));
+  showExplanation();
+}
+
+void MainWindow::showExplanation() {
+  if (!gate_) return;
+  // The selected chunk's own gate (its mode requested), else the toolbar's mode.
+  gate::Mode mode = requestedMode(*gate_, modeCombo_->currentText());
+  const auto& rows = chunks_->model()->chunks();
+  const int c = selection_->chunk();
+  if (c >= 0 && c < rows.size())
+    if (auto m = gate::parseMode(rows[c].mode.toStdString())) mode = *m;
+  GateRun run = runGate(*gate_, mode, threshold_->value());
+  shownGate_ = std::move(run.result);
+  if (shownGate_) explanation_->setExplanation(explanationOf(*shownGate_));
+  else explanation_->clear(tr("The gate could not run: %1").arg(run.error));
 }
 
 // ------------------------------------------------------------ find

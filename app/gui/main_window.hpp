@@ -4,6 +4,7 @@
 // controller with a progress bar and Cancel in the status bar, actions and
 // menus, find, recent files, drag and drop, settings.
 #include "app_settings.hpp"
+#include "gate_adapter.hpp"
 #include "load_controller.hpp"
 #include "split_directory.hpp"
 
@@ -16,6 +17,7 @@
 #include <QRegularExpression>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QLabel;
@@ -81,6 +83,16 @@ public:
   void setSplitResult(std::shared_ptr<const timeline::TimelineOverlays> overlays,
                       QVector<widgets::ChunkRow> chunks, const QString& rootTier);
 
+  /// The gate seam: what the gate reads for the rows shown (a live split or a
+  /// split directory). Re-gates at once: verdicts in the chunk table, the
+  /// selected chunk's (or the requested mode's) explanation.
+  void setGateSource(std::shared_ptr<const GateSource> source);
+  const GateSource* gateSource() const { return gate_.get(); }
+  /// The gate's result shown in the Explanation pane (nullopt: none).
+  const std::optional<gate::GateResult>& shownGate() const { return shownGate_; }
+  QDoubleSpinBox* thresholdBox() const { return threshold_; }
+  QComboBox* modeBox() const { return modeCombo_; }
+
 public slots:
   void openFile(const QString& path);
   void openSplitDirectory(const QString& dir, const QString& sourceTrace = {});
@@ -110,6 +122,8 @@ private:
   void onProgress(const LoadProgress& p);
   void publish(const widgets::TraceDocument& doc);
   void flash(const QString& text, int ms = 5000);
+  void regate();
+  void showExplanation();
   void rebuildMatches();
   void showMatch();
 
@@ -151,6 +165,9 @@ private:
   QProgressBar* progressBar_ = nullptr;
   QPushButton* cancelButton_ = nullptr;
   QPointer<QMessageBox> errorBox_;
+
+  std::shared_ptr<const GateSource> gate_;
+  std::optional<gate::GateResult> shownGate_;
 
   QFutureWatcherBase* splitWatcher_ = nullptr;
   bool splitting_ = false;

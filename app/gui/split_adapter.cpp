@@ -112,7 +112,9 @@ SplitView planSplitView(const TracePtr& trace, int numSteps) {
   o.numSteps = numSteps;
   o.outputDir = "steadyscope-preview";  // plan() writes nothing
   const analysis::SplitResult r = splitter.plan(o);
-  return splitViewOf(r, *trace);
+  SplitView v = splitViewOf(r, *trace);
+  v.gate = liveGateSource(r, o, trace);
+  return v;
 }
 
 } // namespace steadyscope::app

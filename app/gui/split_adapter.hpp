@@ -3,6 +3,7 @@
 // the panes show: timeline overlays (steps coloured by kind, steady regions,
 // the chosen window of every mode) and chunk-table rows. Pure; runs on the
 // worker thread next to the split itself.
+#include "gate_adapter.hpp"
 #include "panels/split_view_data.hpp"
 
 #include <steadyscope/core/model/trace.hpp>
@@ -24,11 +25,13 @@ struct SplitView {
   QVector<widgets::ChunkRow> chunks;
   QString rootTier;   // e.g. "annotation tier, native"
   QString summary;    // one line for the status bar / explanation
+  std::shared_ptr<const GateSource> gate;  // the gate's input for this split (with evidence)
 };
 
 SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace);
 
-/// Runs the splitter's plan (no files written) for the steady-state modes.
+/// Runs the splitter's plan (no files written) for the steady-state modes and
+/// builds the gate's input for it (evidence from the trace).
 SplitView planSplitView(const TracePtr& trace, int numSteps);
 
 } // namespace steadyscope::app

@@ -10,9 +10,11 @@
 #include "panels/welcome_widget.hpp"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QListWidget>
 #include <QPushButton>
 #include <QTableWidget>
+#include <QClipboard>
 #include <QtTest>
 
 using namespace steadyscope;
@@ -124,10 +126,31 @@ void TstPanels::explanation() {
   e.title = QStringLiteral("mixed_steady_state_x_foo.json.gz");
   e.verdict = colors::Verdict::Refused;
   e.reason = QStringLiteral("steady_state_chunk_low_quality");
-  e.rules.push_back({QStringLiteral("busy_ratio"), QStringLiteral("0.031"), QStringLiteral(">= 0.05"), false});
+  GateRule rule;
+  rule.name = QStringLiteral("threshold");
+  rule.subject = QStringLiteral("mixed");
+  rule.outcome = QStringLiteral("failed");
+  rule.sentence = QStringLiteral("mixed: busy ratio 0.031 < threshold 0.05");
+  rule.value = QStringLiteral("ratio=0.031, threshold=0.05");
+  e.rules.push_back(rule);
+  e.alternates << QStringLiteral("decode_only 0.41");
+  e.retry = QStringLiteral("retry decode_only");
+  e.findings << QStringLiteral("steps_without_gpu_work (mixed): 30 of 32 steps have no GPU work");
+  e.warningsJson = QStringLiteral("{\"status\": \"error\"}");
   p.setExplanation(e);
-  QVERIFY(p.text().contains(QStringLiteral("refused")));  // the word, not only the colour
-  QVERIFY(p.text().contains(QStringLiteral("busy_ratio")));
+  const QString t = p.text();
+  QVERIFY(t.contains(QStringLiteral("refused")));  // the word, not only the colour
+  QVERIFY(t.contains(QStringLiteral("threshold")));
+  QVERIFY(t.contains(QStringLiteral("\u2716 fail")));
+  QVERIFY(t.contains(rule.sentence));
+  QVERIFY(t.contains(QStringLiteral("decode_only 0.41")));
+  QVERIFY(t.contains(QStringLiteral("\u2192 retry decode_only")));
+  QVERIFY(t.contains(QStringLiteral("steps_without_gpu_work")));
+  QVERIFY(p.copyButton()->isEnabled());
+  p.copyWarnings();
+  QCOMPARE(QApplication::clipboard()->text(), e.warningsJson);
+  p.clear();
+  QVERIFY(!p.copyButton()->isEnabled());
 }
 
 QTEST_MAIN(TstPanels)

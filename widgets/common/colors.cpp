@@ -79,7 +79,7 @@ QColor verdict(Verdict v) {
 
 QString verdictWord(Verdict v) {
   switch (v) {
-    case Verdict::Accepted: return QStringLiteral("ok");
+    case Verdict::Accepted: return QStringLiteral("accepted");
     case Verdict::LowQuality: return QStringLiteral("low quality");
     case Verdict::Refused: return QStringLiteral("refused");
     case Verdict::Missing: return QStringLiteral("missing");

@@ -17,6 +17,12 @@ void ChunkModel::setChunks(QVector<ChunkRow> rows) {
   endResetModel();
 }
 
+void ChunkModel::updateChunks(QVector<ChunkRow> rows) {
+  if (rows.size() != rows_.size()) return setChunks(std::move(rows));
+  rows_ = std::move(rows);
+  if (!rows_.isEmpty()) emit dataChanged(index(0, 0), index(rowCount() - 1, NUM_COLUMNS - 1));
+}
+
 int ChunkModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
 int ChunkModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : NUM_COLUMNS; }
 
@@ -34,6 +40,10 @@ QVariant ChunkModel::data(const QModelIndex& index, int role) const {
     if (sort) return r;
     return r < 0 ? QStringLiteral("–") : QString::fromStdString(timeline::formatRatio(r));
   };
+  auto count = [&](qint64 n) -> QVariant {  // -1: unknown (e.g. a split directory without its trace)
+    if (sort) return n;
+    return n < 0 ? QStringLiteral("–") : QString::fromStdString(timeline::formatCount(uint64_t(n)));
+  };
   switch (index.column()) {
     case ModeColumn: return role == Qt::ToolTipRole && !c.file.isEmpty() ? c.file : c.mode;
     case StepsColumn:
@@ -43,9 +53,8 @@ QVariant ChunkModel::data(const QModelIndex& index, int role) const {
       if (sort) return c.endNs - c.beginNs;
       return c.endNs > c.beginNs ? QString::fromStdString(timeline::formatDuration(double(c.endNs - c.beginNs)))
                                  : QStringLiteral("–");
-    case EventsColumn: return sort ? QVariant(c.events) : QVariant(QString::fromStdString(timeline::formatCount(uint64_t(c.events))));
-    case GpuEventsColumn:
-      return sort ? QVariant(c.gpuEvents) : QVariant(QString::fromStdString(timeline::formatCount(uint64_t(c.gpuEvents))));
+    case EventsColumn: return count(c.events);
+    case GpuEventsColumn: return count(c.gpuEvents);
     case BusyRefColumn: return ratio(c.busyRef);
     case BusyUnionColumn: return ratio(c.busyUnion);
     case VerdictColumn:
@@ -111,6 +120,12 @@ void ChunksPanel::setChunks(QVector<ChunkRow> rows) {
   placeholder_->setVisible(empty);
   view_->setVisible(!empty);
   view_->resizeColumnsToContents();
+}
+
+void ChunksPanel::updateChunks(QVector<ChunkRow> rows) {
+  const bool reset = rows.size() != model_->rowCount();
+  if (reset) return setChunks(std::move(rows));
+  model_->updateChunks(std::move(rows));
 }
 
 void ChunksPanel::setPlaceholder(const QString& text) {

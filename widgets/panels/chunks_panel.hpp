@@ -23,6 +23,8 @@ public:
   enum Roles { SortRole = Qt::UserRole, MaxCostRole };
   using QAbstractTableModel::QAbstractTableModel;
   void setChunks(QVector<ChunkRow> rows);
+  /// Same rows with new values (verdicts after a re-gate): dataChanged, no reset.
+  void updateChunks(QVector<ChunkRow> rows);
   const QVector<ChunkRow>& chunks() const { return rows_; }
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -39,6 +41,8 @@ public:
   explicit ChunksPanel(QWidget* parent = nullptr);
   void setSelectionModel(SelectionModel* model);
   void setChunks(QVector<ChunkRow> rows);
+  /// New values for the same rows (a re-gate): keeps the selection.
+  void updateChunks(QVector<ChunkRow> rows);
   /// Shown instead of the table when there are no chunks.
   void setPlaceholder(const QString& text);
   ChunkModel* model() const { return model_; }

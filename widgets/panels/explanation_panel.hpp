@@ -1,11 +1,14 @@
 #pragma once
-// Why the gate decided what it did: verdict (icon + word + colour), rules with
-// their values and thresholds, findings and the retry decision.
+// Why the gate decided what it did: verdict (icon + word + colour) and its
+// sentence, each rule in order with its inputs, outcome and sentence, the
+// qualifying alternates, the retry decision, the findings, and the pipeline's
+// warnings JSON (copyable).
 #include "panels/split_view_data.hpp"
 
 #include <QWidget>
 
 class QTextBrowser;
+class QPushButton;
 
 namespace steadyscope::widgets {
 
@@ -16,9 +19,16 @@ public:
   void setExplanation(const GateExplanation& e);
   void clear(const QString& placeholder = {});
   QString text() const;
+  /// The warnings JSON of the explanation shown ("" when none).
+  QString warningsJson() const { return warnings_; }
+  /// Copies the warnings JSON to the clipboard.
+  void copyWarnings();
+  QPushButton* copyButton() const { return copy_; }
 
 private:
   QTextBrowser* text_;
+  QPushButton* copy_;
+  QString warnings_;
 };
 
 } // namespace steadyscope::widgets

@@ -1,0 +1,61 @@
+#pragma once
+// The gate in the GUI: what a split (live, in memory) or a split directory
+// gives the gate, re-evaluated cheaply for any requested mode and threshold,
+// and the gate's result turned into what the panes show (verdict words for
+// the chunk table, the Explanation pane's GateExplanation).
+#include "panels/split_view_data.hpp"
+
+#include <steadyscope/core/gate/gate.hpp>
+#include <steadyscope/core/model/trace.hpp>
+
+#include <QString>
+#include <QVector>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace steadyscope::analysis {
+struct SplitResult;
+struct SplitOptions;
+} // namespace steadyscope::analysis
+
+namespace steadyscope::app {
+
+/// What the gate reads; immutable once built, shared between threads.
+struct GateSource {
+  enum class Kind { Live, Directory } kind = Kind::Live;
+  gate::GateInput input;  // Live: the in-memory split (with evidence)
+  std::string dir;        // Directory: reviewed with gate::reviewSplitDirectory
+  bool llm = true;        // "auto" mode: mixed for LLM splits, generic otherwise
+};
+
+/// (worker thread) The gate's input for a live split, evidence from `trace`.
+std::shared_ptr<const GateSource> liveGateSource(const analysis::SplitResult& r, const analysis::SplitOptions& o,
+                                                 const TracePtr& trace);
+/// A split directory (the CSV is read at each evaluation, as the pipeline does).
+std::shared_ptr<const GateSource> directoryGateSource(const std::string& dir);
+
+/// "auto", "mixed", … → the mode the gate is asked about.
+gate::Mode requestedMode(const GateSource& s, const QString& comboText);
+
+/// Runs the gate; a directory that cannot be read gives an error message.
+struct GateRun {
+  std::optional<gate::GateResult> result;
+  QString error;
+};
+GateRun runGate(const GateSource& s, gate::Mode mode, double threshold);
+
+widgets::colors::Verdict verdictOf(const gate::GateResult& g);
+widgets::GateExplanation explanationOf(const gate::GateResult& g);
+
+/// Rows of the chunk table for a directory: one per chunk file, numbers from
+/// execution_details.csv where a row names the file (events unknown: -1).
+QVector<widgets::ChunkRow> directoryChunkRows(const std::string& dir);
+
+/// Fills verdict / busy ratios of each row from the gate run as if the row's
+/// mode were requested (one evaluation per mode). Rows whose mode is not a gate
+/// family, or that are not their family's first chunk, get no verdict.
+void applyVerdicts(const GateSource& s, double threshold, QVector<widgets::ChunkRow>& rows);
+
+} // namespace steadyscope::app

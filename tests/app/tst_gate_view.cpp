@@ -1,0 +1,195 @@
+// The gate in the window (offscreen): a live split of the bundled sample gets
+// a verdict on every chunk row and an explanation listing the rules with their
+// sentences; a hand-made split directory with a low-quality mixed chunk and a
+// good prefilldecode chunk shows mixed refused with prefilldecode offered;
+// the threshold spin box and the mode combo re-gate without re-splitting; a
+// directory without execution_details.csv passes with the gate's finding.
+#include "main_window.hpp"
+
+#include "panels/chunks_panel.hpp"
+#include "panels/explanation_panel.hpp"
+
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace steadyscope;
+using namespace steadyscope::app;
+using widgets::colors::Verdict;
+
+namespace {
+std::unique_ptr<AppSettings> tempSettings(const QString& file) {
+  return std::make_unique<AppSettings>(std::make_unique<QSettings>(file, QSettings::IniFormat));
+}
+
+void writeFile(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  QVERIFY2(f.open(QIODevice::WriteOnly | QIODevice::Truncate), qPrintable(path));
+  f.write(bytes);
+}
+
+const QString kMixed = QStringLiteral("mixed_steady_state_prefill_0_prefilldecode_8_decode_24_bs448_conc64_tiny.json.gz");
+const QString kPd = QStringLiteral("prefilldecode_steady_state_prefill_0_prefilldecode_9_decode_0_bs2014_conc64_tiny.json.gz");
+
+/// A split directory: mixed at busy ratio 0.02 (low quality), prefilldecode at
+/// 0.6; absolute output_path values, so rows match by path.
+QString writeDir(const QString& root, bool withCsv) {
+  const QString d = root + QStringLiteral("/out");
+  QDir().mkpath(d);
+  writeFile(d + QLatin1Char('/') + kMixed, {});
+  writeFile(d + QLatin1Char('/') + kPd, {});
+  if (withCsv)
+    writeFile(d + QStringLiteral("/execution_details.csv"),
+              ("idx,output_path,event_count,num_gpu_events,gpu_duration,gpu_busy_duration,num_steps\n"
+               "0," + d + "/" + kMixed + ",4000,100,1000.00,20.00,32\n"
+               "0," + d + "/" + kPd + ",1800,50,1000.00,600.00,9\n")
+                  .toUtf8());
+  return d;
+}
+
+int rowOf(const MainWindow& w, const QString& mode) {
+  const auto& rows = w.chunksPanel()->model()->chunks();
+  for (int i = 0; i < rows.size(); ++i)
+    if (rows[i].mode == mode) return i;
+  return -1;
+}
+} // namespace
+
+class TstGateView : public QObject {
+  Q_OBJECT
+private slots:
+  void initTestCase();
+  void liveSplitVerdictsAndExplanation();
+  void directoryLowQualityMixedOffersPrefilldecode();
+  void directoryWithoutCsvPasses();
+
+private:
+  std::unique_ptr<QTemporaryDir> tmp_;
+};
+
+void TstGateView::initTestCase() {
+  tmp_ = std::make_unique<QTemporaryDir>();
+  QVERIFY(tmp_->isValid());
+}
+
+void TstGateView::liveSplitVerdictsAndExplanation() {
+  const QString sample = QStringLiteral(STEADYSCOPE_SAMPLE_TRACE);
+  if (!QFileInfo::exists(sample)) QSKIP("the bundled sample trace is not there");
+  MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("live.ini"))));
+  w.show();
+  w.openSample();
+  QVERIFY(w.loader()->waitForFinished());
+  QVERIFY(w.document());
+  w.runSplit();
+  QVERIFY(w.waitForSplit());
+  QVERIFY(w.gateSource());
+  const auto& rows = w.chunksPanel()->model()->chunks();
+  QVERIFY(!rows.isEmpty());
+  for (const widgets::ChunkRow& r : rows) QVERIFY2(r.hasVerdict, qPrintable(r.mode));
+  // The verdict column shows icon and word.
+  const auto* m = w.chunksPanel()->model();
+  const QString cell = m->data(m->index(0, widgets::ChunkModel::VerdictColumn), Qt::DisplayRole).toString();
+  QVERIFY2(cell.contains(QRegularExpression(QStringLiteral("accepted|low quality|refused|missing"))), qPrintable(cell));
+
+  // The explanation: every rule of the record, in order, with its sentence.
+  QVERIFY(w.selectMode(rows.first().mode));
+  QVERIFY(w.shownGate());
+  const gate::GateResult& g = *w.shownGate();
+  QCOMPARE(QString::fromUtf8(gate::modeName(g.options.mode)), rows.first().mode);
+  const QString text = w.explanationPanel()->text();
+  QVERIFY(!g.record.empty());
+  qsizetype pos = 0;
+  for (const gate::RuleEvaluation& r : g.record) {
+    const qsizetype at = text.indexOf(QString::fromStdString(r.sentence), pos);
+    QVERIFY2(at >= 0, qPrintable(QString::fromStdString(r.rule + ": " + r.sentence)));
+    pos = at;
+  }
+  QVERIFY(text.contains(QStringLiteral("threshold")));
+  QVERIFY(text.contains(QStringLiteral("trace_health_warnings")));
+  QVERIFY(!w.explanationPanel()->warningsJson().isEmpty());
+
+  // Threshold 1: nothing real reaches it; the selected chunk's verdict changes
+  // without a new split (same overlays).
+  const auto overlays = w.document().overlays;
+  const Verdict before = rows.first().verdict;
+  w.thresholdBox()->setValue(1.0);
+  QVERIFY(w.document().overlays == overlays);
+  QVERIFY(w.shownGate());
+  QCOMPARE(w.shownGate()->options.threshold, 1.0);
+  const Verdict after = w.chunksPanel()->model()->chunks().first().verdict;
+  QVERIFY(after == Verdict::LowQuality || after == Verdict::Refused);
+  if (before == Verdict::Accepted) QVERIFY(after != before);
+  QCOMPARE(w.selection()->chunk(), 0);  // the re-gate keeps the selection
+}
+
+void TstGateView::directoryLowQualityMixedOffersPrefilldecode() {
+  QTemporaryDir root;
+  const QString d = writeDir(root.path(), true);
+  MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("dir.ini"))));
+  w.show();
+  w.openSplitDirectory(d);
+  QVERIFY(w.gateSource());
+  const int mixed = rowOf(w, QStringLiteral("mixed")), pd = rowOf(w, QStringLiteral("prefilldecode"));
+  QVERIFY(mixed >= 0 && pd >= 0);
+  auto rows = [&] { return w.chunksPanel()->model()->chunks(); };
+  QVERIFY(rows()[mixed].verdict == Verdict::Refused);
+  QVERIFY(rows()[mixed].hasVerdict);
+  QVERIFY(rows()[pd].verdict == Verdict::Accepted);
+  QCOMPARE(rows()[mixed].gpuEvents, qint64(100));
+  QVERIFY(qAbs(rows()[mixed].busyRef - 0.02) < 1e-12);
+  QVERIFY(qAbs(rows()[pd].busyRef - 0.6) < 1e-12);
+
+  // Nothing selected: auto = mixed (an LLM split).
+  QVERIFY(w.shownGate());
+  QVERIFY(w.shownGate()->options.mode == gate::Mode::Mixed);
+  QVERIFY(w.selectMode(QStringLiteral("mixed")));
+  QString text = w.explanationPanel()->text();
+  QVERIFY2(text.contains(QStringLiteral("refused")), qPrintable(text));
+  QVERIFY(text.contains(QStringLiteral("steady_state_chunk_low_quality")));
+  QVERIFY(text.contains(QStringLiteral("prefilldecode 0.6")));  // the qualifying alternate
+  QVERIFY(text.contains(QStringLiteral("\u2192 retry prefilldecode")));
+  QVERIFY(w.shownGate()->nonEmptyModes == std::vector<std::string>{"prefilldecode"});
+
+  // The prefilldecode row shows its own gate.
+  w.selection()->setChunk(pd);
+  QVERIFY(w.shownGate()->options.mode == gate::Mode::PrefillDecode);
+  QVERIFY(w.explanationPanel()->text().contains(QStringLiteral("accepted")));
+
+  // Threshold 0.7: prefilldecode no longer qualifies; mixed passes low quality.
+  w.thresholdBox()->setValue(0.7);
+  QVERIFY(rows()[mixed].verdict == Verdict::LowQuality);
+  QVERIFY(rows()[pd].verdict == Verdict::LowQuality);
+  // Threshold 0.01: mixed is accepted.
+  w.thresholdBox()->setValue(0.01);
+  QVERIFY(rows()[mixed].verdict == Verdict::Accepted);
+  w.selection()->clear();
+  QVERIFY(w.shownGate()->options.mode == gate::Mode::Mixed);
+  QVERIFY(w.shownGate()->accepted);
+
+  // The mode combo: prefilldecode requested with nothing selected.
+  w.thresholdBox()->setValue(0.05);
+  w.modeBox()->setCurrentText(QStringLiteral("prefilldecode"));
+  QVERIFY(w.shownGate()->options.mode == gate::Mode::PrefillDecode);
+  QVERIFY(w.shownGate()->accepted);
+}
+
+void TstGateView::directoryWithoutCsvPasses() {
+  QTemporaryDir root;
+  const QString d = writeDir(root.path(), false);
+  MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("nocsv.ini"))));
+  w.show();
+  w.openSplitDirectory(d);
+  const int mixed = rowOf(w, QStringLiteral("mixed"));
+  QVERIFY(mixed >= 0);
+  QVERIFY(w.chunksPanel()->model()->chunks()[mixed].verdict == Verdict::Accepted);
+  QCOMPARE(w.chunksPanel()->model()->chunks()[mixed].gpuEvents, qint64(-1));
+  QVERIFY(w.shownGate());
+  QVERIFY(w.shownGate()->accepted);
+  QVERIFY(w.explanationPanel()->text().contains(QStringLiteral("details_csv_missing")));
+}
+
+QTEST_MAIN(TstGateView)
+#include "tst_gate_view.moc"
