@@ -167,7 +167,7 @@ void applyVerdicts(const GateSource& s, double threshold, QVector<widgets::Chunk
     row.verdict = verdictOf(g);
     row.hasVerdict = true;
     if (cs && cs->reading && cs->reading->busyRatio) row.busyRef = *cs->reading->busyRatio;
-    if (const auto& ev = s.input.evidence[gate::modeIndex(*m)]; ev && ev->unionBusyRatio && row.busyUnion < 0)
+    if (const auto& ev = s.input.evidence[gate::modeIndex(*m)]; ev && ev->unionBusyRatio)
       row.busyUnion = *ev->unionBusyRatio;
   }
 }

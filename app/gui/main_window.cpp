@@ -91,6 +91,9 @@ MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
   connect(modeCombo_, &QComboBox::currentTextChanged, this, [this] { regate(); });
 
   resize(1400, 900);
+  if (auto* e = findChild<QDockWidget*>(QStringLiteral("dock.explanation")))
+    if (auto* d = findChild<QDockWidget*>(QStringLiteral("dock.details")))
+      resizeDocks({e, d}, {600, 200}, Qt::Vertical);  // the explanation is the long one
   defaultState_ = saveState();
   if (!settings_->geometry().isEmpty()) restoreGeometry(settings_->geometry());
   if (!settings_->windowState().isEmpty()) restoreState(settings_->windowState());
@@ -127,7 +130,7 @@ void MainWindow::createDocks() {
   tabifyDockWidget(dAnom, dCharts);
   dChunks->raise();
   splitDockWidget(dExpl, dDetails, Qt::Vertical);
-  resizeDocks({dExpl}, {380}, Qt::Horizontal);
+  resizeDocks({dExpl}, {520}, Qt::Horizontal);
   resizeDocks({dChunks}, {230}, Qt::Vertical);
 }
 

@@ -126,6 +126,7 @@ void ChunksPanel::updateChunks(QVector<ChunkRow> rows) {
   const bool reset = rows.size() != model_->rowCount();
   if (reset) return setChunks(std::move(rows));
   model_->updateChunks(std::move(rows));
+  view_->resizeColumnsToContents();
 }
 
 void ChunksPanel::setPlaceholder(const QString& text) {
