@@ -132,6 +132,81 @@ void addAnomaly(std::array<AnomalyCounter, A_Count>& a, AnomalyCode code, int64_
 
 void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTimer& timer) {
   const size_t n = tr.size();
+  // Two independent halves run in parallel: (lanes, B/E pairing, depth) on a
+  // helper thread, (counts, links, flows, GPU unions) here. They write disjoint
+  // columns/members; the B/E flag bits are applied after the join.
+  std::array<AnomalyCounter, A_Count> laneAnomalies{};
+  std::vector<EventIdx> pairedB;
+  std::vector<uint8_t> paired;
+  std::thread laneThread([&] {
+  // ---- lanes: events with a ts, sorted by (ts, longer first, file order) ----
+  std::vector<uint32_t> laneCount(tr.lanes.size(), 0);
+  for (EventIdx i = 0; i < n; ++i)
+    if ((tr.flags[i] & ev::HasTs) && tr.ph[i] != Ph::Metadata) ++laneCount[tr.lane[i]];
+  for (size_t l = 0; l < tr.lanes.size(); ++l) tr.lanes[l].events.reserve(laneCount[l]);
+  for (EventIdx i = 0; i < n; ++i)
+    if ((tr.flags[i] & ev::HasTs) && tr.ph[i] != Ph::Metadata) tr.lanes[tr.lane[i]].events.push_back(i);
+  for (auto& lane : tr.lanes) {
+    auto less = [&](EventIdx a, EventIdx b) {
+      if (tr.tsNs[a] != tr.tsNs[b]) return tr.tsNs[a] < tr.tsNs[b];
+      if (tr.durNs[a] != tr.durNs[b]) return tr.durNs[a] > tr.durNs[b];
+      return a < b;
+    };
+    if (!std::is_sorted(lane.events.begin(), lane.events.end(), less))
+      std::sort(lane.events.begin(), lane.events.end(), less);
+  }
+
+  // ---- B/E pairing per lane (the stack discipline of the trace-event format) ----
+  std::vector<EventIdx> stack;
+  for (auto& lane : tr.lanes) {
+    stack.clear();
+    bool any = false;
+    for (EventIdx i : lane.events) {
+      if (tr.ph[i] == Ph::Begin) { stack.push_back(i); any = true; }
+      else if (tr.ph[i] == Ph::End) {
+        any = true;
+        if (stack.empty()) { addAnomaly(laneAnomalies, A_UnmatchedE, i); continue; }
+        EventIdx b = stack.back();
+        stack.pop_back();
+        tr.durNs[b] = tr.tsNs[i] - tr.tsNs[b];  // B never has HasDur: the other thread never reads it
+        pairedB.push_back(b);
+        if (paired.empty()) paired.assign(n, 0);
+        paired[b] = 1;
+      }
+    }
+    for (EventIdx b : stack) addAnomaly(laneAnomalies, A_UnmatchedB, b);
+    if (any) {  // B durations changed: keep the (ts, longer first) order
+      std::stable_sort(lane.events.begin(), lane.events.end(), [&](EventIdx a, EventIdx b) {
+        if (tr.tsNs[a] != tr.tsNs[b]) return tr.tsNs[a] < tr.tsNs[b];
+        return tr.durNs[a] > tr.durNs[b];
+      });
+    }
+  }
+
+  // ---- nesting depth per lane ----
+  tr.depth.assign(n, 0);
+  std::vector<int64_t> ends;
+  for (auto& lane : tr.lanes) {
+    ends.clear();
+    uint16_t maxDepth = 0;
+    for (EventIdx i : lane.events) {
+      bool slice = (tr.ph[i] == Ph::Complete && (tr.flags[i] & ev::HasDur)) ||
+                   (tr.ph[i] == Ph::Begin && !paired.empty() && paired[i]);
+      if (!slice) continue;
+      int64_t ts = tr.tsNs[i];
+      while (!ends.empty() && ends.back() <= ts) ends.pop_back();
+      uint16_t d = static_cast<uint16_t>(std::min<size_t>(ends.size(), UINT16_MAX));
+      tr.depth[i] = d;
+      maxDepth = std::max(maxDepth, d);
+      int64_t e = ts + std::max<int64_t>(tr.durNs[i], 0);
+      // A child ending after its parent is clipped for nesting purposes.
+      if (!ends.empty()) e = std::min(e, ends.back());
+      ends.push_back(e);
+    }
+    lane.maxDepth = maxDepth;
+  }
+
+  });
   // ---- per-ph / per-cat counts, span, simple anomalies ----
   std::vector<uint64_t> catCount(tr.categories.size(), 0);
   std::array<uint64_t, 11> phCount{};
@@ -168,75 +243,6 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
   tr.stats.firstTsNs = firstTs == INT64_MAX ? 0 : firstTs;
   tr.stats.lastEndNs = lastEnd == INT64_MIN ? 0 : lastEnd;
 
-  timer.mark(" counts");
-  // ---- lanes: events with a ts, sorted by (ts, longer first, file order) ----
-  std::vector<uint32_t> laneCount(tr.lanes.size(), 0);
-  for (EventIdx i = 0; i < n; ++i)
-    if ((tr.flags[i] & ev::HasTs) && tr.ph[i] != Ph::Metadata) ++laneCount[tr.lane[i]];
-  for (size_t l = 0; l < tr.lanes.size(); ++l) tr.lanes[l].events.reserve(laneCount[l]);
-  for (EventIdx i = 0; i < n; ++i)
-    if ((tr.flags[i] & ev::HasTs) && tr.ph[i] != Ph::Metadata) tr.lanes[tr.lane[i]].events.push_back(i);
-  for (auto& lane : tr.lanes) {
-    auto less = [&](EventIdx a, EventIdx b) {
-      if (tr.tsNs[a] != tr.tsNs[b]) return tr.tsNs[a] < tr.tsNs[b];
-      if (tr.durNs[a] != tr.durNs[b]) return tr.durNs[a] > tr.durNs[b];
-      return a < b;
-    };
-    if (!std::is_sorted(lane.events.begin(), lane.events.end(), less))
-      std::sort(lane.events.begin(), lane.events.end(), less);
-  }
-
-  timer.mark(" lanes");
-  // ---- B/E pairing per lane (the stack discipline of the trace-event format) ----
-  std::vector<EventIdx> stack;
-  for (auto& lane : tr.lanes) {
-    stack.clear();
-    bool any = false;
-    for (EventIdx i : lane.events) {
-      if (tr.ph[i] == Ph::Begin) { stack.push_back(i); any = true; }
-      else if (tr.ph[i] == Ph::End) {
-        any = true;
-        if (stack.empty()) { addAnomaly(anomalies, A_UnmatchedE, i); continue; }
-        EventIdx b = stack.back();
-        stack.pop_back();
-        tr.durNs[b] = tr.tsNs[i] - tr.tsNs[b];
-        tr.flags[b] |= ev::DurFromPair;
-      }
-    }
-    for (EventIdx b : stack) addAnomaly(anomalies, A_UnmatchedB, b);
-    if (any) {  // B durations changed: keep the (ts, longer first) order
-      std::stable_sort(lane.events.begin(), lane.events.end(), [&](EventIdx a, EventIdx b) {
-        if (tr.tsNs[a] != tr.tsNs[b]) return tr.tsNs[a] < tr.tsNs[b];
-        return tr.durNs[a] > tr.durNs[b];
-      });
-    }
-  }
-
-  timer.mark(" B/E");
-  // ---- nesting depth per lane ----
-  tr.depth.assign(n, 0);
-  std::vector<int64_t> ends;
-  for (auto& lane : tr.lanes) {
-    ends.clear();
-    uint16_t maxDepth = 0;
-    for (EventIdx i : lane.events) {
-      bool slice = (tr.ph[i] == Ph::Complete && (tr.flags[i] & ev::HasDur)) ||
-                   (tr.ph[i] == Ph::Begin && (tr.flags[i] & ev::DurFromPair));
-      if (!slice) continue;
-      int64_t ts = tr.tsNs[i];
-      while (!ends.empty() && ends.back() <= ts) ends.pop_back();
-      uint16_t d = static_cast<uint16_t>(std::min<size_t>(ends.size(), UINT16_MAX));
-      tr.depth[i] = d;
-      maxDepth = std::max(maxDepth, d);
-      int64_t e = ts + std::max<int64_t>(tr.durNs[i], 0);
-      // A child ending after its parent is clipped for nesting purposes.
-      if (!ends.empty()) e = std::min(e, ends.back());
-      ends.push_back(e);
-    }
-    lane.maxDepth = maxDepth;
-  }
-
-  timer.mark(" depth");
   // ---- GPU busy union per device (GPU pid), links, flows ----
   // Correlation and flow ids are dense small integers in practice: use flat
   // arrays indexed by id, and hash sets only for ids outside [0, 4n + 2^20).
@@ -288,7 +294,6 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
     if (!(tr.flags[i] & ev::HasCorr)) addAnomaly(anomalies, A_GpuWithoutCorrelation, i);
     else if (!hasCpuCorr(tr.corr[i])) addAnomaly(anomalies, A_KernelWithoutLaunch, i);
   }
-  timer.mark(" links/flows");
   for (auto& [pid, iv] : perDevice) {
     auto byBegin = [](const Interval& a, const Interval& b) { return a.begin < b.begin; };
     if (!std::is_sorted(iv.begin(), iv.end(), byBegin)) std::sort(iv.begin(), iv.end(), byBegin);
@@ -308,6 +313,14 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
     tr.gpuBusy.push_back(std::move(db));
   }
 
+  laneThread.join();
+  for (EventIdx b : pairedB) tr.flags[b] |= ev::DurFromPair;
+  for (int k = 0; k < A_Count; ++k) {
+    if (!laneAnomalies[k].count) continue;
+    if (!anomalies[k].count || laneAnomalies[k].first < anomalies[k].first) anomalies[k].first = laneAnomalies[k].first;
+    anomalies[k].count += laneAnomalies[k].count;
+  }
+  (void)timer;
   for (int k = 0; k < A_Count; ++k) {
     if (!anomalies[k].count) continue;
     tr.anomalies.push_back({kAnomalyInfo[k].code, kAnomalyInfo[k].explanation, anomalies[k].count,
@@ -322,6 +335,7 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<const Sourc
 Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const SourceText> source,
                               const std::string& compression, uint64_t fileBytes,
                               const LoadOptions& opt) {
+  PhaseTimer timer;
   JobControl* control = opt.control;
   std::string_view text = source->text();
   if (text.empty()) {
@@ -345,7 +359,7 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
     return e;
   }
   size_t pieceBytes = std::max<size_t>(opt.pieceBytes, 4096);
-  PhaseTimer timer;
+  timer.mark("memory guard");
   TopLevelLayout layout;
   ScanError serr;
   if (!scanTopLevel(text, pieceBytes, false, layout, serr)) return scanToError(path, serr);
@@ -373,7 +387,9 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
     e.code = "bad_json";
     return e;
   }
-  return assemble(path, std::move(source), compression, fileBytes, std::move(layout), std::move(pr), opt, timer);
+  auto built = assemble(path, std::move(source), compression, fileBytes, std::move(layout), std::move(pr), opt, timer);
+  timer.mark("release parse state");
+  return built;
 }
 
 Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<const SourceText> source,
@@ -474,17 +490,24 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<const Sourc
     }
   }
   timer.mark("remap");
-  moveColumn(tr->tsNs, pr.cols, &LocalColumns::tsNs, n);
-  moveColumn(tr->durNs, pr.cols, &LocalColumns::durNs, n);
-  moveColumn(tr->offset, pr.cols, &LocalColumns::offset, n);
-  moveColumn(tr->length, pr.cols, &LocalColumns::length, n);
-  moveColumn(tr->name, pr.cols, &LocalColumns::name, n);
-  moveColumn(tr->cat, pr.cols, &LocalColumns::cat, n);
-  moveColumn(tr->ph, pr.cols, &LocalColumns::ph, n);
-  moveColumn(tr->flags, pr.cols, &LocalColumns::flags, n);
-  moveColumn(tr->lane, pr.cols, &LocalColumns::lane, n);
-  moveColumn(tr->corr, pr.cols, &LocalColumns::corr, n);
-  moveColumn(tr->extId, pr.cols, &LocalColumns::extId, n);
+  {
+    // Concatenation faults in fresh pages; on this VM that is CPU work, so two threads halve it.
+    Trace& T = *tr;
+    std::thread helper([&] {
+      moveColumn(T.tsNs, pr.cols, &LocalColumns::tsNs, n);
+      moveColumn(T.offset, pr.cols, &LocalColumns::offset, n);
+      moveColumn(T.name, pr.cols, &LocalColumns::name, n);
+      moveColumn(T.ph, pr.cols, &LocalColumns::ph, n);
+      moveColumn(T.lane, pr.cols, &LocalColumns::lane, n);
+    });
+    moveColumn(T.durNs, pr.cols, &LocalColumns::durNs, n);
+    moveColumn(T.length, pr.cols, &LocalColumns::length, n);
+    moveColumn(T.cat, pr.cols, &LocalColumns::cat, n);
+    moveColumn(T.flags, pr.cols, &LocalColumns::flags, n);
+    moveColumn(T.corr, pr.cols, &LocalColumns::corr, n);
+    moveColumn(T.extId, pr.cols, &LocalColumns::extId, n);
+    helper.join();
+  }
   pr.cols.clear();
   if (control && control->cancelled()) {
     Error e = makeError(Error::Kind::Cancelled, path, "loading cancelled");
@@ -644,10 +667,14 @@ Expected<TracePtr> buildTraceStreamed(const std::string& path, std::shared_ptr<I
 
 Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options) {
   if (options.control) options.control->setStage(StageOpen);
+  PhaseTimer openTimer;
   auto src = openSource(path, options.cacheDir, options.control, /*streamGzip=*/true);
   if (!src) return src.error();
+  openTimer.mark("open");
   if (src->stream) return buildTraceStreamed(path, src->stream, src->fileBytes, options);
-  return buildTrace(path, src->text, src->compression, src->fileBytes, options);
+  auto r = buildTrace(path, src->text, src->compression, src->fileBytes, options);
+  openTimer.mark("build total");
+  return r;
 }
 
 Expected<TracePtr> loadTraceFromString(std::string json, const std::string& name,
