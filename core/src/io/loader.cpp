@@ -593,22 +593,27 @@ Expected<TracePtr> buildTraceStreamed(const std::string& path, std::shared_ptr<I
   }
   while (!st->done() && !failed) {
     if (control && control->cancelled()) { (void)st->finish(); return cancelledError(path); }
-    uint64_t w = st->written();
     bool progressed = false;
-    const size_t kWin = 1u << 20;
-    if (w > begin + pieceBytes + kWin) {
+    // Cut greedily (cheap: one small pread per cut) so that when decompression
+    // ends only the last piece is left for the exact tail scan.
+    for (;;) {
+      uint64_t w = st->written();
+      size_t win = 256u << 10;
+      if (w <= begin + pieceBytes + win) break;
       uint64_t from = begin + pieceBytes - 64;
-      if (preadAll(fd, from, kWin, window)) {
-        size_t c = findCut(window, 64, window.size() - 256);
-        if (c != std::string_view::npos) {
-          uint64_t comma = from + c;
-          size_t k = c + 1;
-          while (k < window.size() && (window[k] == ' ' || window[k] == '\n' || window[k] == '\r' || window[k] == '\t')) ++k;
-          pieces.push_back({begin, comma});
-          begin = from + k;
-          progressed = true;
-        }
+      size_t c = std::string_view::npos;
+      while (true) {
+        if (!preadAll(fd, from, win, window)) break;
+        c = findCut(window, 64, window.size() - 256);
+        if (c != std::string_view::npos || from + win * 2 + 256 >= w) break;
+        win *= 2;  // a very long event: widen the window
       }
+      if (c == std::string_view::npos) break;
+      size_t k = c + 1;
+      while (k < window.size() && (window[k] == ' ' || window[k] == '\n' || window[k] == '\r' || window[k] == '\t')) ++k;
+      pieces.push_back({begin, from + c});
+      begin = from + k;
+      progressed = true;
     }
     if (parsed < pieces.size()) {
       if (!parserA.parsePiece({}, fd, 0, pieces[parsed], pr.cols[0], failure)) failed = true;
@@ -625,6 +630,16 @@ Expected<TracePtr> buildTraceStreamed(const std::string& path, std::shared_ptr<I
   if (timer.on) std::fprintf(stderr, "[load] %zu pieces parsed while decompressing, %zu cut\n", parsed, pieces.size());
   timer.mark("stream parse");
   // 3. The tail: exact scan from the last cut, top-level keys, then two threads.
+  // Text written after the last cut: cut it the same cheap way, then scan only
+  // the final piece exactly.
+  for (;;) {
+    uint64_t target = begin + pieceBytes;
+    if (target >= text.size()) break;
+    size_t comma = findCut(text, static_cast<size_t>(target), text.size());
+    if (comma == std::string_view::npos) break;
+    pieces.push_back({begin, comma});
+    begin = skipWs(text, comma + 1);
+  }
   TopLevelLayout tail;
   ScanError err;
   if (!exactArrayScan(text, begin, pieceBytes, tail, err)) return buildTrace(path, source, "gzip", fileBytes, opt);
