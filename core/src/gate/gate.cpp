@@ -843,6 +843,61 @@ GateResult evaluateGate(const GateInput& in, const GateOptions& opt) {
       }
     }
   }
+  // Durations printed with 2 decimals (no busy_ratio column): the exact ratio
+  // lies in an interval around the quotient. If the verdict can change inside
+  // that interval, say so (a split gated in memory can then disagree with the
+  // same split gated from its CSV).
+  const bool roundingAlreadySaid = std::any_of(res.findings.begin(), res.findings.end(),
+                                               [](const Finding& f) { return f.code == "csv_rounding_decides"; });
+  if (gateRan && !usedEvidence && !roundingAlreadySaid) {
+    auto twoDecimals = [](const std::optional<std::string>& cell) {
+      if (!cell) return false;
+      std::string_view t = *cell;
+      while (!t.empty() && (t.back() == ' ' || t.back() == '\r')) t.remove_suffix(1);
+      auto dot = t.find('.');
+      return dot != std::string_view::npos && t.size() - dot - 1 == 2;
+    };
+    Readings low = rd, high = rd;
+    std::vector<std::string> notes;
+    for (Mode m : kAllModes) {
+      const auto& r = rd[modeIndex(m)];
+      if (!r || !r->quotient || !in.rows[modeIndex(m)]) continue;
+      const bool roundedColumn = r->source == RatioSource::Column && r->columnValue &&
+                                 std::fabs(*r->columnValue - *r->quotient) <= 0.005 + 1e-9;
+      if (r->source != RatioSource::Quotient && !roundedColumn) continue;
+      const auto& row = *in.rows[modeIndex(m)];
+      if (!twoDecimals(row.gpuDuration) && !twoDecimals(row.gpuBusyDuration) && !roundedColumn) continue;
+      double b = r->gpuBusyDuration, d = r->gpuDuration;
+      double lo = std::max(0.0, b - 0.005) / (d + 0.005);
+      double hi = d > 0.005 ? (b + 0.005) / (d - 0.005) : *r->quotient;
+      if (roundedColumn) {  // the column is the exact ratio rounded to 2 decimals
+        lo = std::max(lo, *r->columnValue - 0.005);
+        hi = std::min(hi, *r->columnValue + 0.005);
+        if (lo > hi) std::swap(lo, hi);
+      }
+      bool sel = m == opt.mode;
+      (*low[modeIndex(m)]).busyRatio = sel ? lo : hi;   // worst case for the selected chunk
+      (*high[modeIndex(m)]).busyRatio = sel ? hi : lo;  // best case
+      notes.push_back(fmt::format("{} {} / {} lies in [{}, {}]", modeName(m), formatNumber(b), formatNumber(d),
+                                  pyReprDouble(lo), pyReprDouble(hi)));
+    }
+    if (!notes.empty()) {
+      GateResult a = decide(in, opt, low), b = decide(in, opt, high);
+      if (!sameVerdict(res, a) || !sameVerdict(res, b)) {
+        const GateResult& other = sameVerdict(res, a) ? b : a;
+        std::string s = "the CSV's 2-decimal rounding of the durations may decide the verdict: the exact busy ratio of ";
+        for (size_t k = 0; k < notes.size(); ++k) s += (k ? "; " : "") + notes[k];
+        s += fmt::format("; within that range the gate can also say: {} (gate with the source trace, "
+                         "`--trace`, to decide)",
+                         other.summary);
+        addFinding(res, "csv_rounding_decides", opt.mode, res.selectedChunk, true, s,
+                   JsonValue::object({{"source", "durations"},
+                                      {"recomputed_summary", other.summary},
+                                      {"recomputed_accepted", other.accepted}}));
+      }
+    }
+  }
+
   finalizeStrict(res);
   return res;
 }
