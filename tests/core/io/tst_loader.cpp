@@ -5,6 +5,9 @@
 #include <steadyscope/core/io/loader.hpp>
 
 #include <QTemporaryDir>
+#ifdef STEADYSCOPE_TEST_ZSTD
+#include <zstd.h>
+#endif
 #include <QtTest>
 
 #include <atomic>
@@ -232,7 +235,16 @@ private slots:
     writeFile(base + "/c.zip", zipBytes({{"readme.txt", "hello", true}, {"dir/trace.json", json, true}}));
     writeFile(base + "/d.zip", zipBytes({{"trace.json", json, false}}));
     writeFile(base + "/e.json.gz", gzipBytes(json.substr(0, 1000)) + gzipBytes(json.substr(1000)));  // multi-member
-    for (const char* f : {"/a.json.gz", "/b.bin", "/c.zip", "/d.zip", "/e.json.gz"}) {
+    std::vector<std::string> files = {"/a.json.gz", "/b.bin", "/c.zip", "/d.zip", "/e.json.gz"};
+#ifdef STEADYSCOPE_TEST_ZSTD
+    {
+      std::string z(ZSTD_compressBound(json.size()), '\0');
+      z.resize(ZSTD_compress(z.data(), z.size(), json.data(), json.size(), 3));
+      writeFile(base + "/f.json.zst", z);
+      files.push_back("/f.json.zst");
+    }
+#endif
+    for (const std::string& f : files) {
       auto r = loadTrace(base + f, LoadOptions{.cacheDir = base + "/cache"});
       QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
       compareTraces(*ref, *r.value());
