@@ -1,6 +1,7 @@
 // steadyscope-cli info TRACE [--json]: what the loader saw.
 #include "commands.hpp"
 
+#include <steadyscope/core/analysis/pyfmt.hpp>
 #include <steadyscope/core/io/loader.hpp>
 #include <steadyscope/core/model/trace.hpp>
 
@@ -14,22 +15,10 @@ namespace steadyscope::cli {
 
 namespace {
 
+/// JSON string body (without the quotes), as Python's json.dumps writes it.
 std::string jsonEscape(std::string_view s) {
-  std::string o;
-  o.reserve(s.size() + 2);
-  for (char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\r': o += "\\r"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) o += fmt::format("\\u{:04x}", c);
-        else o += c;
-    }
-  }
-  return o;
+  std::string q = analysis::pyJsonString(s);
+  return q.substr(1, q.size() - 2);
 }
 
 struct Summary {

@@ -143,6 +143,23 @@ std::vector<Region> candidateWindows(const Region& g, int64_t n, int64_t stride)
   return out;
 }
 
+/// §3.6 mixed: the pool is the candidates holding a prefill-bearing step (all of
+/// them when none does); minimise (|pd_ratio - target|, -avg), earliest on ties.
+void chooseMixedWindow(ModeSelection& sel) {
+  bool anyPd = std::any_of(sel.candidates.begin(), sel.candidates.end(),
+                           [](const Candidate& c) { return c.pdCount > 0; });
+  sel.poolFallback = !anyPd;
+  const Candidate* best = nullptr;
+  for (Candidate& cand : sel.candidates) {
+    cand.eligible = !anyPd || cand.pdCount > 0;
+    if (!cand.eligible) continue;
+    if (!best || cand.distance < best->distance ||
+        (cand.distance == best->distance && cand.avgRequests > best->avgRequests))
+      best = &cand;
+  }
+  if (best) sel.window = best->window;
+}
+
 } // namespace
 
 ModeSelection concurrencyFinder(std::span<const StepDetails> steps, SteadyMode mode,
@@ -195,18 +212,7 @@ ModeSelection concurrencyFinder(std::span<const StepDetails> steps, SteadyMode m
       cand.distance = std::fabs(cand.pdRatio - sel.target);
       sel.candidates.push_back(cand);
     }
-    bool anyPd = std::any_of(sel.candidates.begin(), sel.candidates.end(),
-                             [](const Candidate& c2) { return c2.pdCount > 0; });
-    sel.poolFallback = !anyPd;
-    const Candidate* best = nullptr;
-    for (Candidate& cand : sel.candidates) {
-      cand.eligible = !anyPd || cand.pdCount > 0;
-      if (!cand.eligible) continue;
-      if (!best || cand.distance < best->distance ||
-          (cand.distance == best->distance && -cand.avgRequests < -best->avgRequests))
-        best = &cand;
-    }
-    if (best) sel.window = best->window;
+    chooseMixedWindow(sel);
     return sel;
   }
 
@@ -353,18 +359,7 @@ ModeSelection shapeFinder(std::span<const std::optional<int64_t>> bs, SteadyMode
       cand.distance = std::fabs(cand.pdRatio - sel.target);
       sel.candidates.push_back(cand);
     }
-    bool anyPd = std::any_of(sel.candidates.begin(), sel.candidates.end(),
-                             [](const Candidate& c) { return c.pdRatio > 0; });
-    sel.poolFallback = !anyPd;
-    const Candidate* best = nullptr;
-    for (Candidate& cand : sel.candidates) {
-      cand.eligible = !anyPd || cand.pdRatio > 0;
-      if (!cand.eligible) continue;
-      if (!best || cand.distance < best->distance ||
-          (cand.distance == best->distance && -cand.avgRequests < -best->avgRequests))
-        best = &cand;
-    }
-    if (best) sel.window = best->window;
+    chooseMixedWindow(sel);
     return sel;
   }
   std::vector<int> labels(static_cast<size_t>(n));

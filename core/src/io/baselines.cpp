@@ -123,8 +123,6 @@ Expected<BaselineResult> baselineDecompress(const std::string& path) {
 MemoryFigures readMemoryFigures() {
   MemoryFigures m;
   std::ifstream in("/proc/self/status");
-  std::string key;
-  uint64_t kb;
   std::string line;
   while (std::getline(in, line)) {
     auto grab = [&](const char* k, uint64_t& dst) {
@@ -135,7 +133,6 @@ MemoryFigures readMemoryFigures() {
     grab("RssFile:", m.rssFile);
     grab("VmHWM:", m.vmHwm);
   }
-  (void)kb;
   return m;
 }
 

@@ -253,7 +253,6 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
     return false;
   }
   size_t firstLocal = out.size();
-  std::vector<uint64_t> starts;
   for (auto elemRes : arr) {
     ondemand::value v;
     if ((err = std::move(elemRes).get(v))) {
@@ -410,7 +409,6 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
     out.extId.push_back(f.ext);
     out.offset.push_back(where(startLoc));
     out.length.push_back(0);  // fixed below from the next start
-    starts.push_back(where(startLoc));
     out.name.push_back(f.name);
     int32_t* slot;
     if (f.catStr < 0) {
@@ -462,8 +460,10 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
   // Lengths: each event runs to the last '}' before the next event's start.
   // Read from the piece buffer (warm), not from the source mapping.
   const char* t = buf + 1 - piece.begin;  // t[absolute offset] within this piece
-  for (size_t k = 0; k < starts.size(); ++k) {
-    uint64_t endLimit = k + 1 < starts.size() ? starts[k + 1] : piece.end;
+  const size_t count = out.size() - firstLocal;
+  const uint64_t* starts = out.offset.data() + firstLocal;  // this piece's event starts
+  for (size_t k = 0; k < count; ++k) {
+    uint64_t endLimit = k + 1 < count ? starts[k + 1] : piece.end;
     uint64_t e = endLimit;
     while (e > starts[k] && t[e - 1] != '}') --e;
     out.length[firstLocal + k] = static_cast<uint32_t>(e - starts[k]);

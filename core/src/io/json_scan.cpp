@@ -219,8 +219,19 @@ size_t scanToTraceEvents(std::string_view t, bool complete, bool& needMore, Scan
   }
 }
 
+size_t cutHeuristically(std::string_view t, size_t begin, size_t pieceBytes, std::vector<Piece>& pieces) {
+  for (;;) {
+    size_t target = begin + pieceBytes;
+    if (target >= t.size()) return begin;
+    size_t comma = findCut(t, target, t.size());
+    if (comma == npos) return begin;
+    pieces.push_back({begin, comma});
+    begin = skipWs(t, comma + 1);
+  }
+}
+
 bool scanTopLevel(std::string_view t, size_t pieceBytes, bool exact, TopLevelLayout& out,
-                  ScanError& err) {
+                  ScanError& err, size_t knownArrayClose) {
   out = TopLevelLayout{};
   size_t p = 0;
   if (t.size() >= 3 && static_cast<unsigned char>(t[0]) == 0xEF &&
@@ -272,18 +283,13 @@ bool scanTopLevel(std::string_view t, size_t pieceBytes, bool exact, TopLevelLay
         out.arrayOpen = q;
         size_t first = skipWs(t, q + 1);
         bool ok = false;
-        if (!exact) {
+        if (knownArrayClose != npos) {  // the caller cut and scanned the array already
+          out.arrayClose = knownArrayClose;
+          ok = true;
+        } else if (!exact) {
           // Heuristic cuts, then an exact scan of the last piece to find the end.
-          size_t begin = first;
           std::vector<Piece> cuts;
-          for (;;) {
-            size_t target = begin + pieceBytes;
-            if (target >= t.size()) break;
-            size_t comma = findCut(t, target, t.size());
-            if (comma == npos) break;
-            cuts.push_back({begin, comma});
-            begin = skipWs(t, comma + 1);
-          }
+          size_t begin = cutHeuristically(t, first, pieceBytes, cuts);
           TopLevelLayout tail;
           ScanError tailErr;
           if (exactArrayScan(t, begin, pieceBytes, tail, tailErr)) {

@@ -53,11 +53,17 @@ size_t findCut(std::string_view t, size_t from, size_t limit);
 /// when more text is needed, or npos with err set.
 size_t scanToTraceEvents(std::string_view avail, bool complete, bool& needMore, ScanError& err);
 
+/// Appends heuristic cuts (see findCut) of about pieceBytes starting at
+/// `begin`; returns the offset where the uncut rest of the array starts.
+size_t cutHeuristically(std::string_view t, size_t begin, size_t pieceBytes, std::vector<Piece>& pieces);
+
 /// Scans the trace object and cuts traceEvents into pieces of about
 /// `pieceBytes`. `exact` forces the quote-aware scan of the whole array
 /// (otherwise a newline heuristic is used; callers fall back to exact when a
 /// heuristic piece fails to parse). Returns false with `err` on malformed input.
+/// With `knownArrayClose` set, the caller has already cut traceEvents (whose
+/// ']' is at that offset): only the other keys are scanned, out.pieces stays empty.
 bool scanTopLevel(std::string_view text, size_t pieceBytes, bool exact, TopLevelLayout& out,
-                  ScanError& err);
+                  ScanError& err, size_t knownArrayClose = std::string_view::npos);
 
 } // namespace steadyscope::io

@@ -24,8 +24,9 @@ namespace {
 using namespace io;
 
 Error scanToError(const std::string& path, const ScanError& e) {
-  Error err = makeError(e.code == "no_trace_events" ? Error::Kind::Format : Error::Kind::Format, path,
-                        e.message, e.code == "no_trace_events" ? std::nullopt : std::optional<uint64_t>(e.offset));
+  // "no traceEvents" is about the whole object: no byte offset to point at.
+  Error err = makeError(Error::Kind::Format, path, e.message,
+                        e.code == "no_trace_events" ? std::nullopt : std::optional<uint64_t>(e.offset));
   err.code = e.code;
   return err;
 }
@@ -126,6 +127,17 @@ struct PhaseTimer {
   }
 };
 
+/// Adds `src` (event indices offset by `base`) into `dst`, keeping the earliest first event.
+void mergeAnomalies(std::array<AnomalyCounter, A_Count>& dst, const std::array<AnomalyCounter, A_Count>& src,
+                    int64_t base) {
+  for (int k = 0; k < A_Count; ++k) {
+    if (!src[k].count) continue;
+    int64_t first = base + src[k].first;
+    if (!dst[k].count || first < dst[k].first) dst[k].first = first;
+    dst[k].count += src[k].count;
+  }
+}
+
 void addAnomaly(std::array<AnomalyCounter, A_Count>& a, AnomalyCode code, int64_t ev) {
   if (a[code].count++ == 0) a[code].first = ev;
 }
@@ -146,15 +158,16 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
   for (size_t l = 0; l < tr.lanes.size(); ++l) tr.lanes[l].events.reserve(laneCount[l]);
   for (EventIdx i = 0; i < n; ++i)
     if ((tr.flags[i] & ev::HasTs) && tr.ph[i] != Ph::Metadata) tr.lanes[tr.lane[i]].events.push_back(i);
-  for (auto& lane : tr.lanes) {
-    auto less = [&](EventIdx a, EventIdx b) {
-      if (tr.tsNs[a] != tr.tsNs[b]) return tr.tsNs[a] < tr.tsNs[b];
-      if (tr.durNs[a] != tr.durNs[b]) return tr.durNs[a] > tr.durNs[b];
-      return a < b;
-    };
-    if (!std::is_sorted(lane.events.begin(), lane.events.end(), less))
-      std::sort(lane.events.begin(), lane.events.end(), less);
-  }
+  // Lists are filled in file order, so a stable sort gives (ts, longer first, file order).
+  auto byTsLongerFirst = [&](EventIdx a, EventIdx b) {
+    if (tr.tsNs[a] != tr.tsNs[b]) return tr.tsNs[a] < tr.tsNs[b];
+    return tr.durNs[a] > tr.durNs[b];
+  };
+  auto sortLane = [&](Lane& lane) {
+    if (!std::is_sorted(lane.events.begin(), lane.events.end(), byTsLongerFirst))
+      std::stable_sort(lane.events.begin(), lane.events.end(), byTsLongerFirst);
+  };
+  for (auto& lane : tr.lanes) sortLane(lane);
 
   // ---- B/E pairing per lane (the stack discipline of the trace-event format) ----
   std::vector<EventIdx> stack;
@@ -175,12 +188,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
       }
     }
     for (EventIdx b : stack) addAnomaly(laneAnomalies, A_UnmatchedB, b);
-    if (any) {  // B durations changed: keep the (ts, longer first) order
-      std::stable_sort(lane.events.begin(), lane.events.end(), [&](EventIdx a, EventIdx b) {
-        if (tr.tsNs[a] != tr.tsNs[b]) return tr.tsNs[a] < tr.tsNs[b];
-        return tr.durNs[a] > tr.durNs[b];
-      });
-    }
+    if (any) sortLane(lane);  // B durations changed: restore the (ts, longer first) order
   }
 
   // ---- nesting depth per lane ----
@@ -315,11 +323,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
 
   laneThread.join();
   for (EventIdx b : pairedB) tr.flags[b] |= ev::DurFromPair;
-  for (int k = 0; k < A_Count; ++k) {
-    if (!laneAnomalies[k].count) continue;
-    if (!anomalies[k].count || laneAnomalies[k].first < anomalies[k].first) anomalies[k].first = laneAnomalies[k].first;
-    anomalies[k].count += laneAnomalies[k].count;
-  }
+  mergeAnomalies(anomalies, laneAnomalies, 0);
   (void)timer;
   for (int k = 0; k < A_Count; ++k) {
     if (!anomalies[k].count) continue;
@@ -387,9 +391,7 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
     e.code = "bad_json";
     return e;
   }
-  auto built = assemble(path, std::move(source), compression, fileBytes, std::move(layout), std::move(pr), opt, timer);
-  timer.mark("release parse state");
-  return built;
+  return assemble(path, std::move(source), compression, fileBytes, std::move(layout), std::move(pr), opt, timer);
 }
 
 Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<const SourceText> source,
@@ -472,20 +474,12 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<const Sourc
       for (auto& [i, d] : c.exactTs) tr->exactTsUs.emplace(static_cast<EventIdx>(base + i), d);
       for (auto& [i, d] : c.exactDur) tr->exactDurUs.emplace(static_cast<EventIdx>(base + i), d);
       for (const auto& m : c.meta) {
-        EventIdx gi = static_cast<EventIdx>(base + m.event);
-        const Lane& lane = tr->lanes[laneMap[t][c.lane[m.event] == laneMap[t][c.lane[m.event]] ? 0 : 0]];
-        (void)lane;
-        uint32_t gl = c.lane[m.event];  // already remapped above
+        const Lane& lane = tr->lanes[c.lane[m.event]];  // lane ids were remapped above
         std::string nm(tr->strings.view(strMap[t][m.nameStr]));
-        if (m.process) tr->processNames[tr->lanes[gl].pid] = nm;
-        else tr->threadNames[{tr->lanes[gl].pid, tr->lanes[gl].tid}] = nm;
-        (void)gi;
+        if (m.process) tr->processNames[lane.pid] = nm;
+        else tr->threadNames[{lane.pid, lane.tid}] = nm;
       }
-      for (int k = 0; k < A_Count; ++k) {
-        if (c.anomalies[k].count == 0) continue;
-        if (anomalies[k].count == 0) anomalies[k].first = static_cast<int64_t>(base) + c.anomalies[k].first;
-        anomalies[k].count += c.anomalies[k].count;
-      }
+      mergeAnomalies(anomalies, c.anomalies, static_cast<int64_t>(base));
       base += c.size();
     }
   }
@@ -630,22 +624,15 @@ Expected<TracePtr> buildTraceStreamed(const std::string& path, std::shared_ptr<I
   if (timer.on) std::fprintf(stderr, "[load] %zu pieces parsed while decompressing, %zu cut\n", parsed, pieces.size());
   timer.mark("stream parse");
   // 3. The tail: exact scan from the last cut, top-level keys, then two threads.
-  // Text written after the last cut: cut it the same cheap way, then scan only
-  // the final piece exactly.
-  for (;;) {
-    uint64_t target = begin + pieceBytes;
-    if (target >= text.size()) break;
-    size_t comma = findCut(text, static_cast<size_t>(target), text.size());
-    if (comma == std::string_view::npos) break;
-    pieces.push_back({begin, comma});
-    begin = skipWs(text, comma + 1);
-  }
+  // Text written after the last cut: cut it the same cheap way, scan only the
+  // final piece exactly, then read the other top-level keys around the array.
+  begin = cutHeuristically(text, static_cast<size_t>(begin), pieceBytes, pieces);
   TopLevelLayout tail;
   ScanError err;
   if (!exactArrayScan(text, begin, pieceBytes, tail, err)) return buildTrace(path, source, "gzip", fileBytes, opt);
   TopLevelLayout layout;
-  if (!scanTopLevel(text, pieceBytes, false, layout, err)) return buildTrace(path, source, "gzip", fileBytes, opt);
-  if (layout.arrayClose != tail.arrayClose) return buildTrace(path, source, "gzip", fileBytes, opt);
+  if (!scanTopLevel(text, pieceBytes, false, layout, err, tail.arrayClose))
+    return buildTrace(path, source, "gzip", fileBytes, opt);
   for (const auto& p : tail.pieces) pieces.push_back(p);
   uint64_t remaining = 0;
   for (size_t i = parsed; i < pieces.size(); ++i) remaining += pieces[i].end - pieces[i].begin;
@@ -687,9 +674,7 @@ Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options
   if (!src) return src.error();
   openTimer.mark("open");
   if (src->stream) return buildTraceStreamed(path, src->stream, src->fileBytes, options);
-  auto r = buildTrace(path, src->text, src->compression, src->fileBytes, options);
-  openTimer.mark("build total");
-  return r;
+  return buildTrace(path, src->text, src->compression, src->fileBytes, options);
 }
 
 Expected<TracePtr> loadTraceFromString(std::string json, const std::string& name,

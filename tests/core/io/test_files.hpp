@@ -14,9 +14,10 @@ inline void writeFile(const std::string& path, const std::string& data) {
   out.write(data.data(), static_cast<std::streamsize>(data.size()));
 }
 
-inline std::string gzipBytes(const std::string& data) {
+/// zlib deflate of `data`; windowBits 15 + 16 = gzip framing, -15 = raw deflate (zip members).
+inline std::string deflateBytes(const std::string& data, int windowBits) {
   z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  deflateInit2(&zs, 6, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY);
   std::string out(deflateBound(&zs, data.size()) + 64, '\0');
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   zs.avail_in = static_cast<uInt>(data.size());
@@ -27,20 +28,8 @@ inline std::string gzipBytes(const std::string& data) {
   deflateEnd(&zs);
   return out;
 }
-
-inline std::string rawDeflate(const std::string& data) {
-  z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, data.size()) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
+inline std::string gzipBytes(const std::string& data) { return deflateBytes(data, 15 + 16); }
+inline std::string rawDeflate(const std::string& data) { return deflateBytes(data, -15); }
 
 inline void put16(std::string& s, uint16_t v) { s += char(v & 0xff); s += char(v >> 8); }
 inline void put32(std::string& s, uint32_t v) { for (int i = 0; i < 4; ++i) s += char((v >> (8 * i)) & 0xff); }
