@@ -95,12 +95,17 @@ int benchLoad(const Args& args) {
   std::printf("model: %.1f bytes/event of columns\n",
               static_cast<double>(t.size() * (8 + 8 + 8 + 4 + 4 + 2 + 1 + 2 + 4 + 2 + 8 + 8)) / static_cast<double>(std::max<size_t>(1, t.size())));
   // Baselines on the same text in the same process.
-  auto bare = baselineBareParse(t.source->text(), threads, 4u << 20);
-  if (bare) {
-    double bs = bare->seconds;
-    std::printf("baseline bare On-Demand pass (%u threads, same pieces): %.3f s, %.2f GB/s -> load/bare = %.2fx\n",
-                threads, bs, gb / bs, best / bs);
+  // The baseline runs as often as the load and reports its best run: the limit.
+  double bs = 0;
+  for (int r = 0; r < runs; ++r) {
+    auto bare = baselineBareParse(*t.source, threads, 4u << 20);
+    if (!bare) break;
+    if (bs == 0 || bare->seconds < bs) bs = bare->seconds;
   }
+  if (bs > 0)
+    std::printf("baseline bare On-Demand pass (%u threads, same pieces, pread into a reused buffer; best of %d): "
+                "%.3f s, %.2f GB/s -> load/bare = %.2fx\n",
+                threads, runs, bs, gb / bs, best / bs);
   if (t.stats.compression != "none") {
     auto dec = baselineDecompress(path);
     if (dec && dec->seconds > 0)

@@ -2,6 +2,7 @@
 
 #include "io/json_scan.hpp"
 
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fcntl.h>
@@ -22,8 +23,11 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 } // namespace
 
-Expected<BaselineResult> baselineBareParse(std::string_view text, unsigned threads, size_t pieceBytes) {
+Expected<BaselineResult> baselineBareParse(const SourceText& source, unsigned threads, size_t pieceBytes) {
   auto t0 = Clock::now();
+  std::string_view text = source.text();
+  const int fd = source.fd();
+  const uint64_t fdBase = source.fdOffset();
   io::TopLevelLayout layout;
   io::ScanError err;
   if (!io::scanTopLevel(text, pieceBytes, false, layout, err))
@@ -34,14 +38,23 @@ Expected<BaselineResult> baselineBareParse(std::string_view text, unsigned threa
   auto work = [&](unsigned t) {
     using namespace simdjson;
     ondemand::parser parser;
-    padded_string buf(pieceBytes * 2 + 64);
-    size_t cap = buf.size();
+    // The same reading path as the loader: pread into a reused buffer on huge
+    // pages (no first touch of the file mapping, no fresh pages per piece).
+    Column<char> buf(pieceBytes * 2 + 64 + SIMDJSON_PADDING, ' ');
+    size_t cap = buf.size() - SIMDJSON_PADDING;
     for (size_t i = t; i < layout.pieces.size(); i += threads) {
       const auto& p = layout.pieces[i];
       size_t len = p.end - p.begin, need = len + 2;
-      if (need > cap) { buf = padded_string(need); cap = need; }
+      if (need > cap) { buf.assign(need + SIMDJSON_PADDING, ' '); cap = need; }
       buf.data()[0] = '[';
-      std::memcpy(buf.data() + 1, text.data() + p.begin, len);
+      size_t got = 0;
+      while (fd >= 0 && got < len) {
+        ssize_t r = ::pread(fd, buf.data() + 1 + got, len - got, static_cast<off_t>(fdBase + p.begin + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += static_cast<size_t>(r);
+      }
+      if (got < len) std::memcpy(buf.data() + 1 + got, text.data() + p.begin + got, len - got);
       buf.data()[len + 1] = ']';
       ondemand::document doc;
       if (parser.iterate(buf.data(), need, cap + SIMDJSON_PADDING).get(doc)) { failed[t] = 1; return; }

@@ -89,6 +89,19 @@ uint32_t LocalInterner::intern(std::string_view s) {
   return id;
 }
 
+void LocalColumns::reserve(size_t n) {
+  tsNs.reserve(n); durNs.reserve(n); corr.reserve(n); extId.reserve(n); offset.reserve(n);
+  length.reserve(n); name.reserve(n); lane.reserve(n); cat.reserve(n); flags.reserve(n); ph.reserve(n);
+}
+
+void LocalColumns::clear() {
+  tsNs.clear(); durNs.clear(); corr.clear(); extId.clear(); offset.clear();
+  length.clear(); name.clear(); lane.clear(); cat.clear(); flags.clear(); ph.clear();
+  exactTs.clear(); exactDur.clear(); meta.clear();
+  anomalies = {};
+  bytesParsed = 0;
+}
+
 size_t LocalKeyHash::operator()(const LocalKey& k) const noexcept {
   auto h1 = std::hash<int64_t>{}(k.pid.type == JsonKey::Type::Real ? static_cast<int64_t>(k.pid.d * 1e6) : k.pid.i);
   auto h2 = std::hash<int64_t>{}(k.tid.type == JsonKey::Type::Real ? static_cast<int64_t>(k.tid.d * 1e6) : k.tid.i);
@@ -138,7 +151,7 @@ inline bool plainString(std::string_view tok, std::string_view& out) {
 
 struct EventParser::Impl {
   ondemand::parser parser;
-  padded_string buffer;  // reused, grown as needed
+  Column<char> buffer;  // reused, grown as needed; capacity + SIMDJSON_PADDING bytes
   size_t capacity = 0;
 };
 
@@ -163,7 +176,7 @@ void bump(LocalColumns& out, AnomalyCode code, uint32_t ev) {
   if (a.count++ == 0) a.first = ev;
 }
 
-bool readKey(ondemand::value v, LocalColumns& out, JsonKey& key) {
+bool readKey(ondemand::value v, ThreadTables& tables, JsonKey& key) {
   std::string_view tok;
   tok = v.raw_json_token();
   if (tok.empty()) return false;
@@ -171,7 +184,7 @@ bool readKey(ondemand::value v, LocalColumns& out, JsonKey& key) {
     std::string_view s;
     if (v.get_string().get(s)) return false;
     key.type = JsonKey::Type::Str;
-    key.i = out.strings.intern(s);
+    key.i = tables.strings.intern(s);
     return true;
   }
   if (tok[0] == 'n') { key.type = JsonKey::Type::None; return true; }  // null
@@ -189,14 +202,14 @@ bool readKey(ondemand::value v, LocalColumns& out, JsonKey& key) {
 }
 
 // Reads an id-like value (correlation, External id, flow id). Returns flags to set.
-uint16_t readId(ondemand::value v, LocalColumns& out, int64_t& value, uint16_t strFlag) {
+uint16_t readId(ondemand::value v, ThreadTables& tables, int64_t& value, uint16_t strFlag) {
   std::string_view tok;
   tok = v.raw_json_token();
   if (tok.empty()) return 0;
   if (tok[0] == '"') {
     std::string_view s;
     if (v.get_string().get(s)) return 0;
-    value = out.strings.intern(s);
+    value = tables.strings.intern(s);
     return strFlag;
   }
   bool isReal = false;
@@ -207,12 +220,13 @@ uint16_t readId(ondemand::value v, LocalColumns& out, int64_t& value, uint16_t s
 } // namespace
 
 bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, const Piece& piece,
-                             LocalColumns& out, ParseFailure& fail) {
+                             ThreadTables& tables, LocalColumns& out, ParseFailure& fail) {
   size_t len = static_cast<size_t>(piece.end - piece.begin);
   size_t need = len + 2;
   if (impl_->capacity < need) {
     size_t cap = std::max(need, impl_->capacity * 2);
-    impl_->buffer = padded_string(cap);
+    impl_->buffer = Column<char>();
+    impl_->buffer.resize(cap + SIMDJSON_PADDING);
     impl_->capacity = cap;
   }
   char* buf = impl_->buffer.data();
@@ -290,7 +304,7 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
             if (plainString(fv.raw_json_token(), s) || !fv.get_string().get(s)) f.ph = phFromChar(s);
             else f.ph = Ph::Other;
           } else if (KEY_IS(k, "pid")) {
-            if (!readKey(fv, out, f.pid)) f.pid = {};
+            if (!readKey(fv, tables, f.pid)) f.pid = {};
           }
           break;
         case 't':
@@ -313,7 +327,7 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
               bump(out, A_TsNotNumber, evIdx);
             }
           } else if (KEY_IS(k, "tid")) {
-            if (!readKey(fv, out, f.tid)) f.tid = {};
+            if (!readKey(fv, tables, f.tid)) f.tid = {};
           }
           break;
         case 'd':
@@ -339,12 +353,12 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
         case 'n':
           if (KEY_IS(k, "name")) {
             std::string_view s;
-            if (plainString(fv.raw_json_token(), s) || !fv.get_string().get(s)) f.name = out.strings.intern(s);
+            if (plainString(fv.raw_json_token(), s) || !fv.get_string().get(s)) f.name = tables.strings.intern(s);
             else {
               std::string_view tok = fv.raw_json_token();
               {
                 while (!tok.empty() && (tok.back() == ' ' || tok.back() == '\n' || tok.back() == '\r' || tok.back() == '\t')) tok.remove_suffix(1);
-                f.name = out.strings.intern(tok);  // non-string name: keep its JSON text
+                f.name = tables.strings.intern(tok);  // non-string name: keep its JSON text
               }
             }
           }
@@ -352,12 +366,12 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
         case 'c':
           if (KEY_IS(k, "cat")) {
             std::string_view s;
-            if (plainString(fv.raw_json_token(), s) || !fv.get_string().get(s)) f.catStr = static_cast<int32_t>(out.strings.intern(s));
+            if (plainString(fv.raw_json_token(), s) || !fv.get_string().get(s)) f.catStr = static_cast<int32_t>(tables.strings.intern(s));
           }
           break;
         case 'i':
           if (KEY_IS(k, "id")) {
-            uint16_t fl = readId(fv, out, f.corr, ev::CorrIsStr);
+            uint16_t fl = readId(fv, tables, f.corr, ev::CorrIsStr);
             std::string_view tok;
             tok = fv.raw_json_token();
             if (!tok.empty() && tok[0] != 'n') f.flags |= ev::HasId | fl;
@@ -378,7 +392,7 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
                 ondemand::value av = af.value();
                 std::string_view tok = av.raw_json_token();
                 if (tok.empty() || tok[0] == 'n') continue;
-                uint16_t fl = readId(av, out, idv, ev::CorrIsStr);
+                uint16_t fl = readId(av, tables, idv, ev::CorrIsStr);
                 f.corr = idv;
                 f.flags |= ev::HasCorr | fl;
               } else if (ar[0] == 'E' && KEY_IS(ak, "External id")) {
@@ -386,14 +400,14 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
                 ondemand::value av = af.value();
                 std::string_view tok = av.raw_json_token();
                 if (tok.empty() || tok[0] == 'n') continue;
-                uint16_t fl = readId(av, out, idv, ev::ExtIsStr);
+                uint16_t fl = readId(av, tables, idv, ev::ExtIsStr);
                 f.ext = idv;
                 f.flags |= ev::HasExtId | (fl == ev::ExtIsStr ? ev::ExtIsStr : 0);
               } else if (ar[0] == 'I' && KEY_IS(ak, "Input Dims")) {
                 f.flags |= ev::HasInputDims;
               } else if (ar[0] == 'n' && KEY_IS(ak, "name")) {
                 std::string_view s;
-                if (!af.value().get_string().get(s)) f.metaName = static_cast<int32_t>(out.strings.intern(s));
+                if (!af.value().get_string().get(s)) f.metaName = static_cast<int32_t>(tables.strings.intern(s));
               }
             }
           }
@@ -412,37 +426,37 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
     out.name.push_back(f.name);
     int32_t* slot;
     if (f.catStr < 0) {
-      slot = &out.catMissing;
+      slot = &tables.catMissing;
     } else {
       size_t cs = static_cast<size_t>(f.catStr);
-      if (cs >= out.catIndexByStr.size()) out.catIndexByStr.resize(cs + 64, -1);
-      slot = &out.catIndexByStr[cs];
+      if (cs >= tables.catIndexByStr.size()) tables.catIndexByStr.resize(cs + 64, -1);
+      slot = &tables.catIndexByStr[cs];
     }
     if (*slot < 0) {
-      *slot = static_cast<int32_t>(out.catStr.size());
-      out.catStr.push_back(f.catStr < 0 ? UINT32_MAX : static_cast<uint32_t>(f.catStr));
+      *slot = static_cast<int32_t>(tables.catStr.size());
+      tables.catStr.push_back(f.catStr < 0 ? UINT32_MAX : static_cast<uint32_t>(f.catStr));
     }
     out.cat.push_back(static_cast<uint16_t>(*slot));
     out.ph.push_back(f.ph);
     out.flags.push_back(f.flags);
     LocalKey lk{f.pid, f.tid};
     uint32_t laneIdx;
-    if (out.lastLane != UINT32_MAX && out.lastLaneKey == lk) {
-      laneIdx = out.lastLane;
-    } else if (auto it = out.laneIndex.find(lk); it != out.laneIndex.end()) {
+    if (tables.lastLane != UINT32_MAX && tables.lastLaneKey == lk) {
+      laneIdx = tables.lastLane;
+    } else if (auto it = tables.laneIndex.find(lk); it != tables.laneIndex.end()) {
       laneIdx = it->second;
     } else {
-      laneIdx = static_cast<uint32_t>(out.lanes.size());
-      out.lanes.push_back(lk);
-      out.laneIndex.emplace(lk, laneIdx);
+      laneIdx = static_cast<uint32_t>(tables.lanes.size());
+      tables.lanes.push_back(lk);
+      tables.laneIndex.emplace(lk, laneIdx);
     }
-    out.lastLaneKey = lk;
-    out.lastLane = laneIdx;
+    tables.lastLaneKey = lk;
+    tables.lastLane = laneIdx;
     out.lane.push_back(laneIdx);
     if (f.flags & ev::TsInexact) out.exactTs.emplace_back(evIdx, f.exactTs);
     if (f.flags & ev::DurInexact) out.exactDur.emplace_back(evIdx, f.exactDur);
     if (f.ph == Ph::Metadata && f.metaName >= 0) {
-      std::string_view nm = out.strings.strings()[f.name];
+      std::string_view nm = tables.strings.strings()[f.name];
       if (f.name != 0 || !nm.empty()) {
         if (nm == "process_name") out.meta.push_back({evIdx, true, static_cast<uint32_t>(f.metaName)});
         else if (nm == "thread_name") out.meta.push_back({evIdx, false, static_cast<uint32_t>(f.metaName)});

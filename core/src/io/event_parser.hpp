@@ -59,13 +59,10 @@ struct MetaRecord {
   uint32_t nameStr;    // local interner id of args.name
 };
 
-struct LocalColumns {
-  std::vector<int64_t> tsNs, durNs, corr, extId;
-  std::vector<uint64_t> offset;
-  std::vector<uint32_t> length, name, lane;
-  std::vector<uint16_t> cat, flags;
-  std::vector<Ph> ph;
-  LocalInterner strings;       // names, categories, string pids/tids, meta names
+/// What one parsing thread keeps across pieces: its interner and the local
+/// indices of categories and lanes (remapped to global ids after parsing).
+struct ThreadTables {
+  LocalInterner strings;         // names, categories, string pids/tids, meta names
   std::vector<uint32_t> catStr;  // local cat index -> interner id
   std::vector<int32_t> catIndexByStr;  // interner id -> local cat index (-1 none)
   int32_t catMissing = -1;
@@ -73,11 +70,24 @@ struct LocalColumns {
   std::vector<LocalKey> lanes;
   LocalKey lastLaneKey;
   uint32_t lastLane = UINT32_MAX;
+};
+
+/// The events of one piece, in the model's column layout with thread-local
+/// ids (see ThreadTables); event indices are local to the piece. The buffer is
+/// reused from piece to piece, so its pages stay warm.
+struct LocalColumns {
+  Column<int64_t> tsNs, durNs, corr, extId;
+  Column<uint64_t> offset;
+  Column<uint32_t> length, name, lane;
+  Column<uint16_t> cat, flags;
+  Column<Ph> ph;
   std::vector<std::pair<uint32_t, double>> exactTs, exactDur;
   std::vector<MetaRecord> meta;
   std::array<AnomalyCounter, A_Count> anomalies{};
   uint64_t bytesParsed = 0;
   size_t size() const { return tsNs.size(); }
+  void reserve(size_t n);
+  void clear();
 };
 
 struct ParseFailure {
@@ -89,11 +99,12 @@ class EventParser {
 public:
   EventParser();
   ~EventParser();
-  /// Parses one piece of `text`; appends to `out`. Returns false on malformed JSON.
+  /// Parses one piece of `text`; appends to `out`, interning into `tables`.
+  /// Returns false on malformed JSON.
   /// When `fd >= 0` the piece's bytes are read with pread from `fd` at
   /// `fdBase + piece.begin` (same bytes as `text`), else copied from `text`.
-  bool parsePiece(std::string_view text, int fd, uint64_t fdBase, const Piece& piece, LocalColumns& out,
-                  ParseFailure& fail);
+  bool parsePiece(std::string_view text, int fd, uint64_t fdBase, const Piece& piece, ThreadTables& tables,
+                  LocalColumns& out, ParseFailure& fail);
 private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

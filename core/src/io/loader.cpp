@@ -8,9 +8,14 @@
 #include <cerrno>
 #include <unistd.h>
 #include <chrono>
+#include <condition_variable>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <atomic>
+#include <map>
+#include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -42,50 +47,206 @@ uint64_t memAvailableBytes() {
   return UINT64_MAX;
 }
 
-struct ParseResult {
-  std::vector<LocalColumns> cols;  // one per thread, in text order
+/// Adds `src` (event indices offset by `base`) into `dst`, keeping the earliest first event.
+void mergeAnomalies(std::array<AnomalyCounter, A_Count>& dst, const std::array<AnomalyCounter, A_Count>& src,
+                    int64_t base) {
+  for (int k = 0; k < A_Count; ++k) {
+    if (!src[k].count) continue;
+    int64_t first = base + src[k].first;
+    if (!dst[k].count || first < dst[k].first) dst[k].first = first;
+    dst[k].count += src[k].count;
+  }
+}
+
+/// Where parsed pieces go. Workers parse pieces in any order into their own
+/// reused buffers; the sink appends each piece's events to the model's columns
+/// strictly in text order (a piece that arrives early is parked until its
+/// predecessors are in). So every column is written once, into its final place:
+/// no second copy of the model, and no per-thread columns to merge.
+class OrderedSink {
+public:
+  struct Range { EventIdx begin, end; uint16_t worker; };  // events of one piece, and who interned them
+  struct Meta { EventIdx event; bool process; uint32_t nameStr; uint16_t worker; };
+
+  OrderedSink(Trace& tr, uint64_t expectedBytes) : tr_(tr), expectedBytes_(expectedBytes) {}
+
+  /// Hands over piece `k` parsed by `worker` into `buf`. If it is next in text
+  /// order, its place in the columns (and that of any parked successors) is
+  /// claimed under the lock and the events are copied outside it, in parallel
+  /// with the other workers' copies; otherwise it is parked. On return `buf`
+  /// is an empty buffer for the caller's next piece.
+  void deliver(size_t k, unsigned worker, std::unique_ptr<LocalColumns>& buf) {
+    struct Claim { LocalColumns* c; size_t base; bool parked; Dest d; };
+    std::vector<Claim> claims;
+    {
+      std::unique_lock<std::mutex> lock(m_);
+      if (k != next_) {
+        parked_.emplace(k, std::make_pair(worker, std::move(buf)));
+        if (!spare_.empty()) {
+          buf = std::move(spare_.back());
+          spare_.pop_back();
+        } else {
+          buf = std::make_unique<LocalColumns>();
+        }
+        return;
+      }
+      claims.push_back({buf.get(), claim(lock, *buf, worker), false, {}});
+      ++next_;
+      for (auto it = parked_.find(next_); it != parked_.end(); it = parked_.find(next_)) {
+        LocalColumns* c = it->second.second.release();
+        unsigned w = it->second.first;
+        parked_.erase(it);
+        claims.push_back({c, claim(lock, *c, w), true, {}});
+        ++next_;
+      }
+      // Pointers only now: a later claim above may have moved the columns.
+      for (auto& cl : claims) cl.d = dest(cl.base);
+      ++inflight_;
+    }
+    for (auto& cl : claims) copy(*cl.c, cl.d);
+    std::lock_guard<std::mutex> lock(m_);
+    for (auto& cl : claims) {
+      cl.c->clear();
+      if (cl.parked) spare_.emplace_back(cl.c);
+    }
+    if (--inflight_ == 0) idle_.notify_all();
+  }
+  bool tooMany() const { return tooMany_; }
+
+  std::vector<Range> ranges;
+  std::vector<Meta> meta;
+  std::vector<std::pair<EventIdx, double>> exactTs, exactDur;
+  std::array<AnomalyCounter, A_Count> anomalies{};
+
+private:
+  struct Dest {
+    int64_t *ts = nullptr, *dur = nullptr, *corr = nullptr, *ext = nullptr;
+    uint64_t* off = nullptr;
+    uint32_t *len = nullptr, *name = nullptr, *lane = nullptr;
+    uint16_t *cat = nullptr, *flags = nullptr;
+    Ph* ph = nullptr;
+  };
+
+  template <typename F>
+  void eachColumn(F&& f) {
+    Trace& t = tr_;
+    f(t.tsNs); f(t.durNs); f(t.corr); f(t.extId); f(t.offset); f(t.length);
+    f(t.name); f(t.lane); f(t.cat); f(t.flags); f(t.ph);
+  }
+
+  /// Under the lock: reserves [size, size + c.size()) for `c` and records its
+  /// side lists with global indices. Columns only reallocate when no copy is
+  /// in flight (the first piece's events per byte size them for the whole text).
+  size_t claim(std::unique_lock<std::mutex>& lock, const LocalColumns& c, unsigned worker) {
+    const size_t base = size_;
+    const size_t need = base + c.size();
+    if (need >= UINT32_MAX) {
+      tooMany_ = true;
+      return SIZE_MAX;
+    }
+    if (need > cap_) {
+      idle_.wait(lock, [&] { return inflight_ == 0; });
+      size_t want = need;
+      if (cap_ == 0 && expectedBytes_ && c.bytesParsed) {
+        double perByte = static_cast<double>(c.size()) / static_cast<double>(c.bytesParsed);
+        want = std::max(want, static_cast<size_t>(perByte * static_cast<double>(expectedBytes_) * 1.15) + 4096);
+      } else {
+        want = std::max(want, cap_ + cap_ / 2);
+      }
+      want = std::min<size_t>(want, UINT32_MAX);
+      eachColumn([&](auto& col) { col.reserve(want); });
+      cap_ = want;
+    }
+    eachColumn([&](auto& col) { col.resize(need); });  // no writes: Column default-initialises
+    size_ = need;
+    const auto b = static_cast<EventIdx>(base);
+    ranges.push_back({b, static_cast<EventIdx>(need), static_cast<uint16_t>(worker)});
+    for (const auto& [i, v] : c.exactTs) exactTs.emplace_back(b + i, v);
+    for (const auto& [i, v] : c.exactDur) exactDur.emplace_back(b + i, v);
+    for (const auto& m : c.meta) meta.push_back({b + m.event, m.process, m.nameStr, static_cast<uint16_t>(worker)});
+    mergeAnomalies(anomalies, c.anomalies, static_cast<int64_t>(base));
+    return base;
+  }
+
+  Dest dest(size_t base) {
+    if (base == SIZE_MAX) return {};
+    Trace& t = tr_;
+    return {t.tsNs.data() + base, t.durNs.data() + base, t.corr.data() + base, t.extId.data() + base,
+            t.offset.data() + base, t.length.data() + base, t.name.data() + base, t.lane.data() + base,
+            t.cat.data() + base, t.flags.data() + base, t.ph.data() + base};
+  }
+
+  static void copy(const LocalColumns& c, const Dest& d) {
+    if (!d.ts) return;
+    auto put = [n = c.size()](auto* dst, const auto& src) {
+      if (n) std::memcpy(dst, src.data(), n * sizeof(*dst));
+    };
+    put(d.ts, c.tsNs); put(d.dur, c.durNs); put(d.corr, c.corr); put(d.ext, c.extId);
+    put(d.off, c.offset); put(d.len, c.length); put(d.name, c.name); put(d.lane, c.lane);
+    put(d.cat, c.cat); put(d.flags, c.flags); put(d.ph, c.ph);
+  }
+
+  Trace& tr_;
+  uint64_t expectedBytes_;
+  bool tooMany_ = false;
+  std::mutex m_;
+  std::condition_variable idle_;
+  int inflight_ = 0;
+  size_t size_ = 0, cap_ = 0;
+  size_t next_ = 0;
+  std::map<size_t, std::pair<unsigned, std::unique_ptr<LocalColumns>>> parked_;
+  std::vector<std::unique_ptr<LocalColumns>> spare_;
+};
+
+/// One parsing thread's state, kept across pieces (and, for gzip, across the
+/// streamed and the tail phase): a warm simdjson parser, its interner, a buffer.
+struct Worker {
+  EventParser parser;
+  ThreadTables tables;
+  std::unique_ptr<LocalColumns> buf = std::make_unique<LocalColumns>();
+};
+
+struct ParseOutcome {
   bool ok = true;
   bool cancelled = false;
+  size_t failedPiece = SIZE_MAX;
   ParseFailure failure;
 };
 
-ParseResult parseAll(const SourceText& src, const std::vector<Piece>& pieces, unsigned threads,
-                     JobControl* control) {
-  std::string_view text = src.text();
-  ParseResult res;
-  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(1, pieces.size()))));
-  // Contiguous groups of pieces, balanced by bytes, so thread order = text order.
-  uint64_t total = 0;
-  for (const auto& p : pieces) total += p.end - p.begin;
-  std::vector<size_t> bounds{0};
-  uint64_t acc = 0;
-  for (size_t i = 0; i < pieces.size() && bounds.size() < threads; ++i) {
-    acc += pieces[i].end - pieces[i].begin;
-    if (acc * threads >= total * bounds.size()) bounds.push_back(i + 1);
-  }
-  while (bounds.size() < threads + 1) bounds.push_back(pieces.size());
-  bounds.back() = pieces.size();
-  res.cols.resize(threads);
-  // Reserve generously: untouched capacity costs no memory (pages are faulted on
-  // first write), and thread 0's columns can then absorb the others without a copy of its own.
-  for (unsigned t = 0; t < threads; ++t) {
-    uint64_t bytes = 0;
-    for (size_t i = bounds[t]; i < bounds[t + 1]; ++i) bytes += pieces[i].end - pieces[i].begin;
-    size_t est = static_cast<size_t>((t == 0 ? total : bytes) / 120 + 1024);
-    auto& c = res.cols[t];
-    c.tsNs.reserve(est); c.durNs.reserve(est); c.corr.reserve(est); c.extId.reserve(est);
-    c.offset.reserve(est); c.length.reserve(est); c.name.reserve(est); c.lane.reserve(est);
-    c.cat.reserve(est); c.flags.reserve(est); c.ph.reserve(est);
-  }
-  std::vector<ParseFailure> fails(threads);
-  std::vector<char> failed(threads, 0), cancelled(threads, 0);
-  auto work = [&](unsigned t) {
-    EventParser parser;
-    for (size_t i = bounds[t]; i < bounds[t + 1]; ++i) {
-      if (control && control->cancelled()) { cancelled[t] = 1; return; }
-      if (!parser.parsePiece(text, src.fd(), src.fdOffset(), pieces[i], res.cols[t], fails[t])) { failed[t] = 1; return; }
+/// Parses pieces [from, to) on up to `threads` workers (workers[0] runs on the
+/// calling thread); each takes the next unparsed piece, so the load balances
+/// itself. Stops early on failure or cancellation.
+ParseOutcome parseRange(std::string_view text, int fd, uint64_t fdBase, const std::vector<Piece>& pieces,
+                        size_t from, size_t to, std::vector<Worker>& workers, OrderedSink& sink,
+                        JobControl* control) {
+  ParseOutcome out;
+  const unsigned threads = static_cast<unsigned>(
+      std::max<size_t>(1, std::min<size_t>(workers.size(), to > from ? to - from : 1)));
+  std::atomic<size_t> nextPiece{from};
+  std::atomic<bool> stop{false};
+  std::mutex failMutex;
+  auto work = [&](unsigned w) {
+    Worker& me = workers[w];
+    for (;;) {
+      if (stop.load(std::memory_order_relaxed)) return;
+      if (control && control->cancelled()) {
+        stop = true;
+        std::lock_guard<std::mutex> lock(failMutex);
+        out.cancelled = true;
+        return;
+      }
+      size_t k = nextPiece.fetch_add(1);
+      if (k >= to) return;
+      ParseFailure f;
+      if (!me.parser.parsePiece(text, fd, fdBase, pieces[k], me.tables, *me.buf, f)) {
+        stop = true;
+        std::lock_guard<std::mutex> lock(failMutex);
+        if (k < out.failedPiece) { out.failedPiece = k; out.failure = f; out.ok = false; }
+        return;
+      }
+      sink.deliver(k, w, me.buf);
       if (control) {
-        control->addDoneBytes(pieces[i].end - pieces[i].begin);
+        control->addDoneBytes(pieces[k].end - pieces[k].begin);
         control->addEvents(0);
       }
     }
@@ -94,27 +255,9 @@ ParseResult parseAll(const SourceText& src, const std::vector<Piece>& pieces, un
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
   work(0);
   for (auto& th : pool) th.join();
-  for (unsigned t = 0; t < threads; ++t) {
-    if (cancelled[t]) res.cancelled = true;
-    if (failed[t] && res.ok) { res.ok = false; res.failure = fails[t]; }
-  }
-  return res;
+  if (out.cancelled) out.ok = true;  // cancellation wins over a later failure
+  return out;
 }
-
-template <typename T>
-void moveColumn(std::vector<T>& dst, std::vector<LocalColumns>& cols, std::vector<T> LocalColumns::*member, size_t n) {
-  // Thread 0's column becomes the result (it was reserved for the whole file);
-  // the others are appended and released one column at a time (low peak memory).
-  dst = std::move(cols[0].*member);
-  if (dst.capacity() < n) dst.reserve(n);
-  for (size_t t = 1; t < cols.size(); ++t) {
-    auto& v = cols[t].*member;
-    dst.insert(dst.end(), v.begin(), v.end());
-    std::vector<T>().swap(v);
-  }
-}
-
-
 
 struct PhaseTimer {
   bool on = std::getenv("STEADYSCOPE_LOAD_TIMING") != nullptr;
@@ -127,19 +270,31 @@ struct PhaseTimer {
   }
 };
 
-/// Adds `src` (event indices offset by `base`) into `dst`, keeping the earliest first event.
-void mergeAnomalies(std::array<AnomalyCounter, A_Count>& dst, const std::array<AnomalyCounter, A_Count>& src,
-                    int64_t base) {
-  for (int k = 0; k < A_Count; ++k) {
-    if (!src[k].count) continue;
-    int64_t first = base + src[k].first;
-    if (!dst[k].count || first < dst[k].first) dst[k].first = first;
-    dst[k].count += src[k].count;
-  }
-}
-
 void addAnomaly(std::array<AnomalyCounter, A_Count>& a, AnomalyCode code, int64_t ev) {
   if (a[code].count++ == 0) a[code].first = ev;
+}
+
+/// Sorts `v` by `less`, fast when `v` is nearly sorted already, as per-lane
+/// event lists in file order are (a parent op is written after its children;
+/// an annotation after the kernels it spans): the elements that break the
+/// order are set aside, sorted and merged back, in linear time plus the sort
+/// of the few. More than a quarter out of order: a plain sort. `keep` and
+/// `aside` are scratch buffers reused across calls.
+template <typename T, typename Less>
+void sortNearlySorted(Column<T>& v, Less less, Column<T>& keep, Column<T>& aside) {
+  keep.clear();
+  aside.clear();
+  for (const T& x : v) {
+    if (keep.empty() || !less(x, keep.back())) keep.push_back(x);
+    else aside.push_back(x);
+  }
+  if (aside.empty()) return;
+  if (aside.size() * 4 > v.size()) {
+    std::sort(v.begin(), v.end(), less);
+    return;
+  }
+  std::sort(aside.begin(), aside.end(), less);
+  std::merge(keep.begin(), keep.end(), aside.begin(), aside.end(), v.begin(), less);
 }
 
 void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTimer& timer) {
@@ -151,6 +306,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
   std::vector<EventIdx> pairedB;
   std::vector<uint8_t> paired;
   std::thread laneThread([&] {
+  PhaseTimer lt;
   // ---- lanes: events with a ts, sorted by (ts, longer first, file order) ----
   std::vector<uint32_t> laneCount(tr.lanes.size(), 0);
   for (EventIdx i = 0; i < n; ++i)
@@ -158,17 +314,18 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
   for (size_t l = 0; l < tr.lanes.size(); ++l) tr.lanes[l].events.reserve(laneCount[l]);
   for (EventIdx i = 0; i < n; ++i)
     if ((tr.flags[i] & ev::HasTs) && tr.ph[i] != Ph::Metadata) tr.lanes[tr.lane[i]].events.push_back(i);
-  // Lists are filled in file order, so a stable sort gives (ts, longer first, file order).
-  auto byTsLongerFirst = [&](EventIdx a, EventIdx b) {
+  // With file order as the last key the order is total, so any sort gives the
+  // stable sort's result.
+  auto laneOrder = [&](EventIdx a, EventIdx b) {
     if (tr.tsNs[a] != tr.tsNs[b]) return tr.tsNs[a] < tr.tsNs[b];
-    return tr.durNs[a] > tr.durNs[b];
+    if (tr.durNs[a] != tr.durNs[b]) return tr.durNs[a] > tr.durNs[b];
+    return a < b;
   };
-  auto sortLane = [&](Lane& lane) {
-    if (!std::is_sorted(lane.events.begin(), lane.events.end(), byTsLongerFirst))
-      std::stable_sort(lane.events.begin(), lane.events.end(), byTsLongerFirst);
-  };
+  Column<EventIdx> keep, aside;
+  auto sortLane = [&](Lane& lane) { sortNearlySorted(lane.events, laneOrder, keep, aside); };
   for (auto& lane : tr.lanes) sortLane(lane);
 
+  lt.mark("  lanes: built+sorted");
   // ---- B/E pairing per lane (the stack discipline of the trace-event format) ----
   std::vector<EventIdx> stack;
   for (auto& lane : tr.lanes) {
@@ -191,6 +348,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
     if (any) sortLane(lane);  // B durations changed: restore the (ts, longer first) order
   }
 
+  lt.mark("  lanes: B/E pairs");
   // ---- nesting depth per lane ----
   tr.depth.assign(n, 0);
   std::vector<int64_t> ends;
@@ -214,7 +372,9 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
     lane.maxDepth = maxDepth;
   }
 
+  lt.mark("  lanes: depth");
   });
+  PhaseTimer mt;
   // ---- per-ph / per-cat counts, span, simple anomalies ----
   std::vector<uint64_t> catCount(tr.categories.size(), 0);
   std::array<uint64_t, 11> phCount{};
@@ -251,6 +411,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
   tr.stats.firstTsNs = firstTs == INT64_MAX ? 0 : firstTs;
   tr.stats.lastEndNs = lastEnd == INT64_MIN ? 0 : lastEnd;
 
+  mt.mark("  counts");
   // ---- GPU busy union per device (GPU pid), links, flows ----
   // Correlation and flow ids are dense small integers in practice: use flat
   // arrays indexed by id, and hash sets only for ids outside [0, 4n + 2^20).
@@ -262,14 +423,23 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
     if (static_cast<size_t>(id) >= v.size()) v.resize(std::max<size_t>(static_cast<size_t>(id) + 1, v.size() * 2), 0);
     return v[static_cast<size_t>(id)];
   };
-  std::map<JsonKey, std::vector<Interval>> perDevice;
+  // Kernel intervals per device; a lane's device is looked up once.
+  std::map<JsonKey, Column<Interval>> perDevice;
+  std::vector<Column<Interval>*> laneDevice(tr.lanes.size(), nullptr);
   for (EventIdx i = 0; i < n; ++i) {
     CatClass c = tr.classOf(i);
     uint16_t fl = tr.flags[i];
     if (isGpuWork(c)) {
-      tr.lanes[tr.lane[i]].gpu = true;
-      if ((fl & ev::HasTs) && (fl & ev::HasDur) && tr.durNs[i] > 0)
-        perDevice[tr.lanes[tr.lane[i]].pid].push_back({tr.tsNs[i], tr.tsNs[i] + tr.durNs[i]});
+      const uint32_t l = tr.lane[i];
+      tr.lanes[l].gpu = true;
+      if ((fl & ev::HasTs) && (fl & ev::HasDur) && tr.durNs[i] > 0) {
+        auto*& dev = laneDevice[l];
+        if (!dev) {
+          dev = &perDevice[tr.lanes[l].pid];
+          dev->reserve(tr.stats.gpuEvents);  // address space only until written
+        }
+        dev->push_back({tr.tsNs[i], tr.tsNs[i] + tr.durNs[i]});
+      }
     } else if ((fl & ev::HasCorr) && !(fl & ev::CorrIsStr) && c != CatClass::GpuUserAnnotation) {
       int64_t id = tr.corr[i];
       if (id >= 0 && id < denseLimit) dense(cpuCorrDense, id) = 1;
@@ -282,6 +452,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
       else flowSparse[id] |= bit;
     }
   }
+  mt.mark("  gpu: intervals+ids");
   auto hasCpuCorr = [&](int64_t id) {
     if (id >= 0 && id < denseLimit) return static_cast<size_t>(id) < cpuCorrDense.size() && cpuCorrDense[static_cast<size_t>(id)];
     return cpuCorrSparse.count(id) > 0;
@@ -302,11 +473,16 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
     if (!(tr.flags[i] & ev::HasCorr)) addAnomaly(anomalies, A_GpuWithoutCorrelation, i);
     else if (!hasCpuCorr(tr.corr[i])) addAnomaly(anomalies, A_KernelWithoutLaunch, i);
   }
+  mt.mark("  links: anomalies");
+  Column<Interval> keepIv, asideIv;
   for (auto& [pid, iv] : perDevice) {
+    // Streams interleave in the file, but each is nearly in time order.
     auto byBegin = [](const Interval& a, const Interval& b) { return a.begin < b.begin; };
-    if (!std::is_sorted(iv.begin(), iv.end(), byBegin)) std::sort(iv.begin(), iv.end(), byBegin);
+    sortNearlySorted(iv, byBegin, keepIv, asideIv);
+    mt.mark("  gpu: sort");
     DeviceBusy db;
     db.pid = pid;
+    db.intervals.reserve(iv.size());
     for (const auto& x : iv) {
       if (!db.intervals.empty() && x.begin <= db.intervals.back().end)
         db.intervals.back().end = std::max(db.intervals.back().end, x.end);
@@ -321,6 +497,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
     tr.gpuBusy.push_back(std::move(db));
   }
 
+  mt.mark("  gpu: unions");
   laneThread.join();
   for (EventIdx b : pairedB) tr.flags[b] |= ev::DurFromPair;
   mergeAnomalies(anomalies, laneAnomalies, 0);
@@ -332,10 +509,34 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
   }
 }
 
-Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<const SourceText> source,
-                            const std::string& compression, uint64_t fileBytes, TopLevelLayout layout,
-                            ParseResult pr, const LoadOptions& opt, PhaseTimer& timer);
+Error cancelledError(const std::string& path) {
+  Error e = makeError(Error::Kind::Cancelled, path, "loading cancelled");
+  e.code = "cancelled";
+  return e;
+}
 
+Error tooManyEventsError(const std::string& path) {
+  Error e = makeError(Error::Kind::Resource, path, "more than 4 billion events are not supported");
+  e.code = "too_many_events";
+  return e;
+}
+
+/// A fresh model for `source`, ready for an OrderedSink.
+std::shared_ptr<Trace> newTrace(const std::string& path, const std::string& compression, uint64_t fileBytes) {
+  auto tr = std::make_shared<Trace>();
+  tr->path = path;
+  tr->baseName = referenceBaseName(path);
+  tr->stats.fileBytes = fileBytes;
+  tr->stats.compression = compression;
+  return tr;
+}
+
+Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
+                            std::shared_ptr<const SourceText> source, TopLevelLayout layout,
+                            std::vector<Worker>& workers, OrderedSink& sink, const LoadOptions& opt,
+                            PhaseTimer& timer);
+
+/// Scans, parses and assembles a text that is wholly available.
 Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const SourceText> source,
                               const std::string& compression, uint64_t fileBytes,
                               const LoadOptions& opt) {
@@ -368,67 +569,53 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
   ScanError serr;
   if (!scanTopLevel(text, pieceBytes, false, layout, serr)) return scanToError(path, serr);
   timer.mark("scan");
-  ParseResult pr = parseAll(*source, layout.pieces, opt.threads, control);
-  timer.mark("parse");
-  if (pr.cancelled) {
-    Error e = makeError(Error::Kind::Cancelled, path, "loading cancelled");
-    e.code = "cancelled";
-    return e;
-  }
-  if (!pr.ok && !layout.usedExactScan) {
-    // A heuristic cut may have landed inside a nested structure: redo exactly.
-    if (control) control->setDoneBytes(0);
-    if (!scanTopLevel(text, pieceBytes, true, layout, serr)) return scanToError(path, serr);
-    pr = parseAll(*source, layout.pieces, opt.threads, control);
-    if (pr.cancelled) {
-      Error e = makeError(Error::Kind::Cancelled, path, "loading cancelled");
-      e.code = "cancelled";
+  for (int attempt = 0;; ++attempt) {
+    auto tr = newTrace(path, compression, fileBytes);
+    OrderedSink sink(*tr, layout.arrayClose > layout.arrayOpen ? layout.arrayClose - layout.arrayOpen : text.size());
+    std::vector<Worker> workers(std::max(1u, opt.threads));
+    ParseOutcome po = parseRange(text, source->fd(), source->fdOffset(), layout.pieces, 0, layout.pieces.size(),
+                                 workers, sink, control);
+    timer.mark("parse");
+    if (po.cancelled) return cancelledError(path);
+    if (sink.tooMany()) return tooManyEventsError(path);
+    if (!po.ok && !layout.usedExactScan && attempt == 0) {
+      // A heuristic cut may have landed inside a nested structure: redo exactly.
+      if (control) control->setDoneBytes(0);
+      if (!scanTopLevel(text, pieceBytes, true, layout, serr)) return scanToError(path, serr);
+      continue;
+    }
+    if (!po.ok) {
+      Error e = makeError(Error::Kind::Format, path, po.failure.message, po.failure.offset);
+      e.code = "bad_json";
       return e;
     }
+    return assemble(path, std::move(tr), std::move(source), std::move(layout), workers, sink, opt, timer);
   }
-  if (!pr.ok) {
-    Error e = makeError(Error::Kind::Format, path, pr.failure.message, pr.failure.offset);
-    e.code = "bad_json";
-    return e;
-  }
-  return assemble(path, std::move(source), compression, fileBytes, std::move(layout), std::move(pr), opt, timer);
 }
 
-Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<const SourceText> source,
-                            const std::string& compression, uint64_t fileBytes, TopLevelLayout layout,
-                            ParseResult pr, const LoadOptions& opt, PhaseTimer& timer) {
+Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
+                            std::shared_ptr<const SourceText> source, TopLevelLayout layout,
+                            std::vector<Worker>& workers, OrderedSink& sink, const LoadOptions& opt,
+                            PhaseTimer& timer) {
   JobControl* control = opt.control;
-  std::string_view text = source->text();
   if (control) control->setStage(StageIndex);
-
-  auto tr = std::make_shared<Trace>();
-  tr->path = path;
-  tr->baseName = referenceBaseName(path);
   tr->source = source;
   tr->topLevel = std::move(layout.entries);
   tr->traceEventsPosition = layout.traceEventsPosition;
-  tr->stats.fileBytes = fileBytes;
-  tr->stats.jsonBytes = text.size();
-  tr->stats.compression = compression;
+  tr->stats.jsonBytes = source->text().size();
+  const size_t n = tr->size();
 
-  size_t n = 0;
-  for (auto& c : pr.cols) n += c.size();
-  if (n >= UINT32_MAX) {
-    Error e = makeError(Error::Kind::Resource, path, "more than 4 billion events are not supported");
-    e.code = "too_many_events";
-    return e;
-  }
-  // String, category and lane remaps per thread.
-  std::vector<std::vector<StrId>> strMap(pr.cols.size());
-  std::vector<std::vector<uint16_t>> catMap(pr.cols.size());
-  std::vector<std::vector<uint32_t>> laneMap(pr.cols.size());
+  // Thread-local string, category and lane ids -> global ids.
+  std::vector<std::vector<StrId>> strMap(workers.size());
+  std::vector<std::vector<uint16_t>> catMap(workers.size());
+  std::vector<std::vector<uint32_t>> laneMap(workers.size());
   std::unordered_map<StrId, uint16_t> globalCat;
   std::map<std::pair<JsonKey, JsonKey>, uint32_t> globalLane;
-  for (size_t t = 0; t < pr.cols.size(); ++t) {
-    auto& c = pr.cols[t];
-    for (const auto& s : c.strings.strings()) strMap[t].push_back(tr->strings.intern(s));
+  for (size_t w = 0; w < workers.size(); ++w) {
+    const ThreadTables& c = workers[w].tables;
+    for (const auto& s : c.strings.strings()) strMap[w].push_back(tr->strings.intern(s));
     for (uint32_t cs : c.catStr) {
-      StrId g = cs == UINT32_MAX ? kNoStr : strMap[t][cs];
+      StrId g = cs == UINT32_MAX ? kNoStr : strMap[w][cs];
       uint16_t idx;
       auto it = globalCat.find(g);
       if (it != globalCat.end()) idx = it->second;
@@ -438,12 +625,12 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<const Sourc
         tr->categoryClass.push_back(g == kNoStr ? CatClass::Other : classifyCategory(tr->strings.view(g)));
         globalCat.emplace(g, idx);
       }
-      catMap[t].push_back(idx);
+      catMap[w].push_back(idx);
     }
     for (const auto& lk : c.lanes) {
       JsonKey pid = lk.pid, tid = lk.tid;
-      if (pid.type == JsonKey::Type::Str) pid.i = strMap[t][static_cast<size_t>(pid.i)];
-      if (tid.type == JsonKey::Type::Str) tid.i = strMap[t][static_cast<size_t>(tid.i)];
+      if (pid.type == JsonKey::Type::Str) pid.i = strMap[w][static_cast<size_t>(pid.i)];
+      if (tid.type == JsonKey::Type::Str) tid.i = strMap[w][static_cast<size_t>(tid.i)];
       auto key = std::make_pair(pid, tid);
       auto it = globalLane.find(key);
       uint32_t idx;
@@ -456,59 +643,46 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<const Sourc
         tr->lanes.push_back(std::move(lane));
         globalLane.emplace(key, idx);
       }
-      laneMap[t].push_back(idx);
+      laneMap[w].push_back(idx);
     }
   }
-  std::array<AnomalyCounter, A_Count> anomalies{};
   {
-    size_t base = 0;
-    for (size_t t = 0; t < pr.cols.size(); ++t) {
-      auto& c = pr.cols[t];
-      for (uint32_t& x : c.name) x = strMap[t][x];
-      for (uint16_t& x : c.cat) x = catMap[t][x];
-      for (uint32_t& x : c.lane) x = laneMap[t][x];
-      for (size_t i = 0; i < c.size(); ++i)
-        if (c.flags[i] & (ev::CorrIsStr)) c.corr[i] = strMap[t][static_cast<size_t>(c.corr[i])];
-      for (size_t i = 0; i < c.size(); ++i)
-        if (c.flags[i] & (ev::ExtIsStr)) c.extId[i] = strMap[t][static_cast<size_t>(c.extId[i])];
-      for (auto& [i, d] : c.exactTs) tr->exactTsUs.emplace(static_cast<EventIdx>(base + i), d);
-      for (auto& [i, d] : c.exactDur) tr->exactDurUs.emplace(static_cast<EventIdx>(base + i), d);
-      for (const auto& m : c.meta) {
-        const Lane& lane = tr->lanes[c.lane[m.event]];  // lane ids were remapped above
-        std::string nm(tr->strings.view(strMap[t][m.nameStr]));
-        if (m.process) tr->processNames[lane.pid] = nm;
-        else tr->threadNames[{lane.pid, lane.tid}] = nm;
-      }
-      mergeAnomalies(anomalies, c.anomalies, static_cast<int64_t>(base));
-      base += c.size();
-    }
-  }
-  timer.mark("remap");
-  {
-    // Concatenation faults in fresh pages; on this VM that is CPU work, so two threads halve it.
     Trace& T = *tr;
-    std::thread helper([&] {
-      moveColumn(T.tsNs, pr.cols, &LocalColumns::tsNs, n);
-      moveColumn(T.offset, pr.cols, &LocalColumns::offset, n);
-      moveColumn(T.name, pr.cols, &LocalColumns::name, n);
-      moveColumn(T.ph, pr.cols, &LocalColumns::ph, n);
-      moveColumn(T.lane, pr.cols, &LocalColumns::lane, n);
-    });
-    moveColumn(T.durNs, pr.cols, &LocalColumns::durNs, n);
-    moveColumn(T.length, pr.cols, &LocalColumns::length, n);
-    moveColumn(T.cat, pr.cols, &LocalColumns::cat, n);
-    moveColumn(T.flags, pr.cols, &LocalColumns::flags, n);
-    moveColumn(T.corr, pr.cols, &LocalColumns::corr, n);
-    moveColumn(T.extId, pr.cols, &LocalColumns::extId, n);
-    helper.join();
+    auto remapRanges = [&](size_t first, size_t step) {
+      for (size_t r = first; r < sink.ranges.size(); r += step) {
+        const auto& rg = sink.ranges[r];
+        const auto& sm = strMap[rg.worker];
+        const auto& cm = catMap[rg.worker];
+        const auto& lm = laneMap[rg.worker];
+        for (EventIdx i = rg.begin; i < rg.end; ++i) {
+          T.name[i] = sm[T.name[i]];
+          T.cat[i] = cm[T.cat[i]];
+          T.lane[i] = lm[T.lane[i]];
+          const uint16_t fl = T.flags[i];
+          if (fl & ev::CorrIsStr) T.corr[i] = sm[static_cast<size_t>(T.corr[i])];
+          if (fl & ev::ExtIsStr) T.extId[i] = sm[static_cast<size_t>(T.extId[i])];
+        }
+      }
+    };
+    if (n > (1u << 18) && opt.threads > 1) {
+      std::thread helper(remapRanges, 1, 2);
+      remapRanges(0, 2);
+      helper.join();
+    } else {
+      remapRanges(0, 1);
+    }
   }
-  pr.cols.clear();
-  if (control && control->cancelled()) {
-    Error e = makeError(Error::Kind::Cancelled, path, "loading cancelled");
-    e.code = "cancelled";
-    return e;
+  for (const auto& [i, d] : sink.exactTs) tr->exactTsUs.emplace(i, d);
+  for (const auto& [i, d] : sink.exactDur) tr->exactDurUs.emplace(i, d);
+  for (const auto& m : sink.meta) {
+    const Lane& lane = tr->lanes[tr->lane[m.event]];  // lane ids were remapped above
+    std::string nm(tr->strings.view(strMap[m.worker][m.nameStr]));
+    if (m.process) tr->processNames[lane.pid] = nm;
+    else tr->threadNames[{lane.pid, lane.tid}] = nm;
   }
-  timer.mark("merge");
+  std::array<AnomalyCounter, A_Count> anomalies = sink.anomalies;
+  timer.mark("remap");
+  if (control && control->cancelled()) return cancelledError(path);
   finalize(*tr, anomalies, timer);
   timer.mark("finalize");
   if (control) {
@@ -531,12 +705,6 @@ bool preadAll(int fd, uint64_t off, size_t len, std::string& out) {
   }
   out.resize(got);
   return got == len;
-}
-
-Error cancelledError(const std::string& path) {
-  Error e = makeError(Error::Kind::Cancelled, path, "loading cancelled");
-  e.code = "cancelled";
-  return e;
 }
 
 /// gzip: decompression runs on its own thread while this thread finds event
@@ -571,15 +739,14 @@ Expected<TracePtr> buildTraceStreamed(const std::string& path, std::shared_ptr<I
     if (!needMore || (done && prefix.size() >= st->written())) return fallback();  // the full path reports the error
     if (want <= prefix.size() && !done) waitForData();
   }
-  // 2. Cut and parse while decompression runs.
-  ParseResult pr;
-  pr.cols.resize(1);
+  // 2. Cut and parse while decompression runs (worker 0, on this thread).
+  auto tr = newTrace(path, "gzip", fileBytes);
+  OrderedSink sink(*tr, st->expectedBytes());
+  std::vector<Worker> workers(std::max(1u, opt.threads));
   std::vector<Piece> pieces;
   size_t parsed = 0;
-  EventParser parserA;
   uint64_t begin = first;
   std::string window;
-  ParseFailure failure;
   bool failed = false;
   {
     // skip whitespace after '['
@@ -610,7 +777,11 @@ Expected<TracePtr> buildTraceStreamed(const std::string& path, std::shared_ptr<I
       progressed = true;
     }
     if (parsed < pieces.size()) {
-      if (!parserA.parsePiece({}, fd, 0, pieces[parsed], pr.cols[0], failure)) failed = true;
+      ParseFailure failure;
+      if (!workers[0].parser.parsePiece({}, fd, 0, pieces[parsed], workers[0].tables, *workers[0].buf, failure))
+        failed = true;
+      else
+        sink.deliver(parsed, 0, workers[0].buf);
       ++parsed;
       progressed = true;
     }
@@ -623,9 +794,9 @@ Expected<TracePtr> buildTraceStreamed(const std::string& path, std::shared_ptr<I
   std::string_view text = source->text();
   if (timer.on) std::fprintf(stderr, "[load] %zu pieces parsed while decompressing, %zu cut\n", parsed, pieces.size());
   timer.mark("stream parse");
-  // 3. The tail: exact scan from the last cut, top-level keys, then two threads.
-  // Text written after the last cut: cut it the same cheap way, scan only the
-  // final piece exactly, then read the other top-level keys around the array.
+  // 3. The tail: text written after the last cut is cut the same cheap way,
+  // only the final piece is scanned exactly, then the other top-level keys
+  // are read around the array; the remaining pieces go to all workers.
   begin = cutHeuristically(text, static_cast<size_t>(begin), pieceBytes, pieces);
   TopLevelLayout tail;
   ScanError err;
@@ -634,35 +805,14 @@ Expected<TracePtr> buildTraceStreamed(const std::string& path, std::shared_ptr<I
   if (!scanTopLevel(text, pieceBytes, false, layout, err, tail.arrayClose))
     return buildTrace(path, source, "gzip", fileBytes, opt);
   for (const auto& p : tail.pieces) pieces.push_back(p);
-  uint64_t remaining = 0;
-  for (size_t i = parsed; i < pieces.size(); ++i) remaining += pieces[i].end - pieces[i].begin;
-  size_t split = parsed;
-  uint64_t acc = 0;
-  while (split < pieces.size() && (acc + (pieces[split].end - pieces[split].begin)) * 2 <= remaining) {
-    acc += pieces[split].end - pieces[split].begin;
-    ++split;
-  }
-  if (opt.threads < 2) split = pieces.size();
-  pr.cols.resize(2);
-  ParseFailure failB;
-  bool failedB = false;
-  std::thread other([&] {
-    EventParser parserB;
-    for (size_t i = split; i < pieces.size() && !failedB; ++i) {
-      if (control && control->cancelled()) return;
-      if (!parserB.parsePiece(text, source->fd(), source->fdOffset(), pieces[i], pr.cols[1], failB)) failedB = true;
-    }
-  });
-  for (size_t i = parsed; i < split && !failed; ++i) {
-    if (control && control->cancelled()) break;
-    if (!parserA.parsePiece(text, source->fd(), source->fdOffset(), pieces[i], pr.cols[0], failure)) failed = true;
-  }
-  other.join();
-  if (control && control->cancelled()) return cancelledError(path);
-  if (failed || failedB) return buildTrace(path, source, "gzip", fileBytes, opt);
+  ParseOutcome po = parseRange(text, source->fd(), source->fdOffset(), pieces, parsed, pieces.size(), workers,
+                               sink, control);
+  if (po.cancelled) return cancelledError(path);
+  if (sink.tooMany()) return tooManyEventsError(path);
+  if (!po.ok) return buildTrace(path, source, "gzip", fileBytes, opt);
   timer.mark("tail parse");
   layout.pieces = std::move(pieces);
-  return assemble(path, source, "gzip", fileBytes, std::move(layout), std::move(pr), opt, timer);
+  return assemble(path, std::move(tr), source, std::move(layout), workers, sink, opt, timer);
 }
 
 } // namespace

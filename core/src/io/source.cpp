@@ -317,6 +317,17 @@ public:
     if (thread_.joinable()) thread_.join();
   }
   int fd() const override { return sink_.fd(); }
+  uint64_t expectedBytes() const override {
+    // The gzip trailer's ISIZE is the text size modulo 2^32 (of the last member):
+    // take the smallest such size not below the compressed size. An estimate only.
+    auto t = compressed_->text();
+    if (t.size() < 18) return 0;
+    uint32_t isize;
+    std::memcpy(&isize, t.data() + t.size() - 4, 4);
+    uint64_t x = isize;
+    while (x < t.size()) x += uint64_t(1) << 32;
+    return std::min<uint64_t>(x, uint64_t(t.size()) * 64);
+  }
   uint64_t written() const override { return written_.load(std::memory_order_acquire); }
   bool done() const override { return done_.load(std::memory_order_acquire); }
   Expected<std::shared_ptr<const SourceText>> finish() override {

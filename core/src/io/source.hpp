@@ -19,6 +19,7 @@ public:
   virtual ~InflateStream() = default;
   virtual int fd() const = 0;
   virtual uint64_t written() const = 0;  // bytes of text available (acquire)
+  virtual uint64_t expectedBytes() const = 0;  // estimated final text size (0 unknown)
   virtual bool done() const = 0;         // the thread has finished (ok or not)
   virtual Expected<std::shared_ptr<const SourceText>> finish() = 0;  // join + map, or the error
 };

@@ -79,7 +79,37 @@ void compareTraces(const Trace& a, const Trace& b) {
     QCOMPARE(a.catOf(i), b.catOf(i));
     QCOMPARE(a.flags[i], b.flags[i]);
     QCOMPARE(a.corr[i], b.corr[i]);
+    QCOMPARE(a.extId[i], b.extId[i]);
+    QCOMPARE(a.ph[i], b.ph[i]);
+    QCOMPARE(a.depth[i], b.depth[i]);
+    QVERIFY(a.lanes[a.lane[i]].pid == b.lanes[b.lane[i]].pid);
+    QVERIFY(a.lanes[a.lane[i]].tid == b.lanes[b.lane[i]].tid);
   }
+  QCOMPARE(a.lanes.size(), b.lanes.size());
+  for (size_t l = 0; l < a.lanes.size(); ++l) {
+    // Lane numbering may differ between thread counts; compare by key.
+    size_t m = 0;
+    while (m < b.lanes.size() && !(b.lanes[m].pid == a.lanes[l].pid && b.lanes[m].tid == a.lanes[l].tid)) ++m;
+    QVERIFY(m < b.lanes.size());
+    QVERIFY(a.lanes[l].events == b.lanes[m].events);
+    QCOMPARE(a.lanes[l].maxDepth, b.lanes[m].maxDepth);
+    QCOMPARE(a.lanes[l].gpu, b.lanes[m].gpu);
+  }
+  QCOMPARE(a.gpuBusy.size(), b.gpuBusy.size());
+  for (size_t d = 0; d < a.gpuBusy.size(); ++d) {
+    QCOMPARE(a.gpuBusy[d].busyNs, b.gpuBusy[d].busyNs);
+    QCOMPARE(a.gpuBusy[d].intervals.size(), b.gpuBusy[d].intervals.size());
+  }
+  QCOMPARE(a.anomalies.size(), b.anomalies.size());
+  for (size_t k = 0; k < a.anomalies.size(); ++k) {
+    QCOMPARE(a.anomalies[k].code, b.anomalies[k].code);
+    QCOMPARE(a.anomalies[k].count, b.anomalies[k].count);
+    QCOMPARE(a.anomalies[k].firstEvent, b.anomalies[k].firstEvent);
+  }
+  QVERIFY(a.exactTsUs == b.exactTsUs);
+  QVERIFY(a.exactDurUs == b.exactDurUs);
+  QVERIFY(a.processNames == b.processNames);
+  QVERIFY(a.threadNames == b.threadNames);
 }
 
 } // namespace
@@ -129,6 +159,61 @@ private slots:
         auto t = mustLoad(json, LoadOptions{.threads = threads, .pieceBytes = piece});
         compareTraces(*ref, *t);
       }
+    }
+  }
+
+  void unrepresentativeFirstPiece() {
+    // The first piece holds a few very long events, the rest many tiny ones:
+    // the column reservation made from the first piece is far too small, so
+    // the columns grow while other pieces are parked or being copied.
+    std::string ev;
+    for (int i = 0; i < 4; ++i) {
+      if (i) ev += ",\n";
+      ev += "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" + std::string(6000, 'a' + i) +
+            "\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(i) + ",\"dur\":1}";
+    }
+    for (int i = 0; i < 40000; ++i)
+      ev += ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":" + std::to_string(i % 3) +
+            ",\"ts\":" + std::to_string(100 + (i * 7919) % 50000) + ",\"dur\":" + std::to_string(i % 5) +
+            ",\"args\":{\"correlation\":" + std::to_string(i) + "}}";
+    auto ref = mustLoad(wrap(ev), LoadOptions{.threads = 1, .pieceBytes = 1u << 30});
+    for (unsigned threads : {2u, 3u}) {
+      auto t = mustLoad(wrap(ev), LoadOptions{.threads = threads, .pieceBytes = 4096});
+      compareTraces(*ref, *t);
+    }
+    QCOMPARE(ref->size(), size_t(40004));
+  }
+
+  void laneOrderIsTheStableSort_data() {
+    QTest::addColumn<int>("outOfOrderPercent");
+    QTest::newRow("in file order") << 0;
+    QTest::newRow("a few set aside") << 5;
+    QTest::newRow("mostly shuffled (plain sort)") << 60;
+  }
+  void laneOrderIsTheStableSort() {
+    // Per lane: (ts ascending, longer first, file order), with many ties.
+    QFETCH(int, outOfOrderPercent);
+    std::mt19937 rng(42);
+    std::string ev;
+    long ts = 0;
+    for (int i = 0; i < 20000; ++i) {
+      ts += rng() % 3;  // ties on ts
+      long t = ts;
+      if (static_cast<int>(rng() % 100) < outOfOrderPercent) t = std::max<long>(0, ts - static_cast<long>(rng() % 500));
+      if (i) ev += ",";
+      ev += "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":1,\"tid\":" + std::to_string(rng() % 2) +
+            ",\"ts\":" + std::to_string(t) + ",\"dur\":" + std::to_string(rng() % 3) + "}";
+    }
+    auto tr = mustLoad(wrap(ev), LoadOptions{.threads = 2, .pieceBytes = 8192});
+    for (const Lane& lane : tr->lanes) {
+      std::vector<EventIdx> expect;
+      for (EventIdx i = 0; i < tr->size(); ++i)
+        if (tr->lanes[tr->lane[i]].tid == lane.tid && tr->lanes[tr->lane[i]].pid == lane.pid) expect.push_back(i);
+      std::stable_sort(expect.begin(), expect.end(), [&](EventIdx a, EventIdx b) {
+        if (tr->tsNs[a] != tr->tsNs[b]) return tr->tsNs[a] < tr->tsNs[b];
+        return tr->durNs[a] > tr->durNs[b];
+      });
+      QVERIFY(std::equal(expect.begin(), expect.end(), lane.events.begin(), lane.events.end()));
     }
   }
 

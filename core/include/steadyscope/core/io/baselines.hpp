@@ -2,6 +2,7 @@
 // Raw baselines the loader is measured against (used by `steadyscope-cli bench`):
 // the same pieces parsed by a bare simdjson On-Demand pass that touches every
 // field of every event and stores nothing, and decompression alone.
+#include <steadyscope/core/model/trace.hpp>
 #include <steadyscope/core/util/error.hpp>
 
 #include <cstdint>
@@ -16,8 +17,9 @@ struct BaselineResult {
   uint64_t events = 0;  // events visited (parse baseline only)
 };
 
-/// Bare On-Demand pass over traceEvents of `text`, pieces and threads as the loader.
-Expected<BaselineResult> baselineBareParse(std::string_view text, unsigned threads, size_t pieceBytes);
+/// Bare On-Demand pass over traceEvents of `source`: the same pieces, threads
+/// and reading path (pread into a reused buffer) as the loader.
+Expected<BaselineResult> baselineBareParse(const SourceText& source, unsigned threads, size_t pieceBytes);
 
 /// Decompression alone (gzip/zip/zstd) into a reused 1 MiB buffer; 0 s for plain files.
 Expected<BaselineResult> baselineDecompress(const std::string& path);

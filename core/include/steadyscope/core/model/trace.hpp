@@ -5,6 +5,7 @@
 // and a view can show its args. The model is immutable once loaded and is
 // shared as std::shared_ptr<const Trace> between the splitter, the views and
 // the exporter.
+#include <steadyscope/core/util/big_alloc.hpp>
 #include <steadyscope/core/util/pynum.hpp>
 
 #include <cstdint>
@@ -122,7 +123,7 @@ struct Lane {
   JsonKey tid;
   bool gpu = false;                // holds GPU work (kernel/memcpy/memset)
   uint16_t maxDepth = 0;           // deepest nesting level of slices
-  std::vector<EventIdx> events;    // events with a ts, sorted by ts
+  Column<EventIdx> events;         // events with a ts, sorted by ts
 };
 
 /// A named anomaly counter, like Perfetto's import stats.
@@ -142,7 +143,7 @@ struct Interval {
 /// Union of GPU-work intervals on one device (GPU pid), sorted, disjoint.
 struct DeviceBusy {
   JsonKey pid;
-  std::vector<Interval> intervals;
+  Column<Interval> intervals;
   int64_t busyNs = 0;  // total length of the union
   int64_t firstNs = 0, lastNs = 0;
 };
@@ -184,18 +185,18 @@ public:
   std::shared_ptr<const SourceText> source;
 
   // ---- columns, one entry per event in file order ----
-  std::vector<int64_t> tsNs;      // ts in ns (0 when absent)
-  std::vector<int64_t> durNs;     // dur in ns (0 when absent), or paired duration for B
-  std::vector<uint64_t> offset;   // byte offset of the event's JSON text
-  std::vector<uint32_t> length;   // byte length of that text
-  std::vector<StrId> name;
-  std::vector<uint16_t> cat;      // index into categories
-  std::vector<Ph> ph;
-  std::vector<uint16_t> flags;    // ev::* bits
-  std::vector<uint32_t> lane;     // index into lanes
-  std::vector<uint16_t> depth;    // nesting depth within the lane (timeline)
-  std::vector<int64_t> corr;      // args.correlation, or flow id for s/t/f
-  std::vector<int64_t> extId;     // args["External id"]
+  Column<int64_t> tsNs;      // ts in ns (0 when absent)
+  Column<int64_t> durNs;     // dur in ns (0 when absent), or paired duration for B
+  Column<uint64_t> offset;   // byte offset of the event's JSON text
+  Column<uint32_t> length;   // byte length of that text
+  Column<StrId> name;
+  Column<uint16_t> cat;      // index into categories
+  Column<Ph> ph;
+  Column<uint16_t> flags;    // ev::* bits
+  Column<uint32_t> lane;     // index into lanes
+  Column<uint16_t> depth;    // nesting depth within the lane (timeline)
+  Column<int64_t> corr;      // args.correlation, or flow id for s/t/f
+  Column<int64_t> extId;     // args["External id"]
 
   // ---- dictionaries ----
   StringPool strings;

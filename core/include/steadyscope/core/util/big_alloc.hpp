@@ -1,0 +1,60 @@
+#pragma once
+// Memory for the big per-event arrays (model columns, lane indices, parse
+// buffers).
+//
+// Why: on the VMs we run on, the first touch of a fresh 4 KiB page costs
+// 1.6-15 us (a trap to the hypervisor's shadow page tables), so a 150 MB model
+// spent most of its load time in page faults. Allocations of 1 MiB and more
+// are therefore mmapped on a 2 MiB boundary with MADV_HUGEPAGE: one fault per
+// 2 MiB instead of 512 (measured 0.016 s instead of 0.76 s for 256 MiB; see
+// docs/BENCHMARKS.md "Fresh memory"). Smaller blocks go to operator new.
+// STEADYSCOPE_HUGEPAGES=0 in the environment turns the advice off.
+#include <cstddef>
+#include <new>
+#include <vector>
+
+namespace steadyscope {
+
+namespace bigmem {
+/// Threshold in bytes above which blocks are mmapped.
+inline constexpr size_t kMmapThreshold = size_t(1) << 20;
+void* allocate(size_t bytes);            // throws std::bad_alloc
+void deallocate(void* p, size_t bytes) noexcept;
+/// Returns the pages of [p, p+bytes) that lie wholly inside to the system
+/// (contents become zero); for trimming over-reserved buffers.
+void release(void* p, size_t bytes) noexcept;
+bool hugePagesEnabled() noexcept;
+} // namespace bigmem
+
+template <typename T>
+struct BigAllocator {
+  using value_type = T;
+  BigAllocator() noexcept = default;
+  template <typename U>
+  BigAllocator(const BigAllocator<U>&) noexcept {}
+  T* allocate(size_t n) {
+    if (n > size_t(-1) / sizeof(T)) throw std::bad_alloc();
+    return static_cast<T*>(bigmem::allocate(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) noexcept { bigmem::deallocate(p, n * sizeof(T)); }
+  /// Default-initialises: resize(n) without a value leaves trivial elements
+  /// uninitialised (no write, so no page is touched until the data lands).
+  /// Use resize(n, T{}) or assign(n, T{}) for zeros.
+  template <typename U>
+  void construct(U* p) noexcept(noexcept(::new (static_cast<void*>(p)) U)) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(static_cast<Args&&>(args)...);
+  }
+  template <typename U>
+  friend bool operator==(const BigAllocator&, const BigAllocator<U>&) noexcept { return true; }
+};
+
+/// A per-event array. Same interface as std::vector, except that resize(n)
+/// and Column(n) leave new trivial elements uninitialised (see construct).
+template <typename T>
+using Column = std::vector<T, BigAllocator<T>>;
+
+} // namespace steadyscope
