@@ -98,7 +98,7 @@ int benchLoad(const Args& args) {
   // The baseline runs as often as the load and reports its best run: the limit.
   double bs = 0;
   for (int r = 0; r < runs; ++r) {
-    auto bare = baselineBareParse(*t.source, threads, 4u << 20);
+    auto bare = baselineBareParse(*t.source, threads, LoadOptions{}.pieceBytes);
     if (!bare) break;
     if (bs == 0 || bare->seconds < bs) bs = bare->seconds;
   }

@@ -70,6 +70,21 @@ void LocalInterner::grow() {
   mask_ = m;
 }
 
+uint32_t LocalInterner::findPlain(std::string_view s) const {
+  uint64_t h = cheapHash(s);
+  size_t k = h & mask_;
+  while (uint32_t e = table_[k]) {
+    uint32_t id = e - 1;
+    if (hashes_[id] == h) {
+      const std::string& x = strings_[id];
+      if (x.size() == s.size() && std::memcmp(x.data(), s.data(), s.size()) == 0)
+        return backslash_[id] ? UINT32_MAX : id;
+    }
+    k = (k + 1) & mask_;
+  }
+  return UINT32_MAX;
+}
+
 uint32_t LocalInterner::intern(std::string_view s) {
   uint64_t h = cheapHash(s);
   size_t k = h & mask_;
@@ -84,6 +99,7 @@ uint32_t LocalInterner::intern(std::string_view s) {
   strings_.emplace_back(s);
   uint32_t id = static_cast<uint32_t>(strings_.size() - 1);
   hashes_.push_back(h);
+  backslash_.push_back(std::memchr(s.data(), '\\', s.size()) != nullptr);
   table_[k] = id + 1;
   if (strings_.size() * 2 > table_.size()) grow();
   return id;
@@ -133,6 +149,25 @@ inline Ph phFromChar(std::string_view s) {
     case 'C': return Ph::Counter;
     default: return Ph::Other;
   }
+}
+
+/// Interns a string value: first by its raw bytes (a hit on a string without
+/// backslashes means the raw bytes hold no escapes, so no scan for them is
+/// needed), else the escape-aware path. Returns false for a non-string value.
+inline bool internString(ondemand::value fv, LocalInterner& strings, uint32_t& id) {
+  std::string_view tok = fv.raw_json_token();
+  while (!tok.empty() && (tok.back() == ' ' || tok.back() == '\n' || tok.back() == '\r' || tok.back() == '\t'))
+    tok.remove_suffix(1);
+  if (tok.size() >= 2 && tok.front() == '"' && tok.back() == '"') {
+    std::string_view body = tok.substr(1, tok.size() - 2);
+    uint32_t hit = strings.findPlain(body);
+    if (hit != UINT32_MAX) { id = hit; return true; }
+    if (!std::memchr(body.data(), '\\', body.size())) { id = strings.intern(body); return true; }
+  }
+  std::string_view s;
+  if (fv.get_string().get(s)) return false;
+  id = strings.intern(s);
+  return true;
 }
 
 /// The content of a JSON string token without unescaping when it has no
@@ -352,9 +387,7 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
           break;
         case 'n':
           if (KEY_IS(k, "name")) {
-            std::string_view s;
-            if (plainString(fv.raw_json_token(), s) || !fv.get_string().get(s)) f.name = tables.strings.intern(s);
-            else {
+            if (!internString(fv, tables.strings, f.name)) {
               std::string_view tok = fv.raw_json_token();
               {
                 while (!tok.empty() && (tok.back() == ' ' || tok.back() == '\n' || tok.back() == '\r' || tok.back() == '\t')) tok.remove_suffix(1);
@@ -365,8 +398,8 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
           break;
         case 'c':
           if (KEY_IS(k, "cat")) {
-            std::string_view s;
-            if (plainString(fv.raw_json_token(), s) || !fv.get_string().get(s)) f.catStr = static_cast<int32_t>(tables.strings.intern(s));
+            uint32_t id;
+            if (internString(fv, tables.strings, id)) f.catStr = static_cast<int32_t>(id);
           }
           break;
         case 'i':

@@ -36,11 +36,14 @@ class LocalInterner {
 public:
   LocalInterner();
   uint32_t intern(std::string_view s);
+  /// The id of `s` if interned and free of backslashes, else UINT32_MAX.
+  uint32_t findPlain(std::string_view s) const;
   const std::deque<std::string>& strings() const { return strings_; }
 private:
   void grow();
   std::deque<std::string> strings_;
   std::vector<uint64_t> hashes_;   // per id
+  std::vector<uint8_t> backslash_; // per id: the string contains a backslash
   std::vector<uint32_t> table_;    // id + 1, 0 = empty
   size_t mask_ = 0;
 };

@@ -20,7 +20,7 @@ namespace steadyscope {
 
 struct LoadOptions {
   unsigned threads = 2;            // parser threads (>= 1)
-  size_t pieceBytes = 4u << 20;    // target piece size
+  size_t pieceBytes = 2u << 20;    // target piece size (2 MiB measured best: docs/BENCHMARKS.md)
   std::string cacheDir;            // for decompressed text; default: $XDG_CACHE_HOME/steadyscope or /tmp
   JobControl* control = nullptr;   // progress + cancel; may be null
 };
