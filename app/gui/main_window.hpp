@@ -172,7 +172,7 @@ private:
   QFutureWatcherBase* splitWatcher_ = nullptr;
   bool splitting_ = false;
   QRegularExpression findPattern_;
-  std::vector<EventIdx> matches_;
+  EventList matches_;
   int matchPos_ = -1;
 };
 

@@ -45,7 +45,7 @@ struct Span {
 // Marks (in `marked`, by gpuByCorr slot) the correlation ids of correlated CPU
 // events on `lane` with a <= ts < b and end <= b.
 void markCorrelatedInside(const EventIndex& index, uint32_t lane, double a, double b,
-                          std::vector<uint8_t>& marked) {
+                          Column<uint8_t>& marked) {
   index.forEachInLane(lane, a, b, [&](EventIdx e) {
     if (!index.isCorrelatedCpu(e)) return;
     const double ts = index.tsUs(e);
@@ -57,13 +57,13 @@ void markCorrelatedInside(const EventIndex& index, uint32_t lane, double a, doub
 
 // The gpu_span strategy's merged spans, or nullopt when some instance has no
 // matching gpu_user_annotation.
-std::optional<std::vector<Span>> gpuSpans(const EventIndex& index, const std::vector<EventIdx>& instances) {
+std::optional<Column<Span>> gpuSpans(const EventIndex& index, const EventList& instances) {
   const Trace& t = index.trace();
   if (instances.empty()) return std::nullopt;
-  std::unordered_map<CorrKey, std::vector<EventIdx>, CorrKeyHash> byExt;
+  std::unordered_map<CorrKey, EventList, CorrKeyHash> byExt;
   for (EventIdx g : index.gpuAnnotations)
     if (t.has(g, ev::HasExtId)) byExt[extKey(t, g)].push_back(g);
-  std::vector<Span> spans;
+  Column<Span> spans;
   for (EventIdx r : instances) {
     if (!t.has(r, ev::HasExtId)) return std::nullopt;
     auto it = byExt.find(extKey(t, r));
@@ -71,7 +71,7 @@ std::optional<std::vector<Span>> gpuSpans(const EventIndex& index, const std::ve
     for (EventIdx g : it->second) spans.push_back({index.tsUs(g), index.endPy(g).asDouble()});
   }
   std::sort(spans.begin(), spans.end(), [](const Span& x, const Span& y) { return x.a < y.a; });
-  std::vector<Span> merged;
+  Column<Span> merged;
   for (const Span& s : spans) {
     if (!merged.empty() && s.a <= merged.back().b) merged.back().b = std::max(merged.back().b, s.b);
     else merged.push_back(s);
@@ -79,7 +79,7 @@ std::optional<std::vector<Span>> gpuSpans(const EventIndex& index, const std::ve
   return merged;
 }
 
-bool inSpans(const std::vector<Span>& spans, double ts) {
+bool inSpans(const Column<Span>& spans, double ts) {
   auto it = std::upper_bound(spans.begin(), spans.end(), ts, [](double v, const Span& s) { return v < s.a; });
   if (it == spans.begin()) return false;
   --it;
@@ -87,10 +87,10 @@ bool inSpans(const std::vector<Span>& spans, double ts) {
 }
 
 // Per-instance attribution flags over index.kernels (1 = attributed).
-std::vector<uint8_t> attributedKernels(const EventIndex& index, const std::vector<EventIdx>& instances,
+Column<uint8_t> attributedKernels(const EventIndex& index, const EventList& instances,
                                        std::string* strategy) {
   const Trace& t = index.trace();
-  std::vector<uint8_t> flags(index.kernels.size(), 0);
+  Column<uint8_t> flags(index.kernels.size(), 0);
   if (auto spans = gpuSpans(index, instances)) {
     *strategy = "gpu_span";
     // Decide in integer ns where the answer is certain (far enough from a span
@@ -102,7 +102,7 @@ std::vector<uint8_t> attributedKernels(const EventIndex& index, const std::vecto
       const double a = std::fabs(us);
       return static_cast<int64_t>(std::ceil((std::nextafter(a, INFINITY) - a) * 1000.0)) * 2 + 2;
     };
-    std::vector<NsSpan> ns;
+    Column<NsSpan> ns;
     ns.reserve(spans->size());
     for (const Span& sp : *spans) {
       const int64_t ma = marginNs(sp.a), mb = marginNs(sp.b);
@@ -110,13 +110,26 @@ std::vector<uint8_t> attributedKernels(const EventIndex& index, const std::vecto
                     static_cast<int64_t>(std::ceil(sp.a * 1000.0)) + ma, static_cast<int64_t>(std::floor(sp.b * 1000.0)) - mb});
     }
     const auto& tsNs = t.tsNs;
+    // Kernels come nearly in time order: try the previous kernel's span and
+    // its successor before a binary search.
+    size_t hint = 0;
+    auto lastAtOrBelow = [&](int64_t x) -> size_t {  // index + 1 of the last span with lo <= x, 0 if none
+      const size_t m = ns.size();
+      if (hint < m && ns[hint].lo <= x) {
+        if (hint + 1 == m || x < ns[hint + 1].lo) return hint + 1;
+        if (hint + 2 == m || x < ns[hint + 2].lo) return hint + 2;
+      }
+      return static_cast<size_t>(
+          std::upper_bound(ns.begin(), ns.end(), x, [](int64_t v, const NsSpan& s2) { return v < s2.lo; }) - ns.begin());
+    };
     for (size_t k = 0; k < index.kernels.size(); ++k) {
       const EventIdx e = index.kernels[k];
       const int64_t x = tsNs[e];
       // last span whose conservative lower bound is <= x
-      auto it = std::upper_bound(ns.begin(), ns.end(), x, [](int64_t v, const NsSpan& s2) { return v < s2.lo; });
-      if (it == ns.begin()) continue;
-      --it;
+      const size_t pos = lastAtOrBelow(x);
+      if (pos == 0) continue;
+      hint = pos - 1;
+      auto it = ns.begin() + static_cast<std::ptrdiff_t>(hint);
       if (x >= it->innerLo && x <= it->innerHi && !t.has(e, ev::TsInexact)) {
         flags[k] = 1;
       } else if (x <= it->hi || (it + 1 != ns.end() && x >= (it + 1)->lo)) {
@@ -126,7 +139,7 @@ std::vector<uint8_t> attributedKernels(const EventIndex& index, const std::vecto
     return flags;
   }
   *strategy = "correlation";
-  std::vector<uint8_t> marked(index.gpuByCorr.slotCount(), 0);
+  Column<uint8_t> marked(index.gpuByCorr.slotCount(), 0);
   for (EventIdx r : instances) markCorrelatedInside(index, t.lane[r], index.tsUs(r), index.endPy(r).asDouble(), marked);
   for (size_t k = 0; k < index.kernels.size(); ++k) {
     EventIdx e = index.kernels[k];
@@ -136,14 +149,14 @@ std::vector<uint8_t> attributedKernels(const EventIndex& index, const std::vecto
   return flags;
 }
 
-double sumFlagged(const EventIndex& index, const std::vector<uint8_t>& flags) {
+double sumFlagged(const EventIndex& index, const Column<uint8_t>& flags) {
   double s = 0.0;
   for (size_t k = 0; k < flags.size(); ++k)
     if (flags[k]) s += index.durUs(index.kernels[k]);
   return s;
 }
 
-std::string rootFamily(const Trace& t, const std::vector<EventIdx>& roots) {
+std::string rootFamily(const Trace& t, const EventList& roots) {
   std::vector<std::string> sk;
   for (EventIdx r : roots) sk.push_back(nameSkeleton(t.nameOf(r)));
   std::sort(sk.begin(), sk.end());
@@ -165,14 +178,14 @@ void gradeCandidate(DetectionCandidate& c, bool knownTier) {
 
 } // namespace
 
-Attribution attributeGpuTime(const EventIndex& index, const std::vector<EventIdx>& instances) {
+Attribution attributeGpuTime(const EventIndex& index, const EventList& instances) {
   Attribution a;
   auto flags = attributedKernels(index, instances, &a.strategy);
   a.gpuTime = sumFlagged(index, flags);
   return a;
 }
 
-CoverageReport auditRoots(const EventIndex& index, const std::vector<EventIdx>& roots) {
+CoverageReport auditRoots(const EventIndex& index, const EventList& roots) {
   const Trace& t = index.trace();
   CoverageReport rep;
   auto flags = attributedKernels(index, roots, &rep.strategy);
@@ -184,7 +197,7 @@ CoverageReport auditRoots(const EventIndex& index, const std::vector<EventIdx>& 
     auto [it, fresh] = perLane.emplace(t.lane[r], std::make_pair(index.tsUs(r), index.endPy(r).asDouble()));
     if (!fresh) it->second.second = index.endPy(r).asDouble();  // roots are in ts order: last one wins
   }
-  std::vector<uint8_t> marked(index.gpuByCorr.slotCount(), 0);
+  Column<uint8_t> marked(index.gpuByCorr.slotCount(), 0);
   for (const auto& [lane, span] : perLane) markCorrelatedInside(index, lane, span.first, span.second, marked);
   double spansSum = 0.0, selectedSum = 0.0;
   for (size_t k = 0; k < index.kernels.size(); ++k) {
@@ -231,7 +244,7 @@ std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index
 std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index) {
   const Trace& t = index.trace();
   std::vector<std::string> order;
-  std::unordered_map<std::string, std::vector<EventIdx>> groups;
+  std::unordered_map<std::string, EventList> groups;
   for (EventIdx a : index.annotations) {
     std::string sk = nameSkeleton(t.nameOf(a));
     auto [it, fresh] = groups.try_emplace(sk);
@@ -280,7 +293,7 @@ TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand,
       if (!seen[t.lane[k]]) { seen[t.lane[k]] = 1; kernelLanes.push_back(t.lane[k]); }
   }
   auto kernelsInSpan = [&](EventIdx root) {
-    std::vector<EventIdx> out;
+    EventList out;
     const double a = index.tsUs(root), b = index.endPy(root).asDouble();
     for (uint32_t l : kernelLanes) {
       index.forEachInLane(l, a, b, [&](EventIdx e) {

@@ -9,7 +9,7 @@
 namespace steadyscope::analysis {
 
 
-void CorrGroups::buildDense(const std::vector<EventIdx>& events, const std::vector<int64_t>& keys, int64_t mn,
+void CorrGroups::buildDense(const EventList& events, const Column<int64_t>& keys, int64_t mn,
                             int64_t mx) {
   dense_ = true;
   min_ = mn;
@@ -18,11 +18,11 @@ void CorrGroups::buildDense(const std::vector<EventIdx>& events, const std::vect
   for (int64_t k : keys) ++offsets_[static_cast<size_t>(k - mn) + 1];
   for (size_t s = 0; s < slots; ++s) offsets_[s + 1] += offsets_[s];
   items_.resize(events.size());
-  std::vector<uint32_t> cursor(offsets_.begin(), offsets_.end() - 1);
+  Column<uint32_t> cursor(offsets_.begin(), offsets_.end() - 1);
   for (size_t i = 0; i < events.size(); ++i) items_[cursor[static_cast<size_t>(keys[i] - mn)]++] = events[i];
 }
 
-void CorrGroups::buildSparse(const std::vector<EventIdx>&, std::vector<std::pair<CorrKey, EventIdx>> pairs) {
+void CorrGroups::buildSparse(const EventList&, std::vector<std::pair<CorrKey, EventIdx>> pairs) {
   std::stable_sort(pairs.begin(), pairs.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   items_.reserve(pairs.size());
@@ -77,7 +77,7 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
     else if (t == "gpu_memset") roles_[c] = CatRole::Memset;
   }
   const size_t n = trace.size();
-  std::vector<EventIdx> gpuCorrEvents, flowEvents;
+  EventList gpuCorrEvents, flowEvents;
   {
     uint64_t flows = 0;
     for (const char* k : {"s", "f"})
@@ -117,8 +117,11 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
   auto key = [this](EventIdx e) { return corrKey(e); };
   gpuByCorr.build(gpuCorrEvents, key);
   flowsById.build(flowEvents, key);
-  std::stable_sort(annotations.begin(), annotations.end(),
-                   [&](EventIdx a, EventIdx b) { return trace.tsUs(a) < trace.tsUs(b); });
+  {
+    auto byTs = [&](EventIdx a, EventIdx b) { return trace.tsUs(a) < trace.tsUs(b); };
+    if (!std::is_sorted(annotations.begin(), annotations.end(), byTs))  // usually already in ts order
+      std::stable_sort(annotations.begin(), annotations.end(), byTs);
+  }
 
   // Total GPU time (Python sum over the kernels) and the no-GPU-work check.
   PyNum total = PyNum::fromInt(0);

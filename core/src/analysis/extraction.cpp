@@ -27,11 +27,11 @@ PyNum pyMedian(std::vector<PyNum> v) {
 
 } // namespace
 
-TileSet buildTiles(const EventIndex& index, const std::vector<EventIdx>& roots) {
+TileSet buildTiles(const EventIndex& index, const EventList& roots) {
   const Trace& t = index.trace();
   TileSet out;
   std::vector<uint32_t> laneOrder;
-  std::unordered_map<uint32_t, std::vector<EventIdx>> groups;
+  std::unordered_map<uint32_t, EventList> groups;
   for (EventIdx r : roots) {
     auto [it, fresh] = groups.try_emplace(t.lane[r]);
     if (fresh) laneOrder.push_back(t.lane[r]);
@@ -39,7 +39,8 @@ TileSet buildTiles(const EventIndex& index, const std::vector<EventIdx>& roots) 
   }
   for (uint32_t lane : laneOrder) {
     auto& g = groups[lane];
-    std::stable_sort(g.begin(), g.end(), [&](EventIdx a, EventIdx b) { return index.tsPy(a) < index.tsPy(b); });
+    auto byTs = [&](EventIdx a, EventIdx b) { return index.tsPy(a) < index.tsPy(b); };
+    if (!std::is_sorted(g.begin(), g.end(), byTs)) std::stable_sort(g.begin(), g.end(), byTs);
     std::vector<Tile> tiles(g.size());
     std::vector<PyNum> lengths;
     for (size_t k = 0; k + 1 < g.size(); ++k) {
@@ -73,7 +74,7 @@ Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root) {
   return {index.tsPy(root), index.endPy(root)};
 }
 
-ChunkSelection selectChunk(const EventIndex& index, const std::vector<EventIdx>& roots, const TileSet* globalTiles,
+ChunkSelection selectChunk(const EventIndex& index, const EventList& roots, const TileSet* globalTiles,
                            const ExtractionOptions& options) {
   const Trace& t = index.trace();
   ChunkSelection sel;
@@ -90,7 +91,7 @@ ChunkSelection selectChunk(const EventIndex& index, const std::vector<EventIdx>&
     maxEnd = maxEnd ? pyMax(*maxEnd, w.b) : w.b;
   }
   std::unordered_set<EventIdx> seenGpu;
-  std::vector<EventIdx> cpu;
+  EventList cpu;
   std::vector<CorrKey> corrs;
   PyNum busy = PyNum::fromInt(0), span = PyNum::fromInt(0);
   for (size_t k = 0; k < roots.size(); ++k) {
@@ -190,7 +191,7 @@ std::optional<int64_t> firstInputDim(const Trace& trace, EventIdx i) {
   return std::nullopt;
 }
 
-std::vector<int64_t> batchOverrideValues(const EventIndex& index, const std::vector<EventIdx>& events) {
+std::vector<int64_t> batchOverrideValues(const EventIndex& index, const EventList& events) {
   const Trace& t = index.trace();
   std::unordered_map<StrId, bool> nameHit;
   std::vector<int64_t> values;
@@ -255,7 +256,7 @@ private:
 
 } // namespace
 
-Expected<void> writeChunkFile(const Trace& trace, const std::vector<EventIdx>* events, const std::string& path) {
+Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const std::string& path) {
   AtomicFileWriter file;
   if (auto o = file.open(path); !o) return o;
   GzipChunkWriter gz(file);

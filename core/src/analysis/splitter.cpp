@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sys/stat.h>
 
@@ -229,7 +232,22 @@ const Detection& Splitter::detection(const EventIndex& idx, bool trimKeepsStatus
   return *detection_;
 }
 
+namespace {
+/// STEADYSCOPE_SPLIT_TIMING=1 prints the time of each planning stage to stderr.
+struct StageTimer {
+  bool on = std::getenv("STEADYSCOPE_SPLIT_TIMING") != nullptr;
+  std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+  void mark(const char* what) {
+    if (!on) return;
+    auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "[split] %-18s %8.1f ms\n", what, std::chrono::duration<double, std::milli>(now - t).count());
+    t = now;
+  }
+};
+} // namespace
+
 SplitResult Splitter::plan(const SplitOptions& o) {
+  StageTimer timer;
   const Trace& t = *trace_;
   SplitResult r;
   r.outputDir = o.outputDir;
@@ -247,6 +265,7 @@ SplitResult Splitter::plan(const SplitOptions& o) {
     return r;
   };
   const EventIndex& idx = index(o.fixes.metadataAllM);
+  timer.mark("index");
   r.log.push_back(fmt::format("Loaded {} events", t.size()));
   if (idx.noGpuWork) {
     r.outcome = SplitOutcome::NoGpuWork;
@@ -256,10 +275,12 @@ SplitResult Splitter::plan(const SplitOptions& o) {
 
   // ---- Stage 1 + trim
   r.detection = detection(idx, o.fixes.trimKeepsStatus);
+  timer.mark("detection");
   const DetectionCandidate& det = r.detection.chosen;
   if (r.detection.needsTreeTiers)
     return fail("no known or unknown annotation family is SPLITTABLE; the reference would continue with the call-tree "
                 "tiers (spec §2.6), which this build does not implement yet");
+  r.roots.reserve(det.roots.size());
   for (EventIdx e : det.roots) {
     RootInfo ri;
     ri.event = e;
@@ -269,6 +290,7 @@ SplitResult Splitter::plan(const SplitOptions& o) {
     ri.step = parseAnnotation(ri.name);
     r.roots.push_back(std::move(ri));
   }
+  timer.mark("roots");
   if (det.coverage) {
     const auto& c = *det.coverage;
     r.log.push_back(fmt::format("Detection: {} -> {} roots, status={}, phase_confidence={}", det.method,
@@ -313,11 +335,14 @@ SplitResult Splitter::plan(const SplitOptions& o) {
   // ---- tiles
   TileSet tiles;
   if (r.gapFill) {
+    timer.mark("manifest");
     tiles = buildTiles(idx, det.roots);
+    timer.mark("tiles: build");
     r.nOverlappingRoots = tiles.overlaps;
     for (RootInfo& ri : r.roots) ri.tile = windowOf(idx, tiles, ri.event);
   }
   const TileSet* globalTiles = r.gapFill ? &tiles : nullptr;
+  timer.mark("tiles");
   ExtractionOptions xo;
   xo.dedupeGpuEvents = o.fixes.dedupeGpuEvents;
   xo.gpuAnnotationsNotWork = o.fixes.gpuAnnotationsNotWork;
@@ -326,7 +351,7 @@ SplitResult Splitter::plan(const SplitOptions& o) {
   auto makeChunk = [&](const std::vector<size_t>& rootIdx, bool structured) {
     ChunkPlan c;
     c.roots = rootIdx;
-    std::vector<EventIdx> evs;
+    EventList evs;
     for (size_t k : rootIdx) evs.push_back(r.roots[k].event);
     ChunkSelection sel = selectChunk(idx, evs, globalTiles, xo);
     c.events = std::move(sel.events);
@@ -414,7 +439,7 @@ SplitResult Splitter::plan(const SplitOptions& o) {
                                           "aten::slice", "aten::select", "aten::as_strided", "aten::t",
                                           "aten::transpose", "aten::permute", "aten::expand", "aten::contiguous",
                                           "aten::detach", "aten::zeros", "aten::fill_"};
-        std::vector<EventIdx> evs;
+        EventList evs;
         for (uint32_t l = 0; l < t.lanes.size(); ++l)
           idx.forEachInLane(l, a, b, [&](EventIdx e) {
             if (!idx.isExtractionCpu(e) || t.catOf(e) != "cpu_op" || !t.has(e, ev::HasInputDims)) return;
@@ -592,6 +617,7 @@ SplitResult Splitter::plan(const SplitOptions& o) {
           JsonValue::real(pyRound(static_cast<double>(extracted) / static_cast<double>(inTrace), 4)));
   }
   r.manifest = m;
+  timer.mark("windows+chunks");
 
   // ---- execution details
   std::vector<std::vector<std::pair<std::string, CsvCell>>> rows;

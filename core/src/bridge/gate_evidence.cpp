@@ -36,7 +36,7 @@ bool isFlow(Ph ph) { return ph == Ph::FlowStart || ph == Ph::FlowEnd || ph == Ph
 
 // The GPU work events (kernel / memcpy / memset) of a selection, without the
 // trailing metadata block.
-void gpuWorkOf(const EventIndex& index, const analysis::ChunkSelection& sel, std::vector<EventIdx>& out) {
+void gpuWorkOf(const EventIndex& index, const analysis::ChunkSelection& sel, EventList& out) {
   const Trace& t = index.trace();
   const size_t n = sel.events.size() >= index.metadata.size() ? sel.events.size() - index.metadata.size() : 0;
   for (size_t k = 0; k < n; ++k) {
@@ -69,7 +69,7 @@ gate::Finding makeFinding(std::string code, gate::Mode m, std::string chunk, std
 
 // ---- (b) evidence ---------------------------------------------------------------
 
-ChunkEvidenceReport computeChunkEvidence(const EventIndex& index, const std::vector<EventIdx>& roots,
+ChunkEvidenceReport computeChunkEvidence(const EventIndex& index, const EventList& roots,
                                          const std::vector<size_t>& rootNumbers, const analysis::TileSet* tiles,
                                          const EvidenceOptions& options, const TransientContext& transient) {
   const Trace& t = index.trace();
@@ -91,7 +91,7 @@ ChunkEvidenceReport computeChunkEvidence(const EventIndex& index, const std::vec
     local = analysis::buildTiles(index, roots);
     perRootTiles = &local;
   }
-  std::vector<EventIdx> all, one;
+  EventList all, one;
   for (size_t k = 0; k < roots.size(); ++k) {
     one.clear();
     const analysis::ChunkSelection sel = analysis::selectChunk(index, {roots[k]}, perRootTiles, options.extraction);
@@ -199,7 +199,7 @@ ChunkEvidenceReport EvidenceContext::evidenceFor(const analysis::SplitResult& r,
     rep.evidence.gpuBusyDuration = c.stats.gpuBusyDuration.asDouble();
     return rep;
   }
-  std::vector<EventIdx> allRoots;
+  EventList allRoots;
   allRoots.reserve(r.roots.size());
   for (const auto& ri : r.roots) allRoots.push_back(ri.event);
   const bool gapFill = r.gapFill && gapFill_;
@@ -208,7 +208,7 @@ ChunkEvidenceReport EvidenceContext::evidenceFor(const analysis::SplitResult& r,
     tileRoots_ = allRoots;
     tilesFor_ = &r;
   }
-  std::vector<EventIdx> roots;
+  EventList roots;
   for (size_t k : c.roots) roots.push_back(r.roots[k].event);
   TransientContext tc;
   tc.trim = r.detection.trim;

@@ -51,7 +51,7 @@ std::string buildTrace(const std::vector<std::vector<K>>& steps) {
 struct Built {
   TracePtr trace;
   std::unique_ptr<analysis::EventIndex> index;
-  std::vector<EventIdx> roots;
+  EventList roots;
   analysis::TileSet tiles;
 };
 
@@ -191,7 +191,7 @@ private slots:
     QVERIFY2(in.transientReason.find("first iteration") != std::string::npos, in.transientReason.c_str());
     QVERIFY(finding(gateWith(in.evidence), "startup_transient_inside"));
     // A window that starts after the first iteration does not hold it.
-    std::vector<EventIdx> later(b.roots.begin() + 1, b.roots.end());
+    EventList later(b.roots.begin() + 1, b.roots.end());
     std::vector<size_t> nums = {1, 2, 3, 4, 5};
     auto out = bridge::computeChunkEvidence(*b.index, later, nums, &b.tiles, {}, tc);
     QVERIFY(out.evidence.startupTransientInside);

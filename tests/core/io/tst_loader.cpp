@@ -206,7 +206,7 @@ private slots:
     }
     auto tr = mustLoad(wrap(ev), LoadOptions{.threads = 2, .pieceBytes = 8192});
     for (const Lane& lane : tr->lanes) {
-      std::vector<EventIdx> expect;
+      EventList expect;
       for (EventIdx i = 0; i < tr->size(); ++i)
         if (tr->lanes[tr->lane[i]].tid == lane.tid && tr->lanes[tr->lane[i]].pid == lane.pid) expect.push_back(i);
       std::stable_sort(expect.begin(), expect.end(), [&](EventIdx a, EventIdx b) {

@@ -37,9 +37,9 @@ struct Attribution {
   std::string strategy;
   double gpuTime = 0.0;
 };
-Attribution attributeGpuTime(const EventIndex& index, const std::vector<EventIdx>& instances);
+Attribution attributeGpuTime(const EventIndex& index, const EventList& instances);
 
-CoverageReport auditRoots(const EventIndex& index, const std::vector<EventIdx>& roots);
+CoverageReport auditRoots(const EventIndex& index, const EventList& roots);
 
 /// One detector outcome (the cascade remembers all of them).
 struct DetectionCandidate {
@@ -47,7 +47,7 @@ struct DetectionCandidate {
   std::string phaseConfidence;      // "high" / "unknown"
   std::string tier;                 // "detailed" / "native" / "" (tier 2)
   SplitStatus status = SplitStatus::NotSplittable;
-  std::vector<EventIdx> roots;      // sorted by ts (stable)
+  EventList roots;      // sorted by ts (stable)
   std::optional<CoverageReport> coverage;
   JsonValue diagnostics = JsonValue::object();  // insertion-ordered, as in the manifest
 };

@@ -45,7 +45,7 @@ class CorrGroups {
 public:
   /// Groups `events` (file order) by key(e); key is called twice per event.
   template <typename KeyFn>
-  void build(const std::vector<EventIdx>& events, KeyFn&& key);
+  void build(const EventList& events, KeyFn&& key);
   std::optional<uint32_t> slotOf(const CorrKey& k) const;
   std::span<const EventIdx> eventsOfSlot(uint32_t slot) const {
     return {items_.data() + offsets_[slot], items_.data() + offsets_[slot + 1]};
@@ -59,13 +59,13 @@ public:
   bool dense() const { return dense_; }
 
 private:
-  void buildDense(const std::vector<EventIdx>& events, const std::vector<int64_t>& keys, int64_t mn, int64_t mx);
-  void buildSparse(const std::vector<EventIdx>& events, std::vector<std::pair<CorrKey, EventIdx>> pairs);
+  void buildDense(const EventList& events, const Column<int64_t>& keys, int64_t mn, int64_t mx);
+  void buildSparse(const EventList& events, std::vector<std::pair<CorrKey, EventIdx>> pairs);
   bool dense_ = false;
   int64_t min_ = 0;                 // dense: slot = v - min_
   std::vector<CorrKey> keys_;       // sparse: sorted distinct keys (slot = position)
-  std::vector<uint32_t> offsets_;   // slot -> [offsets_[s], offsets_[s+1]) in items_
-  std::vector<EventIdx> items_;
+  Column<uint32_t> offsets_;        // slot -> [offsets_[s], offsets_[s+1]) in items_
+  EventList items_;
 };
 
 struct EventIndexOptions {
@@ -81,10 +81,10 @@ public:
   const Trace& trace() const { return *trace_; }
 
   // ---- lists (file order unless stated) ----
-  std::vector<EventIdx> metadata;        // copied into every chunk
-  std::vector<EventIdx> annotations;     // user_annotation with dur, no Input Dims; sorted by ts (stable)
-  std::vector<EventIdx> gpuAnnotations;  // gpu_user_annotation with dur
-  std::vector<EventIdx> kernels;         // kernel / gpu_memcpy / gpu_memset with ts and dur
+  EventList metadata;        // copied into every chunk
+  EventList annotations;     // user_annotation with dur, no Input Dims; sorted by ts (stable)
+  EventList gpuAnnotations;  // gpu_user_annotation with dur
+  EventList kernels;         // kernel / gpu_memcpy / gpu_memset with ts and dur
   CorrGroups gpuByCorr;                  // kernels + correlated gpu_user_annotations
   CorrGroups flowsById;                  // ph s / f with an id
   std::vector<bool> collectiveName;      // by StrId: kernel name has nccl / rccl / cross_device_reduce
@@ -124,13 +124,13 @@ private:
 };
 
 template <typename KeyFn>
-void CorrGroups::build(const std::vector<EventIdx>& events, KeyFn&& key) {
+void CorrGroups::build(const EventList& events, KeyFn&& key) {
   dense_ = false;
   keys_.clear();
   offsets_.clear();
   items_.clear();
   if (events.empty()) return;
-  std::vector<int64_t> ints;
+  Column<int64_t> ints;
   ints.reserve(events.size());
   int64_t mn = INT64_MAX, mx = INT64_MIN;
   bool allInt = true;

@@ -25,7 +25,7 @@ struct TileSet {
   std::optional<PyNum> maxEnd;  // largest tile end
   bool empty() const { return byKey.empty(); }
 };
-TileSet buildTiles(const EventIndex& index, const std::vector<EventIdx>& roots);
+TileSet buildTiles(const EventIndex& index, const EventList& roots);
 
 /// The window of one root: its tile if any, else its own span.
 Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root);
@@ -44,25 +44,25 @@ struct ChunkStats {
 };
 
 struct ChunkSelection {
-  std::vector<EventIdx> events;     // traceEvents of the chunk, in output order
+  EventList events;     // traceEvents of the chunk, in output order
   std::vector<Tile> windows;        // per root
   ChunkStats stats;
 };
 
 /// §4.2: events of a chunk whose roots are `roots` (in order). `globalTiles`
 /// null means --no-gap-fill (tiles are rebuilt from the chunk's own roots).
-ChunkSelection selectChunk(const EventIndex& index, const std::vector<EventIdx>& roots, const TileSet* globalTiles,
+ChunkSelection selectChunk(const EventIndex& index, const EventList& roots, const TileSet* globalTiles,
                            const ExtractionOptions& options);
 
 /// §4.5: the distinct Input Dims[0][0] values of the selected attention /
 /// quant events, in the reference's (CPython set) order.
-std::vector<int64_t> batchOverrideValues(const EventIndex& index, const std::vector<EventIdx>& events);
+std::vector<int64_t> batchOverrideValues(const EventIndex& index, const EventList& events);
 
 /// Input Dims[0][0] of one event (re-parsed from its raw JSON text).
 std::optional<int64_t> firstInputDim(const Trace& trace, EventIdx i);
 
 /// Writes `{top-level keys in order, "traceEvents": [raw events]}` gzip-compressed
 /// (ISA-L level 1) atomically to `path`. `events` null means every event of the trace.
-Expected<void> writeChunkFile(const Trace& trace, const std::vector<EventIdx>* events, const std::string& path);
+Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const std::string& path);
 
 } // namespace steadyscope::analysis

@@ -103,7 +103,7 @@ struct ChunkPlan {
   JsonValue idx;                    // int, or "a:b" for the range chunk
   std::vector<size_t> roots;        // indices into SplitResult::roots
   bool wholeTrace = false;          // empty explicit range: the whole input (§8 B9)
-  std::vector<EventIdx> events;
+  EventList events;
   ChunkStats stats;
   bool hasSteps = true;
   std::vector<StepDetails> steps;   // after the batch-size override
@@ -119,7 +119,7 @@ struct SplitResult {
   std::string outputDir;
   // Stage 1
   Detection detection;
-  std::vector<RootInfo> roots;      // detected roots after the trim, ts order
+  Column<RootInfo> roots;           // detected roots after the trim, ts order
   bool gapFill = true;
   int64_t nOverlappingRoots = 0;
   // Stage 2

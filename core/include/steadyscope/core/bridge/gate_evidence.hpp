@@ -79,7 +79,7 @@ struct TransientContext {
 ///   event over the sum of the chunk's distinct kernel/memcpy/memset durations
 ///   (gpu_user_annotation spans are not GPU work here);
 /// * startupTransientInside: see TransientContext / inflatedFirstStepFactor.
-ChunkEvidenceReport computeChunkEvidence(const analysis::EventIndex& index, const std::vector<EventIdx>& roots,
+ChunkEvidenceReport computeChunkEvidence(const analysis::EventIndex& index, const EventList& roots,
                                          const std::vector<size_t>& rootNumbers, const analysis::TileSet* tiles,
                                          const EvidenceOptions& options = {},
                                          const TransientContext& transient = {});
@@ -103,7 +103,7 @@ private:
   EvidenceOptions options_;
   bool gapFill_ = true;
   const analysis::SplitResult* tilesFor_ = nullptr;  // plan the cached tiles belong to
-  std::vector<EventIdx> tileRoots_;
+  EventList tileRoots_;
   analysis::TileSet tiles_;
 };
 

@@ -22,6 +22,8 @@ namespace steadyscope {
 
 using EventIdx = uint32_t;
 using StrId = uint32_t;
+/// A list of event indices; huge-page backed when large (see Column).
+using EventList = Column<EventIdx>;
 inline constexpr StrId kNoStr = 0;  // id 0 is the empty / absent string
 
 /// Event phase (`ph`).
