@@ -32,43 +32,56 @@ CorrKey extKey(const Trace& t, EventIdx i) {
   return k;
 }
 
-struct CorrKeyHash {
-  size_t operator()(const CorrKey& k) const {
-    return std::hash<int64_t>()(k.v) ^ (static_cast<size_t>(k.tag) * 0x9E3779B97F4A7C15ull);
-  }
-};
 
 struct Span {
   double a, b;
 };
 
+/// Conservative margin (ns) around a span edge `us`: beyond it, comparing the
+/// integer ns gives the same answer as the reference's float comparison.
+int64_t edgeMarginNs(double us) {
+  const double a = std::fabs(us);
+  return static_cast<int64_t>(std::ceil((std::nextafter(a, INFINITY) - a) * 1000.0)) * 2 + 2;
+}
+
 // Marks (in `marked`, by gpuByCorr slot) the correlation ids of correlated CPU
-// events on `lane` with a <= ts < b and end <= b.
+// events on `lane` with a <= ts < b and end <= b. Events clearly inside (in
+// integer ns, away from the edges) skip the exact float test.
 void markCorrelatedInside(const EventIndex& index, uint32_t lane, double a, double b,
                           Column<uint8_t>& marked) {
+  const Trace& t = index.trace();
+  const int64_t aIn = static_cast<int64_t>(std::ceil(a * 1000.0)) + edgeMarginNs(a);
+  const int64_t bIn = static_cast<int64_t>(std::floor(b * 1000.0)) - edgeMarginNs(b);
   index.forEachInLane(lane, a, b, [&](EventIdx e) {
     if (!index.isCorrelatedCpu(e)) return;
-    const double ts = index.tsUs(e);
-    if (!(a <= ts && ts < b)) return;
-    if (!(index.endPy(e).asDouble() <= b)) return;
+    const int64_t ts = t.tsNs[e], end = ts + t.durNs[e];
+    const bool certain = !(t.flags[e] & (ev::TsInexact | ev::DurInexact)) && ts >= aIn && ts <= bIn && end <= bIn;
+    if (!certain) {
+      const double tsUs = index.tsUs(e);
+      if (!(a <= tsUs && tsUs < b)) return;
+      if (!(index.endPy(e).asDouble() <= b)) return;
+    }
     if (auto s = index.gpuByCorr.slotOf(index.corrKey(e))) marked[*s] = 1;
   });
 }
 
 // The gpu_span strategy's merged spans, or nullopt when some instance has no
-// matching gpu_user_annotation.
+// matching gpu_user_annotation (matched by External id).
 std::optional<Column<Span>> gpuSpans(const EventIndex& index, const EventList& instances) {
   const Trace& t = index.trace();
   if (instances.empty()) return std::nullopt;
-  std::unordered_map<CorrKey, EventList, CorrKeyHash> byExt;
+  std::vector<std::pair<CorrKey, EventIdx>> byExt;  // sorted by key: one sort instead of a map of lists
+  byExt.reserve(index.gpuAnnotations.size());
   for (EventIdx g : index.gpuAnnotations)
-    if (t.has(g, ev::HasExtId)) byExt[extKey(t, g)].push_back(g);
+    if (t.has(g, ev::HasExtId)) byExt.emplace_back(extKey(t, g), g);
+  std::sort(byExt.begin(), byExt.end());
   Column<Span> spans;
   for (EventIdx r : instances) {
     if (!t.has(r, ev::HasExtId)) return std::nullopt;
-    auto it = byExt.find(extKey(t, r));
-    if (it == byExt.end()) return std::nullopt;
-    for (EventIdx g : it->second) spans.push_back({index.tsUs(g), index.endPy(g).asDouble()});
+    const CorrKey k = extKey(t, r);
+    auto lo = std::lower_bound(byExt.begin(), byExt.end(), k, [](const auto& p, const CorrKey& v) { return p.first < v; });
+    if (lo == byExt.end() || !(lo->first == k)) return std::nullopt;
+    for (; lo != byExt.end() && lo->first == k; ++lo) spans.push_back({index.tsUs(lo->second), index.endPy(lo->second).asDouble()});
   }
   std::sort(spans.begin(), spans.end(), [](const Span& x, const Span& y) { return x.a < y.a; });
   Column<Span> merged;
@@ -98,10 +111,7 @@ Column<uint8_t> attributedKernels(const EventIndex& index, const EventList& inst
     struct NsSpan {
       int64_t lo, hi, innerLo, innerHi;
     };
-    auto marginNs = [](double us) {
-      const double a = std::fabs(us);
-      return static_cast<int64_t>(std::ceil((std::nextafter(a, INFINITY) - a) * 1000.0)) * 2 + 2;
-    };
+    auto marginNs = edgeMarginNs;
     Column<NsSpan> ns;
     ns.reserve(spans->size());
     for (const Span& sp : *spans) {
@@ -158,7 +168,12 @@ double sumFlagged(const EventIndex& index, const Column<uint8_t>& flags) {
 
 std::string rootFamily(const Trace& t, const EventList& roots) {
   std::vector<std::string> sk;
-  for (EventIdx r : roots) sk.push_back(nameSkeleton(t.nameOf(r)));
+  std::vector<uint8_t> seen(t.strings.size(), 0);  // each distinct name once
+  for (EventIdx r : roots) {
+    if (seen[t.name[r]]) continue;
+    seen[t.name[r]] = 1;
+    sk.push_back(nameSkeleton(t.nameOf(r)));
+  }
   std::sort(sk.begin(), sk.end());
   sk.erase(std::unique(sk.begin(), sk.end()), sk.end());
   std::string out;
