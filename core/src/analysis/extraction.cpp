@@ -61,16 +61,35 @@ TileSet buildTiles(const EventIndex& index, const EventList& roots) {
       tiles.back() = {index.tsPy(last), index.endPy(last)};
     }
     for (size_t k = 0; k < g.size(); ++k) {
-      out.byKey[{lane, index.tsUs(g[k])}] = tiles[k];
+      out.entries.push_back({lane, index.tsUs(g[k]), tiles[k]});
       out.maxEnd = out.maxEnd ? pyMax(*out.maxEnd, tiles[k].b) : tiles[k].b;
     }
   }
+  // Sort by key; among equal keys keep the last written (a dict assignment).
+  auto byKey = [](const TileSet::Entry& x, const TileSet::Entry& y) {
+    return x.lane != y.lane ? x.lane < y.lane : x.tsUs < y.tsUs;
+  };
+  std::stable_sort(out.entries.begin(), out.entries.end(), byKey);
+  size_t w = 0;
+  for (size_t k = 0; k < out.entries.size(); ++k) {
+    if (k + 1 < out.entries.size() && !byKey(out.entries[k], out.entries[k + 1])) continue;  // a later one wins
+    out.entries[w++] = out.entries[k];
+  }
+  out.entries.resize(w);
   return out;
 }
 
+const Tile* TileSet::find(uint32_t lane, double tsUs) const {
+  auto it = std::lower_bound(entries.begin(), entries.end(), std::make_pair(lane, tsUs),
+                             [](const Entry& e, const std::pair<uint32_t, double>& k) {
+                               return e.lane != k.first ? e.lane < k.first : e.tsUs < k.second;
+                             });
+  if (it == entries.end() || it->lane != lane || it->tsUs != tsUs) return nullptr;
+  return &it->tile;
+}
+
 Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root) {
-  auto it = tiles.byKey.find({index.trace().lane[root], index.tsUs(root)});
-  if (it != tiles.byKey.end()) return it->second;
+  if (const Tile* t = tiles.find(index.trace().lane[root], index.tsUs(root))) return *t;
   return {index.tsPy(root), index.endPy(root)};
 }
 

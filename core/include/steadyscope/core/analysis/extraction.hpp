@@ -20,10 +20,18 @@ struct Tile {
 
 /// Tiles of a root list (§4.1), looked up by (lane, ts) like the reference.
 struct TileSet {
-  std::map<std::pair<uint32_t, double>, Tile> byKey;
+  struct Entry {
+    uint32_t lane;
+    double tsUs;
+    Tile tile;
+  };
+  /// Sorted by (lane, tsUs), one entry per key: for roots sharing a key the
+  /// last one computed wins (the reference keys a dict by (pid, tid, ts)).
+  std::vector<Entry> entries;
   int64_t overlaps = 0;
   std::optional<PyNum> maxEnd;  // largest tile end
-  bool empty() const { return byKey.empty(); }
+  bool empty() const { return entries.empty(); }
+  const Tile* find(uint32_t lane, double tsUs) const;
 };
 TileSet buildTiles(const EventIndex& index, const EventList& roots);
 
