@@ -18,7 +18,7 @@ namespace {
 
 PyNum pyMax(const PyNum& a, const PyNum& b) { return b > a ? b : a; }
 
-PyNum pyMedian(std::vector<PyNum> v) {
+PyNum pyMedian(Column<PyNum>& v) {  // sorts v (stably: 5 and 5.0 tie, and which one lands in the middle decides int vs real)
   std::stable_sort(v.begin(), v.end(), [](const PyNum& x, const PyNum& y) { return x < y; });
   const size_t n = v.size();
   if (n % 2) return v[n / 2];
@@ -37,12 +37,16 @@ TileSet buildTiles(const EventIndex& index, const EventList& roots) {
     if (fresh) laneOrder.push_back(t.lane[r]);
     it->second.push_back(r);
   }
+  // Lanes in id order: the entries then come out sorted by (lane, ts).
+  std::sort(laneOrder.begin(), laneOrder.end());
+  out.entries.reserve(roots.size());
   for (uint32_t lane : laneOrder) {
     auto& g = groups[lane];
     auto byTs = [&](EventIdx a, EventIdx b) { return index.tsPy(a) < index.tsPy(b); };
     if (!std::is_sorted(g.begin(), g.end(), byTs)) std::stable_sort(g.begin(), g.end(), byTs);
-    std::vector<Tile> tiles(g.size());
-    std::vector<PyNum> lengths;
+    Column<Tile> tiles(g.size());
+    Column<PyNum> lengths;
+    lengths.reserve(g.size());
     for (size_t k = 0; k + 1 < g.size(); ++k) {
       const PyNum ts = index.tsPy(g[k]), end = index.endPy(g[k]), next = index.tsPy(g[k + 1]);
       if (next >= end) {
@@ -69,7 +73,8 @@ TileSet buildTiles(const EventIndex& index, const EventList& roots) {
   auto byKey = [](const TileSet::Entry& x, const TileSet::Entry& y) {
     return x.lane != y.lane ? x.lane < y.lane : x.tsUs < y.tsUs;
   };
-  std::stable_sort(out.entries.begin(), out.entries.end(), byKey);
+  if (!std::is_sorted(out.entries.begin(), out.entries.end(), byKey))
+    std::stable_sort(out.entries.begin(), out.entries.end(), byKey);
   size_t w = 0;
   for (size_t k = 0; k < out.entries.size(); ++k) {
     if (k + 1 < out.entries.size() && !byKey(out.entries[k], out.entries[k + 1])) continue;  // a later one wins

@@ -27,7 +27,7 @@ struct TileSet {
   };
   /// Sorted by (lane, tsUs), one entry per key: for roots sharing a key the
   /// last one computed wins (the reference keys a dict by (pid, tid, ts)).
-  std::vector<Entry> entries;
+  Column<Entry> entries;
   int64_t overlaps = 0;
   std::optional<PyNum> maxEnd;  // largest tile end
   bool empty() const { return entries.empty(); }
