@@ -1,12 +1,12 @@
 // Orchestration of the splitter (spec §4.12) and its structured result.
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/util/atomic_file.hpp>
+#include <steadyscope/core/util/phase_timer.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -232,22 +232,9 @@ const Detection& Splitter::detection(const EventIndex& idx, bool trimKeepsStatus
   return *detection_;
 }
 
-namespace {
-/// STEADYSCOPE_SPLIT_TIMING=1 prints the time of each planning stage to stderr.
-struct StageTimer {
-  bool on = std::getenv("STEADYSCOPE_SPLIT_TIMING") != nullptr;
-  std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
-  void mark(const char* what) {
-    if (!on) return;
-    auto now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "[split] %-18s %8.1f ms\n", what, std::chrono::duration<double, std::milli>(now - t).count());
-    t = now;
-  }
-};
-} // namespace
 
 SplitResult Splitter::plan(const SplitOptions& o) {
-  StageTimer timer;
+  PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");  // stage times on stderr
   const Trace& t = *trace_;
   SplitResult r;
   r.outputDir = o.outputDir;

@@ -70,32 +70,28 @@ void LocalInterner::grow() {
   mask_ = m;
 }
 
-uint32_t LocalInterner::findPlain(std::string_view s) const {
-  uint64_t h = cheapHash(s);
+size_t LocalInterner::slotOf(std::string_view s, uint64_t h) const {
   size_t k = h & mask_;
   while (uint32_t e = table_[k]) {
     uint32_t id = e - 1;
     if (hashes_[id] == h) {
       const std::string& x = strings_[id];
-      if (x.size() == s.size() && std::memcmp(x.data(), s.data(), s.size()) == 0)
-        return backslash_[id] ? UINT32_MAX : id;
+      if (x.size() == s.size() && std::memcmp(x.data(), s.data(), s.size()) == 0) return k;
     }
     k = (k + 1) & mask_;
   }
-  return UINT32_MAX;
+  return k;
+}
+
+uint32_t LocalInterner::findPlain(std::string_view s) const {
+  const uint32_t e = table_[slotOf(s, cheapHash(s))];
+  return e && !backslash_[e - 1] ? e - 1 : UINT32_MAX;
 }
 
 uint32_t LocalInterner::intern(std::string_view s) {
-  uint64_t h = cheapHash(s);
-  size_t k = h & mask_;
-  while (uint32_t e = table_[k]) {
-    uint32_t id = e - 1;
-    if (hashes_[id] == h) {
-      const std::string& x = strings_[id];
-      if (x.size() == s.size() && std::memcmp(x.data(), s.data(), s.size()) == 0) return id;
-    }
-    k = (k + 1) & mask_;
-  }
+  const uint64_t h = cheapHash(s);
+  const size_t k = slotOf(s, h);
+  if (table_[k]) return table_[k] - 1;
   strings_.emplace_back(s);
   uint32_t id = static_cast<uint32_t>(strings_.size() - 1);
   hashes_.push_back(h);

@@ -41,6 +41,8 @@ public:
   const std::deque<std::string>& strings() const { return strings_; }
 private:
   void grow();
+  /// The table slot holding `s` (hash `h`), or the empty slot where it would go.
+  size_t slotOf(std::string_view s, uint64_t h) const;
   std::deque<std::string> strings_;
   std::vector<uint64_t> hashes_;   // per id
   std::vector<uint8_t> backslash_; // per id: the string contains a backslash

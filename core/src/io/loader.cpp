@@ -4,6 +4,8 @@
 #include "io/json_scan.hpp"
 #include "io/source.hpp"
 
+#include <steadyscope/core/util/phase_timer.hpp>
+
 #include <algorithm>
 #include <cerrno>
 #include <unistd.h>
@@ -259,15 +261,9 @@ ParseOutcome parseRange(std::string_view text, int fd, uint64_t fdBase, const st
   return out;
 }
 
-struct PhaseTimer {
-  bool on = std::getenv("STEADYSCOPE_LOAD_TIMING") != nullptr;
-  std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
-  void mark(const char* what) {
-    if (!on) return;
-    auto now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "[load] %-18s %8.1f ms\n", what, std::chrono::duration<double, std::milli>(now - t).count());
-    t = now;
-  }
+/// The loader's phase timer (STEADYSCOPE_LOAD_TIMING=1).
+struct LoadTimer : PhaseTimer {
+  LoadTimer() : PhaseTimer("STEADYSCOPE_LOAD_TIMING", "load") {}
 };
 
 void addAnomaly(std::array<AnomalyCounter, A_Count>& a, AnomalyCode code, int64_t ev) {
@@ -297,7 +293,7 @@ void sortNearlySorted(Column<T>& v, Less less, Column<T>& keep, Column<T>& aside
   std::merge(keep.begin(), keep.end(), aside.begin(), aside.end(), v.begin(), less);
 }
 
-void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTimer& timer) {
+void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, LoadTimer& timer) {
   const size_t n = tr.size();
   // Two independent halves run in parallel: (lanes, B/E pairing, depth) on a
   // helper thread, (counts, links, flows, GPU unions) here. They write disjoint
@@ -306,7 +302,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
   std::vector<EventIdx> pairedB;
   std::vector<uint8_t> paired;
   std::thread laneThread([&] {
-  PhaseTimer lt;
+  LoadTimer lt;
   // ---- lanes: events with a ts, sorted by (ts, longer first, file order) ----
   std::vector<uint32_t> laneCount(tr.lanes.size(), 0);
   for (EventIdx i = 0; i < n; ++i)
@@ -374,7 +370,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, PhaseTi
 
   lt.mark("  lanes: depth");
   });
-  PhaseTimer mt;
+  LoadTimer mt;
   // ---- per-ph / per-cat counts, span, simple anomalies ----
   std::vector<uint64_t> catCount(tr.categories.size(), 0);
   std::array<uint64_t, 11> phCount{};
@@ -534,13 +530,13 @@ std::shared_ptr<Trace> newTrace(const std::string& path, const std::string& comp
 Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
                             std::shared_ptr<const SourceText> source, TopLevelLayout layout,
                             std::vector<Worker>& workers, OrderedSink& sink, const LoadOptions& opt,
-                            PhaseTimer& timer);
+                            LoadTimer& timer);
 
 /// Scans, parses and assembles a text that is wholly available.
 Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const SourceText> source,
                               const std::string& compression, uint64_t fileBytes,
                               const LoadOptions& opt) {
-  PhaseTimer timer;
+  LoadTimer timer;
   JobControl* control = opt.control;
   std::string_view text = source->text();
   if (text.empty()) {
@@ -596,7 +592,7 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
 Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
                             std::shared_ptr<const SourceText> source, TopLevelLayout layout,
                             std::vector<Worker>& workers, OrderedSink& sink, const LoadOptions& opt,
-                            PhaseTimer& timer) {
+                            LoadTimer& timer) {
   JobControl* control = opt.control;
   if (control) control->setStage(StageIndex);
   tr->source = source;
@@ -715,7 +711,7 @@ Expected<TracePtr> buildTraceStreamed(const std::string& path, std::shared_ptr<I
   JobControl* control = opt.control;
   const size_t pieceBytes = std::max<size_t>(opt.pieceBytes, 4096);
   const int fd = st->fd();
-  PhaseTimer timer;
+  LoadTimer timer;
   auto fallback = [&]() -> Expected<TracePtr> {
     auto full = st->finish();
     if (!full) return full.error();
@@ -819,7 +815,7 @@ Expected<TracePtr> buildTraceStreamed(const std::string& path, std::shared_ptr<I
 
 Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options) {
   if (options.control) options.control->setStage(StageOpen);
-  PhaseTimer openTimer;
+  LoadTimer openTimer;
   auto src = openSource(path, options.cacheDir, options.control, /*streamGzip=*/true);
   if (!src) return src.error();
   openTimer.mark("open");
