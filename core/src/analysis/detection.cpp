@@ -2,6 +2,7 @@
 #include <steadyscope/core/analysis/detection.hpp>
 
 #include <algorithm>
+#include <thread>
 #include <cmath>
 #include <map>
 #include <unordered_map>
@@ -203,7 +204,6 @@ Attribution attributeGpuTime(const EventIndex& index, const EventList& instances
 CoverageReport auditRoots(const EventIndex& index, const EventList& roots) {
   const Trace& t = index.trace();
   CoverageReport rep;
-  auto flags = attributedKernels(index, roots, &rep.strategy);
   const double g = index.totalGpuTime().asDouble();
   rep.totalGpuUs = g;
   // Synthetic span per (pid, tid): first root's ts to the last root's end on that thread.
@@ -212,8 +212,21 @@ CoverageReport auditRoots(const EventIndex& index, const EventList& roots) {
     auto [it, fresh] = perLane.emplace(t.lane[r], std::make_pair(index.tsUs(r), index.endPy(r).asDouble()));
     if (!fresh) it->second.second = index.endPy(r).asDouble();  // roots are in ts order: last one wins
   }
+  // The two attributions read the index only and write their own flags: run
+  // them side by side (one pass over the kernels, one over the CPU lanes).
   Column<uint8_t> marked(index.gpuByCorr.slotCount(), 0);
-  for (const auto& [lane, span] : perLane) markCorrelatedInside(index, lane, span.first, span.second, marked);
+  auto mark = [&] {
+    for (const auto& [lane, span] : perLane) markCorrelatedInside(index, lane, span.first, span.second, marked);
+  };
+  Column<uint8_t> flags;
+  if (index.kernels.size() >= (size_t(1) << 16)) {
+    std::thread marker(mark);
+    flags = attributedKernels(index, roots, &rep.strategy);
+    marker.join();
+  } else {
+    flags = attributedKernels(index, roots, &rep.strategy);
+    mark();
+  }
   double spansSum = 0.0, selectedSum = 0.0;
   for (size_t k = 0; k < index.kernels.size(); ++k) {
     const EventIdx e = index.kernels[k];

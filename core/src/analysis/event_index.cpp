@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 namespace steadyscope::analysis {
 
@@ -115,8 +116,14 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
     }
   }
   auto key = [this](EventIdx e) { return corrKey(e); };
-  gpuByCorr.build(gpuCorrEvents, key);
-  flowsById.build(flowEvents, key);
+  if (n >= (size_t(1) << 18)) {  // two independent counting sorts: one per core
+    std::thread flows([&] { flowsById.build(flowEvents, key); });
+    gpuByCorr.build(gpuCorrEvents, key);
+    flows.join();
+  } else {
+    gpuByCorr.build(gpuCorrEvents, key);
+    flowsById.build(flowEvents, key);
+  }
   {
     auto byTs = [&](EventIdx a, EventIdx b) { return trace.tsUs(a) < trace.tsUs(b); };
     if (!std::is_sorted(annotations.begin(), annotations.end(), byTs))  // usually already in ts order
