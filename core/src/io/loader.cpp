@@ -280,6 +280,8 @@ template <typename T, typename Less>
 void sortNearlySorted(Column<T>& v, Less less, Column<T>& keep, Column<T>& aside) {
   keep.clear();
   aside.clear();
+  keep.reserve(v.size());  // no regrowth copies into fresh pages
+  aside.reserve(v.size() / 4 + 16);
   for (const T& x : v) {
     if (keep.empty() || !less(x, keep.back())) keep.push_back(x);
     else aside.push_back(x);
@@ -300,7 +302,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, LoadTim
   // columns/members; the B/E flag bits are applied after the join.
   std::array<AnomalyCounter, A_Count> laneAnomalies{};
   std::vector<EventIdx> pairedB;
-  std::vector<uint8_t> paired;
+  Column<uint8_t> paired;
   std::thread laneThread([&] {
   LoadTimer lt;
   // ---- lanes: events with a ts, sorted by (ts, longer first, file order) ----
@@ -412,10 +414,10 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, LoadTim
   // Correlation and flow ids are dense small integers in practice: use flat
   // arrays indexed by id, and hash sets only for ids outside [0, 4n + 2^20).
   const int64_t denseLimit = static_cast<int64_t>(4 * n + (1u << 20));
-  std::vector<uint8_t> cpuCorrDense, flowDense;
+  Column<uint8_t> cpuCorrDense, flowDense;  // huge pages: up to 4n + 1 Mi bytes
   std::unordered_set<int64_t> cpuCorrSparse;
   std::unordered_map<int64_t, uint8_t> flowSparse;
-  auto dense = [&](std::vector<uint8_t>& v, int64_t id) -> uint8_t& {
+  auto dense = [&](Column<uint8_t>& v, int64_t id) -> uint8_t& {
     if (static_cast<size_t>(id) >= v.size()) v.resize(std::max<size_t>(static_cast<size_t>(id) + 1, v.size() * 2), 0);
     return v[static_cast<size_t>(id)];
   };
