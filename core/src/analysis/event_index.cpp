@@ -116,38 +116,42 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
     }
   }
   auto key = [this](EventIdx e) { return corrKey(e); };
-  if (n >= (size_t(1) << 18)) {  // two independent counting sorts: one per core
-    std::thread flows([&] { flowsById.build(flowEvents, key); });
-    gpuByCorr.build(gpuCorrEvents, key);
-    flows.join();
-  } else {
-    gpuByCorr.build(gpuCorrEvents, key);
+  // Two independent halves, one per core for big traces: (flow groups, GPU
+  // total, collective names) and (correlation groups, annotation order).
+  auto second = [&] {
     flowsById.build(flowEvents, key);
-  }
-  {
-    auto byTs = [&](EventIdx a, EventIdx b) { return trace.tsUs(a) < trace.tsUs(b); };
+    // Total GPU time (Python sum over the kernels) and the no-GPU-work check.
+    PyNum total = PyNum::fromInt(0);
+    for (EventIdx i : kernels) total = total + trace.durPy(i);
+    totalGpu_ = total;
+    noGpuWork = total.isInt ? total.i == 0 : total.d == 0.0;
+    // Collective kernel names (by name id; each distinct name is tested once).
+    collectiveName.assign(trace.strings.size(), false);
+    std::vector<uint8_t> tested(trace.strings.size(), 0);
+    for (EventIdx i : kernels) {
+      const StrId s = trace.name[i];
+      if (tested[s]) continue;
+      tested[s] = 1;
+      std::string_view nm = trace.strings.view(s);
+      if (containsCi(nm, "nccl") || containsCi(nm, "rccl") || containsCi(nm, "cross_device_reduce")) {
+        collectiveName[s] = true;
+        hasCollectives = true;
+      }
+    }
+  };
+  auto first = [&] {
+    gpuByCorr.build(gpuCorrEvents, key);
+    auto byTs = [&](EventIdx x, EventIdx y) { return trace.tsUs(x) < trace.tsUs(y); };
     if (!std::is_sorted(annotations.begin(), annotations.end(), byTs))  // usually already in ts order
       std::stable_sort(annotations.begin(), annotations.end(), byTs);
-  }
-
-  // Total GPU time (Python sum over the kernels) and the no-GPU-work check.
-  PyNum total = PyNum::fromInt(0);
-  for (EventIdx i : kernels) total = total + trace.durPy(i);
-  totalGpu_ = total;
-  noGpuWork = total.isInt ? total.i == 0 : total.d == 0.0;
-
-  // Collective kernel names (by name id; each distinct name is tested once).
-  collectiveName.assign(trace.strings.size(), false);
-  std::vector<uint8_t> tested(trace.strings.size(), 0);
-  for (EventIdx i : kernels) {
-    const StrId s = trace.name[i];
-    if (tested[s]) continue;
-    tested[s] = 1;
-    std::string_view nm = trace.strings.view(s);
-    if (containsCi(nm, "nccl") || containsCi(nm, "rccl") || containsCi(nm, "cross_device_reduce")) {
-      collectiveName[s] = true;
-      hasCollectives = true;
-    }
+  };
+  if (n >= (size_t(1) << 18)) {
+    std::thread helper(second);
+    first();
+    helper.join();
+  } else {
+    first();
+    second();
   }
 }
 

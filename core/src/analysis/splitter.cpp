@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <thread>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -267,6 +268,14 @@ SplitResult Splitter::plan(const SplitOptions& o) {
   if (r.detection.needsTreeTiers)
     return fail("no known or unknown annotation family is SPLITTABLE; the reference would continue with the call-tree "
                 "tiers (spec §2.6), which this build does not implement yet");
+  const bool proceed = det.status == SplitStatus::Splittable || (det.status == SplitStatus::Degraded && o.allowDegraded);
+  // The tiles need only the root events: build them on the other core while
+  // the roots are described and the manifest is written (joined below, or on
+  // any early return by the jthread).
+  TileSet tiles;
+  std::jthread tileThread;
+  if (proceed && r.gapFill && det.roots.size() >= 4096)
+    tileThread = std::jthread([&] { tiles = buildTiles(idx, det.roots); });
   r.roots.reserve(det.roots.size());
   for (EventIdx e : det.roots) {
     RootInfo ri;
@@ -309,7 +318,6 @@ SplitResult Splitter::plan(const SplitOptions& o) {
   if (o.fixes.freshNRoots) m.set("n_roots", JsonValue::integer(static_cast<int64_t>(det.roots.size())));
 
   // ---- splittability gate
-  const bool proceed = det.status == SplitStatus::Splittable || (det.status == SplitStatus::Degraded && o.allowDegraded);
   if (!proceed) {
     r.outcome = SplitOutcome::Refused;
     m.set("aborted", JsonValue::boolean(true));
@@ -320,10 +328,10 @@ SplitResult Splitter::plan(const SplitOptions& o) {
   }
 
   // ---- tiles
-  TileSet tiles;
   if (r.gapFill) {
     timer.mark("manifest");
-    tiles = buildTiles(idx, det.roots);
+    if (tileThread.joinable()) tileThread.join();
+    else tiles = buildTiles(idx, det.roots);
     timer.mark("tiles: build");
     r.nOverlappingRoots = tiles.overlaps;
     for (RootInfo& ri : r.roots) ri.tile = windowOf(idx, tiles, ri.event);
