@@ -10,19 +10,6 @@
 namespace steadyscope::analysis {
 
 
-void CorrGroups::buildDense(const EventList& events, const Column<int64_t>& keys, int64_t mn,
-                            int64_t mx) {
-  dense_ = true;
-  min_ = mn;
-  const auto slots = static_cast<size_t>(mx - mn + 1);
-  offsets_.assign(slots + 1, 0);
-  for (int64_t k : keys) ++offsets_[static_cast<size_t>(k - mn) + 1];
-  for (size_t s = 0; s < slots; ++s) offsets_[s + 1] += offsets_[s];
-  items_.resize(events.size());
-  Column<uint32_t> cursor(offsets_.begin(), offsets_.end() - 1);
-  for (size_t i = 0; i < events.size(); ++i) items_[cursor[static_cast<size_t>(keys[i] - mn)]++] = events[i];
-}
-
 void CorrGroups::buildSparse(const EventList&, std::vector<std::pair<CorrKey, EventIdx>> pairs) {
   std::stable_sort(pairs.begin(), pairs.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -43,7 +43,7 @@ struct CorrKey {
 /// indices into per-key bitmaps.
 class CorrGroups {
 public:
-  /// Groups `events` (file order) by key(e); key is called twice per event.
+  /// Groups `events` (file order) by key(e); key is called up to three times per event.
   template <typename KeyFn>
   void build(const EventList& events, KeyFn&& key);
   std::optional<uint32_t> slotOf(const CorrKey& k) const;
@@ -59,7 +59,6 @@ public:
   bool dense() const { return dense_; }
 
 private:
-  void buildDense(const EventList& events, const Column<int64_t>& keys, int64_t mn, int64_t mx);
   void buildSparse(const EventList& events, std::vector<std::pair<CorrKey, EventIdx>> pairs);
   bool dense_ = false;
   int64_t min_ = 0;                 // dense: slot = v - min_
@@ -130,21 +129,29 @@ void CorrGroups::build(const EventList& events, KeyFn&& key) {
   offsets_.clear();
   items_.clear();
   if (events.empty()) return;
-  Column<int64_t> ints;
-  ints.reserve(events.size());
   int64_t mn = INT64_MAX, mx = INT64_MIN;
   bool allInt = true;
   for (EventIdx e : events) {
     const CorrKey k = key(e);
     if (k.tag != 0) { allInt = false; break; }
-    ints.push_back(k.v);
     mn = k.v < mn ? k.v : mn;
     mx = k.v > mx ? k.v : mx;
   }
   const bool dense = allInt && static_cast<double>(mx) - static_cast<double>(mn) + 1.0 <=
                                    static_cast<double>(events.size()) * 4.0 + static_cast<double>(1 << 20);
   if (dense) {
-    buildDense(events, ints, mn, mx);
+    // Counting sort, no temporary arrays (fresh memory is what costs here):
+    // offsets_[s] serves as slot s's cursor and is shifted back afterwards.
+    dense_ = true;
+    min_ = mn;
+    const auto nSlots = static_cast<size_t>(mx - mn + 1);
+    offsets_.assign(nSlots + 1, 0);
+    for (EventIdx e : events) ++offsets_[static_cast<size_t>(key(e).v - mn) + 1];
+    for (size_t s = 0; s < nSlots; ++s) offsets_[s + 1] += offsets_[s];
+    items_.resize(events.size());
+    for (EventIdx e : events) items_[offsets_[static_cast<size_t>(key(e).v - mn)]++] = e;
+    for (size_t s = nSlots; s > 0; --s) offsets_[s] = offsets_[s - 1];
+    offsets_[0] = 0;
     return;
   }
   std::vector<std::pair<CorrKey, EventIdx>> pairs;
