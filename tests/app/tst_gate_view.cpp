@@ -4,6 +4,7 @@
 // good prefilldecode chunk shows mixed refused with prefilldecode offered;
 // the threshold spin box and the mode combo re-gate without re-splitting; a
 // directory without execution_details.csv passes with the gate's finding.
+#include "app_test_support.hpp"
 #include "main_window.hpp"
 
 #include "panels/chunks_panel.hpp"
@@ -21,9 +22,7 @@ using namespace steadyscope::app;
 using widgets::colors::Verdict;
 
 namespace {
-std::unique_ptr<AppSettings> tempSettings(const QString& file) {
-  return std::make_unique<AppSettings>(std::make_unique<QSettings>(file, QSettings::IniFormat));
-}
+using testsupport::tempSettings;
 
 void writeFile(const QString& path, const QByteArray& bytes) {
   QFile f(path);
@@ -79,12 +78,7 @@ void TstGateView::liveSplitVerdictsAndExplanation() {
   const QString sample = QStringLiteral(STEADYSCOPE_SAMPLE_TRACE);
   if (!QFileInfo::exists(sample)) QSKIP("the bundled sample trace is not there");
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("live.ini"))));
-  w.show();
-  w.openSample();
-  QVERIFY(w.loader()->waitForFinished());
-  QVERIFY(w.document());
-  w.runSplit();
-  QVERIFY(w.waitForSplit());
+  QVERIFY(testsupport::openSampleAndSplit(w));
   QVERIFY(w.gateSource());
   const auto& rows = w.chunksPanel()->model()->chunks();
   QVERIFY(!rows.isEmpty());

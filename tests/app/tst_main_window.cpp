@@ -3,6 +3,7 @@
 // the previous trace untouched, settings round trip, find, split directory,
 // the headless --screenshot and the no-display message.
 #include "gui_main.hpp"
+#include "app_test_support.hpp"
 #include "main_window.hpp"
 
 #include "panels/anomalies_panel.hpp"
@@ -35,9 +36,7 @@ const QStringList kThree = {
     kReal + QStringLiteral("hta/negative_queue_length_values_check/rank0.json.gz"),
 };
 
-std::unique_ptr<AppSettings> tempSettings(const QString& file) {
-  return std::make_unique<AppSettings>(std::make_unique<QSettings>(file, QSettings::IniFormat));
-}
+using app::testsupport::tempSettings;
 
 bool openAndWait(MainWindow& w, const QString& path) {
   w.openFile(path);
@@ -272,12 +271,7 @@ void TstMainWindow::splitFillsRulerChunksAndStatus() {
   const QString sample = QStringLiteral(STEADYSCOPE_SAMPLE_TRACE);
   if (!QFileInfo::exists(sample)) QSKIP("the bundled sample trace is not there yet");
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
-  w.show();
-  w.openSample();
-  QVERIFY(w.loader()->waitForFinished());
-  QVERIFY(w.document());
-  w.runSplit();
-  QVERIFY(w.waitForSplit());
+  QVERIFY(app::testsupport::openSampleAndSplit(w));
   QVERIFY(w.document().overlays);
   QVERIFY(!w.document().overlays->steps.empty());
   QVERIFY(w.timeline()->document().overlays == w.document().overlays);

@@ -112,11 +112,10 @@ Column<uint8_t> attributedKernels(const EventIndex& index, const EventList& inst
     struct NsSpan {
       int64_t lo, hi, innerLo, innerHi;
     };
-    auto marginNs = edgeMarginNs;
     Column<NsSpan> ns;
     ns.reserve(spans->size());
     for (const Span& sp : *spans) {
-      const int64_t ma = marginNs(sp.a), mb = marginNs(sp.b);
+      const int64_t ma = edgeMarginNs(sp.a), mb = edgeMarginNs(sp.b);
       ns.push_back({static_cast<int64_t>(std::floor(sp.a * 1000.0)) - ma, static_cast<int64_t>(std::ceil(sp.b * 1000.0)) + mb,
                     static_cast<int64_t>(std::ceil(sp.a * 1000.0)) + ma, static_cast<int64_t>(std::floor(sp.b * 1000.0)) - mb});
     }

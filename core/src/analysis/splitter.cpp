@@ -8,8 +8,6 @@
 #include <algorithm>
 #include <thread>
 #include <cerrno>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <sys/stat.h>
 

@@ -101,11 +101,6 @@ uint32_t LocalInterner::intern(std::string_view s) {
   return id;
 }
 
-void LocalColumns::reserve(size_t n) {
-  tsNs.reserve(n); durNs.reserve(n); corr.reserve(n); extId.reserve(n); offset.reserve(n);
-  length.reserve(n); name.reserve(n); lane.reserve(n); cat.reserve(n); flags.reserve(n); ph.reserve(n);
-}
-
 void LocalColumns::clear() {
   tsNs.clear(); durNs.clear(); corr.clear(); extId.clear(); offset.clear();
   length.clear(); name.clear(); lane.clear(); cat.clear(); flags.clear(); ph.clear();
@@ -147,15 +142,21 @@ inline Ph phFromChar(std::string_view s) {
   }
 }
 
+/// The text between the quotes of a raw JSON string token, escapes as
+/// written; false when the token is not a string.
+inline bool rawStringBody(std::string_view tok, std::string_view& body) {
+  tok = trimJsonWs(tok);
+  if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return false;
+  body = tok.substr(1, tok.size() - 2);
+  return true;
+}
+
 /// Interns a string value: first by its raw bytes (a hit on a string without
 /// backslashes means the raw bytes hold no escapes, so no scan for them is
 /// needed), else the escape-aware path. Returns false for a non-string value.
 inline bool internString(ondemand::value fv, LocalInterner& strings, uint32_t& id) {
-  std::string_view tok = fv.raw_json_token();
-  while (!tok.empty() && (tok.back() == ' ' || tok.back() == '\n' || tok.back() == '\r' || tok.back() == '\t'))
-    tok.remove_suffix(1);
-  if (tok.size() >= 2 && tok.front() == '"' && tok.back() == '"') {
-    std::string_view body = tok.substr(1, tok.size() - 2);
+  std::string_view body;
+  if (rawStringBody(fv.raw_json_token(), body)) {
     uint32_t hit = strings.findPlain(body);
     if (hit != UINT32_MAX) { id = hit; return true; }
     if (!std::memchr(body.data(), '\\', body.size())) { id = strings.intern(body); return true; }
@@ -169,11 +170,8 @@ inline bool internString(ondemand::value fv, LocalInterner& strings, uint32_t& i
 /// The content of a JSON string token without unescaping when it has no
 /// escapes (the common case); false when it needs the slow path.
 inline bool plainString(std::string_view tok, std::string_view& out) {
-  while (!tok.empty() && (tok.back() == ' ' || tok.back() == '\n' || tok.back() == '\r' || tok.back() == '\t'))
-    tok.remove_suffix(1);
-  if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return false;
-  std::string_view body = tok.substr(1, tok.size() - 2);
-  if (std::memchr(body.data(), '\\', body.size())) return false;
+  std::string_view body;
+  if (!rawStringBody(tok, body) || std::memchr(body.data(), '\\', body.size())) return false;
   out = body;
   return true;
 }
@@ -383,13 +381,8 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
           break;
         case 'n':
           if (KEY_IS(k, "name")) {
-            if (!internString(fv, tables.strings, f.name)) {
-              std::string_view tok = fv.raw_json_token();
-              {
-                while (!tok.empty() && (tok.back() == ' ' || tok.back() == '\n' || tok.back() == '\r' || tok.back() == '\t')) tok.remove_suffix(1);
-                f.name = tables.strings.intern(tok);  // non-string name: keep its JSON text
-              }
-            }
+            if (!internString(fv, tables.strings, f.name))
+              f.name = tables.strings.intern(trimJsonWs(fv.raw_json_token()));  // non-string name: keep its JSON text
           }
           break;
         case 'c':

@@ -91,7 +91,6 @@ struct LocalColumns {
   std::array<AnomalyCounter, A_Count> anomalies{};
   uint64_t bytesParsed = 0;
   size_t size() const { return tsNs.size(); }
-  void reserve(size_t n);
   void clear();
 };
 

@@ -295,7 +295,7 @@ void sortNearlySorted(Column<T>& v, Less less, Column<T>& keep, Column<T>& aside
   std::merge(keep.begin(), keep.end(), aside.begin(), aside.end(), v.begin(), less);
 }
 
-void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, LoadTimer& timer) {
+void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   const size_t n = tr.size();
   // Two independent halves run in parallel: (lanes, B/E pairing, depth) on a
   // helper thread, (counts, links, flows, GPU unions) here. They write disjoint
@@ -499,7 +499,6 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies, LoadTim
   laneThread.join();
   for (EventIdx b : pairedB) tr.flags[b] |= ev::DurFromPair;
   mergeAnomalies(anomalies, laneAnomalies, 0);
-  (void)timer;
   for (int k = 0; k < A_Count; ++k) {
     if (!anomalies[k].count) continue;
     tr.anomalies.push_back({kAnomalyInfo[k].code, kAnomalyInfo[k].explanation, anomalies[k].count,
@@ -681,7 +680,7 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
   std::array<AnomalyCounter, A_Count> anomalies = sink.anomalies;
   timer.mark("remap");
   if (control && control->cancelled()) return cancelledError(path);
-  finalize(*tr, anomalies, timer);
+  finalize(*tr, anomalies);
   timer.mark("finalize");
   if (control) {
     control->addEvents(n);

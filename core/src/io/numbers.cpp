@@ -12,17 +12,11 @@ constexpr int64_t kPow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000
                               1000000000, 10000000000, 100000000000, 1000000000000,
                               10000000000000, 100000000000000, 1000000000000000,
                               10000000000000000, 100000000000000000, 1000000000000000000};
-
-std::string_view trimRight(std::string_view t) {
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t'))
-    t.remove_suffix(1);
-  return t;
-}
 } // namespace
 
 ParsedNumber parseMicros(std::string_view tok) {
   ParsedNumber r;
-  tok = trimRight(tok);
+  tok = trimJsonWs(tok);
   if (tok.empty()) return r;
   if (tok == "NaN" || tok == "Infinity" || tok == "-Infinity") {
     r.status = ParsedNumber::Status::NonFinite;
@@ -114,7 +108,7 @@ ParsedNumber parseMicros(std::string_view tok) {
 }
 
 bool parseIntegral(std::string_view tok, int64_t& out, bool& isReal) {
-  tok = trimRight(tok);
+  tok = trimJsonWs(tok);
   isReal = false;
   if (tok.empty()) return false;
   auto res = std::from_chars(tok.data(), tok.data() + tok.size(), out);

@@ -14,6 +14,14 @@ struct ParsedNumber {
   double exact = 0.0;     // only set when inexact
 };
 
+/// `t` without trailing JSON whitespace (raw tokens carry it up to the next
+/// structural character). Inline: it runs on every string and number token.
+inline std::string_view trimJsonWs(std::string_view t) {
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t'))
+    t.remove_suffix(1);
+  return t;
+}
+
 /// `tok` is the raw token (may carry trailing whitespace). Accepts Python's
 /// json extensions NaN / Infinity / -Infinity as NonFinite.
 ParsedNumber parseMicros(std::string_view tok);

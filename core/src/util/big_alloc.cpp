@@ -17,12 +17,12 @@ bool readEnabled() {
 }
 
 size_t roundUp(size_t n, size_t a) { return (n + a - 1) / a * a; }
-} // namespace
 
 bool hugePagesEnabled() noexcept {
   static const bool on = readEnabled();
   return on;
 }
+} // namespace
 
 void* allocate(size_t bytes) {
   if (bytes < kMmapThreshold) return ::operator new(bytes);
@@ -50,14 +50,6 @@ void deallocate(void* p, size_t bytes) noexcept {
     return;
   }
   ::munmap(p, roundUp(bytes, kHuge));
-}
-
-void release(void* p, size_t bytes) noexcept {
-  constexpr uintptr_t kPage = 4096;
-  auto b = reinterpret_cast<uintptr_t>(p);
-  uintptr_t first = (b + kPage - 1) & ~(kPage - 1);
-  uintptr_t last = (b + bytes) & ~(kPage - 1);
-  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
 } // namespace steadyscope::bigmem

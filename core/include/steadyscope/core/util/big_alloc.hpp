@@ -20,10 +20,6 @@ namespace bigmem {
 inline constexpr size_t kMmapThreshold = size_t(1) << 20;
 void* allocate(size_t bytes);            // throws std::bad_alloc
 void deallocate(void* p, size_t bytes) noexcept;
-/// Returns the pages of [p, p+bytes) that lie wholly inside to the system
-/// (contents become zero); for trimming over-reserved buffers.
-void release(void* p, size_t bytes) noexcept;
-bool hugePagesEnabled() noexcept;
 } // namespace bigmem
 
 template <typename T>
