@@ -102,6 +102,8 @@ int benchLoad(const Args& args) {
     if (!bare) break;
     if (bs == 0 || bare->seconds < bs) bs = bare->seconds;
   }
+  if (t.source && t.source->text().empty() && t.source->size() > 0)
+    std::printf("baseline bare On-Demand pass: not run (the gzip text is not kept; it is re-inflated from checkpoints on demand)\n");
   if (bs > 0)
     std::printf("baseline bare On-Demand pass (%u threads, same pieces, pread into a reused buffer; best of %d): "
                 "%.3f s, %.2f GB/s -> load/bare = %.2fx\n",

@@ -121,7 +121,13 @@ void DetailsPanel::showEvent(EventIdx e) {
     row(isGpuWork(t.classOf(e)) ? tr("launched by") : tr("launches"),
         QStringLiteral("%1 (#%2)").arg(qs(t.nameOf(*o))).arg(*o));
   h += QStringLiteral("</table>");
-  const std::string_view raw = t.rawText(e);
+  EventText reader(t);  // cheap for mapped text; gzip re-inflates one segment (a few ms)
+  std::string_view raw;
+  if (!reader.read(e, raw)) {
+    h += tr("<p><b>Source text</b>: cannot be read — %1</p>").arg(qs(reader.error()).toHtmlEscaped());
+    text_->setHtml(h);
+    return;
+  }
   const QByteArray bytes(raw.data(), qsizetype(raw.size()));
   QJsonParseError err{};
   const QJsonDocument jd = QJsonDocument::fromJson(bytes, &err);

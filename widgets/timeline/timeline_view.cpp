@@ -538,7 +538,11 @@ QString TimelineView::tooltipAt(QPoint p) const {
                   .arg(qs(tr.nameOf(ev)).toHtmlEscaped().left(200), qs(tr.catOf(ev)).toHtmlEscaped())
                   .arg(tr.tsUs(ev), 0, 'f', 3).arg(qs(formatDuration(double(tr.tsNs[ev] - view_.origin()))))
                   .arg(qs(formatDuration(double(tr.durNs[ev]))), qs(laneLabel(tr, tr.lane[ev])).toHtmlEscaped());
-  const QString args = argsSummary(tr.rawText(ev));
+  if (!eventText_ || eventTextOf_ != &tr) {
+    eventText_ = std::make_unique<EventText>(tr);
+    eventTextOf_ = &tr;
+  }
+  const QString args = argsSummary((*eventText_)(ev));
   if (!args.isEmpty()) t += QStringLiteral("<br><small>args %1</small>").arg(args);
   return t;
 }

@@ -16,6 +16,7 @@
 #include <QImage>
 #include <QPointer>
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -135,6 +136,9 @@ private:
   std::vector<int> rowToTrack_;
   timeline::LodParams lod_;
 
+  // Event text for tooltips, kept across hovers (a gzip reader caches re-inflated segments).
+  mutable std::unique_ptr<EventText> eventText_;
+  mutable const Trace* eventTextOf_ = nullptr;
   std::vector<uint8_t> nameShade_;            // per StrId: shade 0..24, built once per document
   QRgb shadeTable_[9][25] = {};               // per SliceKind and shade
   std::vector<timeline::DrawItem> items_;     // reused every frame

@@ -187,9 +187,10 @@ ChunkSelection selectChunk(const EventIndex& index, const EventList& roots, cons
   return sel;
 }
 
-std::optional<int64_t> firstInputDim(const Trace& trace, EventIdx i) {
+std::optional<int64_t> firstInputDim(EventText& text, const Trace& trace, EventIdx i) {
   if (!trace.has(i, ev::HasInputDims)) return std::nullopt;
-  std::string_view raw = trace.rawText(i);
+  std::string_view raw;
+  if (!text.read(i, raw)) return std::nullopt;
   simdjson::padded_string padded(raw);
   simdjson::ondemand::parser parser;
   simdjson::ondemand::document doc;
@@ -215,7 +216,7 @@ std::optional<int64_t> firstInputDim(const Trace& trace, EventIdx i) {
   return std::nullopt;
 }
 
-std::vector<int64_t> batchOverrideValues(const EventIndex& index, const EventList& events) {
+std::vector<int64_t> batchOverrideValues(const EventIndex& index, const EventList& events, EventText& text) {
   const Trace& t = index.trace();
   std::unordered_map<StrId, bool> nameHit;
   std::vector<int64_t> values;
@@ -227,7 +228,7 @@ std::vector<int64_t> batchOverrideValues(const EventIndex& index, const EventLis
                    nm.find("sgl_kernel::sgl_per_token_group_quant_8bit") != std::string_view::npos;
     }
     if (!it->second) continue;
-    if (auto v = firstInputDim(t, e)) values.push_back(*v);
+    if (auto v = firstInputDim(text, t, e)) values.push_back(*v);
   }
   return cpythonSetOrder(values);
 }
@@ -293,15 +294,18 @@ Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const
     firstKey = false;
     return {};
   };
+  EventText text(trace);
   auto writeEvents = [&]() -> Expected<void> {
     Expected<void> s2;
+    std::string_view raw;
     if (!(s2 = sep())) return s2;
     if (!(s2 = put("\"traceEvents\": ["))) return s2;
     const size_t n = events ? events->size() : trace.size();
     for (size_t k = 0; k < n; ++k) {
       const EventIdx e = events ? (*events)[k] : static_cast<EventIdx>(k);
       if (k && !(s2 = put(", "))) return s2;
-      if (!(s2 = put(trace.rawText(e)))) return s2;
+      if (!text.read(e, raw)) return makeError(Error::Kind::Io, trace.path, text.error());
+      if (!(s2 = put(raw))) return s2;
     }
     return put("]");
   };

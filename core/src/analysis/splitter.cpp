@@ -351,7 +351,9 @@ SplitResult Splitter::plan(const SplitOptions& o) {
     c.stats = sel.stats;
     for (size_t k : rootIdx) c.steps.push_back(r.roots[k].step);
     if (structured && !o.fixes.noBatchOverride) {
-      std::vector<int64_t> vals = batchOverrideValues(idx, c.events);
+      EventText text(*trace_);
+      std::vector<int64_t> vals = batchOverrideValues(idx, c.events, text);
+      if (!text.error().empty()) r.warnings.push_back("batch sizes from Input Dims not read: " + text.error());
       if (!vals.empty() && vals.size() == c.steps.size())
         for (size_t k = 0; k < vals.size(); ++k) c.steps[k].batchSize = vals[k];
     }
@@ -444,15 +446,17 @@ SplitResult Splitter::plan(const SplitOptions& o) {
           return tx != ty ? tx < ty : x < y;
         });
         std::vector<std::pair<int64_t, int64_t>> counts;  // value, count (first-seen order)
+        EventText text(t);
         for (EventIdx e : evs) {
           std::string_view nm = t.nameOf(e);
           if (std::any_of(std::begin(kExcluded), std::end(kExcluded), [&](const char* x) { return nm == x; })) continue;
-          auto v = firstInputDim(t, e);
+          auto v = firstInputDim(text, t, e);
           if (!v) continue;
           auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& p) { return p.first == *v; });
           if (it == counts.end()) counts.emplace_back(*v, 1);
           else ++it->second;
         }
+        if (!text.error().empty()) r.warnings.push_back("batch sizes from Input Dims not read: " + text.error());
         std::optional<int64_t> best;
         int64_t bestCount = 0;
         for (const auto& [v, cnt] : counts)

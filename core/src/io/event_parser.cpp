@@ -248,18 +248,39 @@ uint16_t readId(ondemand::value v, ThreadTables& tables, int64_t& value, uint16_
 
 } // namespace
 
-bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, const Piece& piece,
-                             ThreadTables& tables, LocalColumns& out, ParseFailure& fail) {
-  size_t len = static_cast<size_t>(piece.end - piece.begin);
-  size_t need = len + 2;
+char* EventParser::prepare(size_t len) {
+  const size_t need = len + 2;
   if (impl_->capacity < need) {
     size_t cap = std::max(need, impl_->capacity * 2);
     impl_->buffer = Column<char>();
     impl_->buffer.resize(cap + SIMDJSON_PADDING);
     impl_->capacity = cap;
   }
-  char* buf = impl_->buffer.data();
+  impl_->buffer.data()[0] = '[';
+  return impl_->buffer.data() + 1;
+}
+
+bool EventParser::parseBytes(const char* bytes, const Piece& piece, ThreadTables& tables, LocalColumns& out,
+                             ParseFailure& fail) {
+  const size_t len = static_cast<size_t>(piece.end - piece.begin);
+  std::memcpy(prepare(len), bytes, len);
+  return parsePrepared(impl_->buffer.data(), impl_->capacity, piece, tables, out, fail);
+}
+
+bool EventParser::parseInPlace(char* buf, size_t capacity, const Piece& piece, ThreadTables& tables,
+                               LocalColumns& out, ParseFailure& fail) {
+  if (capacity < static_cast<size_t>(piece.end - piece.begin) + 2) {
+    fail = {"internal error: piece buffer too small", piece.begin};
+    return false;
+  }
   buf[0] = '[';
+  return parsePrepared(buf, capacity, piece, tables, out, fail);
+}
+
+bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, const Piece& piece,
+                             ThreadTables& tables, LocalColumns& out, ParseFailure& fail) {
+  const size_t len = static_cast<size_t>(piece.end - piece.begin);
+  char* buf = prepare(len) - 1;
   if (fd >= 0) {
     size_t got = 0;
     while (got < len) {
@@ -274,8 +295,15 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
   } else {
     std::memcpy(buf + 1, text.data() + piece.begin, len);
   }
+  return parsePrepared(buf, impl_->capacity, piece, tables, out, fail);
+}
+
+bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, ThreadTables& tables,
+                                LocalColumns& out, ParseFailure& fail) {
+  const size_t len = static_cast<size_t>(piece.end - piece.begin);
+  const size_t need = len + 2;
   buf[len + 1] = ']';
-  std::memset(buf + need, ' ', std::min<size_t>(SIMDJSON_PADDING, impl_->capacity - need));  // only the padding
+  std::memset(buf + need, ' ', std::min<size_t>(SIMDJSON_PADDING, capacity - need));  // only the padding
   auto where = [&](const char* loc) -> uint64_t {
     if (!loc) return piece.begin;
     ptrdiff_t d = loc - buf - 1;
@@ -285,7 +313,7 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
   };
 
   ondemand::document doc;
-  auto err = impl_->parser.iterate(buf, need, impl_->capacity + SIMDJSON_PADDING).get(doc);
+  auto err = impl_->parser.iterate(buf, need, capacity + SIMDJSON_PADDING).get(doc);
   if (err) {
     fail = {fmt::format("malformed JSON in traceEvents ({})", error_message(err)), piece.begin};
     return false;

@@ -109,7 +109,18 @@ public:
   /// `fdBase + piece.begin` (same bytes as `text`), else copied from `text`.
   bool parsePiece(std::string_view text, int fd, uint64_t fdBase, const Piece& piece, ThreadTables& tables,
                   LocalColumns& out, ParseFailure& fail);
+  /// The same for a piece whose bytes are at `bytes` (text offsets piece.begin..end).
+  bool parseBytes(const char* bytes, const Piece& piece, ThreadTables& tables, LocalColumns& out,
+                  ParseFailure& fail);
+  /// The same without a copy: the piece's bytes are at buf + 1; buf[0] and
+  /// buf[len + 1] are overwritten (with '[' and ']'), and the buffer holds
+  /// `capacity` bytes plus SIMDJSON_PADDING.
+  bool parseInPlace(char* buf, size_t capacity, const Piece& piece, ThreadTables& tables, LocalColumns& out,
+                    ParseFailure& fail);
 private:
+  char* prepare(size_t len);  // room for len bytes after a '[' in the parse buffer
+  bool parsePrepared(char* buf, size_t capacity, const Piece& piece, ThreadTables& tables, LocalColumns& out,
+                     ParseFailure& fail);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -1,6 +1,7 @@
 #include <steadyscope/core/io/loader.hpp>
 
 #include "io/event_parser.hpp"
+#include "io/gzip_index.hpp"
 #include "io/json_scan.hpp"
 #include "io/source.hpp"
 
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <fstream>
 #include <atomic>
 #include <map>
@@ -506,6 +508,19 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   }
 }
 
+/// Refuses a text whose model would not fit: ~64 B per event, events of at
+/// least ~100 bytes of JSON each.
+std::optional<Error> memoryGuard(const std::string& path, uint64_t textBytes) {
+  const uint64_t need = textBytes / 100 * 64;
+  const uint64_t avail = memAvailableBytes();
+  if (need <= avail) return std::nullopt;
+  Error e = makeError(Error::Kind::Resource, path,
+                      fmt::format("the trace needs about {} MiB for its model but only {} MiB of memory is available",
+                                  need >> 20, avail >> 20));
+  e.code = "out_of_memory";
+  return e;
+}
+
 Error cancelledError(const std::string& path) {
   Error e = makeError(Error::Kind::Cancelled, path, "loading cancelled");
   e.code = "cancelled";
@@ -550,16 +565,7 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
     control->setTotalBytes(text.size());
     control->setDoneBytes(0);
   }
-  // Memory guard: ~64 B per event, events ≥ ~100 bytes of JSON each.
-  uint64_t need = text.size() / 100 * 64;
-  uint64_t avail = memAvailableBytes();
-  if (need > avail) {
-    Error e = makeError(Error::Kind::Resource, path,
-                        fmt::format("the trace needs about {} MiB for its model but only {} MiB of memory is available",
-                                    need >> 20, avail >> 20));
-    e.code = "out_of_memory";
-    return e;
-  }
+  if (auto e = memoryGuard(path, text.size())) return *e;
   size_t pieceBytes = std::max<size_t>(opt.pieceBytes, 4096);
   timer.mark("memory guard");
   TopLevelLayout layout;
@@ -599,7 +605,7 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
   tr->source = source;
   tr->topLevel = std::move(layout.entries);
   tr->traceEventsPosition = layout.traceEventsPosition;
-  tr->stats.jsonBytes = source->text().size();
+  tr->stats.jsonBytes = source->size();
   const size_t n = tr->size();
 
   // Thread-local string, category and lane ids -> global ids.
@@ -690,126 +696,299 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
 }
 
 
-/// Reads [off, off+len) of the growing text with pread into `out`.
-bool preadAll(int fd, uint64_t off, size_t len, std::string& out) {
-  out.resize(len);
-  size_t got = 0;
-  while (got < len) {
-    ssize_t r = ::pread(fd, out.data() + got, len - got, static_cast<off_t>(off + got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += static_cast<size_t>(r);
-  }
-  out.resize(got);
-  return got == len;
-}
-
-/// gzip: decompression runs on its own thread while this thread finds event
-/// boundaries in the text written so far and parses the pieces; when the
-/// decompressor ends, the remaining pieces are split between two threads.
-Expected<TracePtr> buildTraceStreamed(const std::string& path, std::shared_ptr<InflateStream> st,
-                                      uint64_t fileBytes, const LoadOptions& opt) {
-  JobControl* control = opt.control;
-  const size_t pieceBytes = std::max<size_t>(opt.pieceBytes, 4096);
-  const int fd = st->fd();
-  LoadTimer timer;
-  auto fallback = [&]() -> Expected<TracePtr> {
-    auto full = st->finish();
-    if (!full) return full.error();
-    return buildTrace(path, full.value(), "gzip", fileBytes, opt);
+/// Inflated text on its way from the inflating thread to the parsers. The
+/// inflater writes straight into piece buffers (a bounded pool, so it never
+/// runs far ahead of the parsers); when a buffer holds about a piece, it is
+/// cut at an event boundary (findCut), queued, and what follows the cut starts
+/// the next buffer. Text before traceEvents is kept apart (the top-level keys),
+/// and the buffer left when the stream ends is the tail: its exact scan finds
+/// the array's end and the keys after it.
+class PiecePipe final : public InflateTarget {
+public:
+  /// Text at data + 1 (data[0] takes the '[' the parser wraps a piece in);
+  /// kEdge bytes stay free at the end for the ']' and the parser's padding.
+  struct Buf {
+    Column<char> data;
+    char* text() { return data.data() + 1; }
+    size_t room() const { return data.size() - kEdge; }  // text bytes it can hold
   };
-  auto waitForData = [&] { std::this_thread::sleep_for(std::chrono::microseconds(300)); };
+  static constexpr size_t kEdge = 256;
+  struct Ready {
+    size_t k = 0;
+    std::unique_ptr<Buf> buf;
+    Piece piece;  // text offsets; bytes at buf->data
+  };
 
-  // 1. The start of traceEvents.
-  std::string prefix;
-  size_t first = std::string_view::npos;
-  for (;;) {
-    if (control && control->cancelled()) { (void)st->finish(); return cancelledError(path); }
-    bool done = st->done();
-    uint64_t w = st->written();
-    size_t want = static_cast<size_t>(std::min<uint64_t>(w, std::max<size_t>(prefix.size() * 2, 1u << 20)));
-    if (want > prefix.size() && !preadAll(fd, 0, want, prefix)) return fallback();
+  PiecePipe(size_t pieceBytes, size_t maxBufs) : pieceBytes_(pieceBytes), maxBufs_(maxBufs) {}
+
+  // ---- inflating thread ----
+  bool space(size_t minBytes, uint8_t*& at, size_t& room) override {
+    if (stopped_.load(std::memory_order_relaxed)) return false;
+    if (!cur_) {  // before traceEvents
+      if (prefix_.size() < prefixUsed_ + minBytes) prefix_.resize(std::max(prefixUsed_ + minBytes, prefix_.size() * 2 + (256u << 10)));
+      at = reinterpret_cast<uint8_t*>(prefix_.data() + prefixUsed_);
+      room = prefix_.size() - prefixUsed_;
+      return true;
+    }
+    // Stop a little past a piece so that the cut is near the end of the buffer.
+    const size_t goal = pieceBytes_ + (16u << 10);
+    size_t want = used_ < goal ? std::max(goal - used_, minBytes) : minBytes;
+    if (cur_->room() < used_ + want) grow(used_ + want);
+    at = reinterpret_cast<uint8_t*>(cur_->text() + used_);
+    room = want;
+    return true;
+  }
+
+  bool produced(size_t n) override {
+    if (!cur_) {
+      prefixUsed_ += n;
+      if (prefixUsed_ < nextPrefixScan_) return true;
+      nextPrefixScan_ = prefixUsed_ * 2;
+      return startEvents(false);
+    }
+    used_ += n;
+    while (used_ >= pieceBytes_) {
+      if (used_ < 256 + 64) break;
+      const size_t from = std::max<size_t>(searchFrom_, pieceBytes_ > (48u << 10) ? pieceBytes_ - (48u << 10) : 64);
+      std::string_view t(cur_->text(), used_);
+      const size_t c = from + 64 < used_ - 256 ? findCut(t, from, used_ - 256) : std::string_view::npos;
+      if (c == std::string_view::npos) {
+        searchFrom_ = used_ > 256 + 64 ? used_ - 256 - 64 : 0;  // a long event: look further next time
+        return true;
+      }
+      size_t k = c + 1;
+      while (k < used_ && (t[k] == ' ' || t[k] == '\n' || t[k] == '\r' || t[k] == '\t')) ++k;
+      std::unique_ptr<Buf> next = take();
+      if (!next) return false;
+      const size_t carry = used_ - k;
+      if (next->room() < std::max(carry, pieceBytes_ + (64u << 10))) {
+        next->data = Column<char>();
+        next->data.resize(std::max(carry, pieceBytes_) + (64u << 10) + kEdge);
+      }
+      std::memcpy(next->text(), cur_->text() + k, carry);
+      Ready r;
+      r.buf = std::move(cur_);
+      r.piece = {base_, base_ + c};
+      base_ += k;
+      cur_ = std::move(next);
+      used_ = carry;
+      searchFrom_ = 0;
+      push(std::move(r));
+    }
+    return true;
+  }
+
+  /// The inflater ended (`ok`: the whole stream was read).
+  void finish(bool ok) {
+    if (ok && !cur_) startEvents(true);
+    std::lock_guard<std::mutex> lock(m_);
+    ok_ = ok && cur_ != nullptr;
+    done_ = true;
+    cv_.notify_all();
+  }
+
+  // ---- parsers ----
+  /// The next piece in text order; false when there are no more (or stopped).
+  bool pop(Ready& r) {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return !ready_.empty() || done_ || stopped_; });
+    if (stopped_ || ready_.empty()) return false;
+    r = std::move(ready_.front());
+    ready_.pop_front();
+    return true;
+  }
+  void recycle(std::unique_ptr<Buf> b) {
+    std::lock_guard<std::mutex> lock(m_);
+    free_.push_back(std::move(b));
+    cv_.notify_all();
+  }
+  void stop() {
+    std::lock_guard<std::mutex> lock(m_);
+    stopped_ = true;
+    cv_.notify_all();
+  }
+  const std::atomic<bool>* stopFlag() const { return &stopped_; }
+
+  // ---- after the inflater and the parsers have ended ----
+  bool ok() const { return ok_; }
+  size_t pieces() const { return nextK_; }
+  std::string_view prefix() const { return std::string_view(prefix_.data(), first_); }  // up to and with '['
+  std::string_view tail() const { return std::string_view(cur_->text(), used_); }
+  uint64_t tailBase() const { return base_; }
+
+private:
+  /// Looks for the '[' of traceEvents in the text so far; once found, the
+  /// events' text moves to the first piece buffer.
+  bool startEvents(bool complete) {
     bool needMore = false;
     ScanError err;
-    first = scanToTraceEvents(prefix, done && prefix.size() >= st->written(), needMore, err);
-    if (first != std::string_view::npos) break;
-    if (!needMore || (done && prefix.size() >= st->written())) return fallback();  // the full path reports the error
-    if (want <= prefix.size() && !done) waitForData();
+    const size_t first = scanToTraceEvents(std::string_view(prefix_.data(), prefixUsed_), complete, needMore, err);
+    if (first == std::string_view::npos) return needMore;  // a malformed prefix: the plain path reports it
+    first_ = first;
+    size_t b = first;
+    while (b < prefixUsed_ && (prefix_[b] == ' ' || prefix_[b] == '\n' || prefix_[b] == '\r' || prefix_[b] == '\t')) ++b;
+    cur_ = take();
+    if (!cur_) return false;
+    const size_t carry = prefixUsed_ - b;
+    if (cur_->room() < carry + (64u << 10)) grow(carry + (64u << 10));
+    std::memcpy(cur_->text(), prefix_.data() + b, carry);
+    used_ = carry;
+    base_ = b;
+    return true;
   }
-  // 2. Cut and parse while decompression runs (worker 0, on this thread).
+  /// A buffer from the pool, waiting while all are in use; null when stopped.
+  std::unique_ptr<Buf> take() {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return !free_.empty() || allocated_ < maxBufs_ || stopped_; });
+    if (stopped_) return nullptr;
+    if (!free_.empty()) {
+      auto b = std::move(free_.back());
+      free_.pop_back();
+      return b;
+    }
+    ++allocated_;
+    auto b = std::make_unique<Buf>();
+    b->data.resize(pieceBytes_ + (64u << 10) + kEdge);
+    return b;
+  }
+  void grow(size_t need) {
+    Column<char> bigger;
+    bigger.resize(std::max(need + kEdge, cur_->data.size() * 2));
+    std::memcpy(bigger.data() + 1, cur_->text(), used_);
+    cur_->data = std::move(bigger);
+  }
+  void push(Ready r) {
+    std::lock_guard<std::mutex> lock(m_);
+    r.k = nextK_++;
+    ready_.push_back(std::move(r));
+    cv_.notify_all();
+  }
+
+  const size_t pieceBytes_, maxBufs_;
+  std::string prefix_;
+  size_t prefixUsed_ = 0, nextPrefixScan_ = 4096, first_ = 0;
+  std::unique_ptr<Buf> cur_;
+  size_t used_ = 0, searchFrom_ = 0;
+  uint64_t base_ = 0;
+  size_t nextK_ = 0;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<Ready> ready_;
+  std::vector<std::unique_ptr<Buf>> free_;
+  size_t allocated_ = 0;
+  std::atomic<bool> stopped_{false};
+  bool done_ = false, ok_ = false;
+};
+
+/// gzip: one thread inflates the file, keeping checkpoints for later random
+/// access (io/gzip_index.hpp), while the parsers take pieces as they come. No
+/// copy of the text is kept. Anything unusual — corrupt or truncated data, a
+/// malformed prefix, a piece that does not parse, a tail that does not scan —
+/// hands over to the plain path (decompress into a temporary file, exact
+/// scan), which names the problem and its byte offset.
+Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_ptr<const SourceText> compressed,
+                                         uint64_t fileBytes, const LoadOptions& opt) {
+  JobControl* control = opt.control;
+  const size_t pieceBytes = std::max<size_t>(opt.pieceBytes, 4096);
+  LoadTimer timer;
+  auto plain = [&]() -> Expected<TracePtr> {
+    if (control) control->setDoneBytes(0);
+    auto src = openSource(path, opt.cacheDir, control, /*indexGzip=*/false);
+    if (!src) return src.error();
+    return buildTrace(path, src->text, src->compression, src->fileBytes, opt);
+  };
+  const std::string_view z = compressed->text();
+  // The gzip trailer's ISIZE is the text size modulo 2^32 (of the last member):
+  // the smallest such size not below the compressed size is an estimate.
+  uint64_t expected = 0;
+  if (z.size() >= 18) {
+    uint32_t isize;
+    std::memcpy(&isize, z.data() + z.size() - 4, 4);
+    expected = isize;
+    while (expected < z.size()) expected += uint64_t(1) << 32;
+    expected = std::min<uint64_t>(expected, uint64_t(z.size()) * 64);
+  }
+  if (auto e = memoryGuard(path, expected)) return *e;
+  if (control) {
+    control->setStage(StageDecompress);
+    control->setTotalBytes(z.size());
+  }
+  const unsigned threads = std::max(1u, opt.threads);
+  PiecePipe pipe(pieceBytes, 2 * threads + 2);
+  IndexedInflateResult inflated;
+  std::thread inflater([&] {
+    const uint64_t every = opt.gzipCheckpointBytes ? opt.gzipCheckpointBytes : checkpointSpacing(expected);
+    inflated = inflateIndexed(reinterpret_cast<const uint8_t*>(z.data()), z.size(), every, pipe, control,
+                              pipe.stopFlag());
+    pipe.finish(inflated.ok);
+  });
   auto tr = newTrace(path, "gzip", fileBytes);
-  OrderedSink sink(*tr, st->expectedBytes());
-  std::vector<Worker> workers(std::max(1u, opt.threads));
-  std::vector<Piece> pieces;
-  size_t parsed = 0;
-  uint64_t begin = first;
-  std::string window;
-  bool failed = false;
-  {
-    // skip whitespace after '['
-    while (begin < prefix.size() && (prefix[begin] == ' ' || prefix[begin] == '\n' || prefix[begin] == '\r' || prefix[begin] == '\t')) ++begin;
-  }
-  while (!st->done() && !failed) {
-    if (control && control->cancelled()) { (void)st->finish(); return cancelledError(path); }
-    bool progressed = false;
-    // Cut greedily (cheap: one small pread per cut) so that when decompression
-    // ends only the last piece is left for the exact tail scan.
-    for (;;) {
-      uint64_t w = st->written();
-      size_t win = 256u << 10;
-      if (w <= begin + pieceBytes + win) break;
-      uint64_t from = begin + pieceBytes - 64;
-      size_t c = std::string_view::npos;
-      while (true) {
-        if (!preadAll(fd, from, win, window)) break;
-        c = findCut(window, 64, window.size() - 256);
-        if (c != std::string_view::npos || from + win * 2 + 256 >= w) break;
-        win *= 2;  // a very long event: widen the window
-      }
-      if (c == std::string_view::npos) break;
-      size_t k = c + 1;
-      while (k < window.size() && (window[k] == ' ' || window[k] == '\n' || window[k] == '\r' || window[k] == '\t')) ++k;
-      pieces.push_back({begin, from + c});
-      begin = from + k;
-      progressed = true;
-    }
-    if (parsed < pieces.size()) {
-      ParseFailure failure;
-      if (!workers[0].parser.parsePiece({}, fd, 0, pieces[parsed], workers[0].tables, *workers[0].buf, failure))
+  OrderedSink sink(*tr, expected);
+  std::vector<Worker> workers(threads);
+  std::atomic<bool> failed{false};
+  auto work = [&](unsigned w) {
+    Worker& me = workers[w];
+    PiecePipe::Ready r;
+    while (pipe.pop(r)) {
+      ParseFailure f;
+      // In place: the inflater wrote the text where the parser reads it.
+      const bool ok = me.parser.parseInPlace(r.buf->data.data(), r.buf->data.size() - PiecePipe::kEdge / 2, r.piece,
+                                             me.tables, *me.buf, f);
+      pipe.recycle(std::move(r.buf));
+      if (!ok) {
         failed = true;
-      else
-        sink.deliver(parsed, 0, workers[0].buf);
-      ++parsed;
-      progressed = true;
+        pipe.stop();
+        return;
+      }
+      sink.deliver(r.k, w, me.buf);
+      if (control && control->cancelled()) {
+        pipe.stop();
+        return;
+      }
     }
-    if (!progressed) waitForData();
+  };
+  {
+    std::vector<std::thread> helpers;
+    for (unsigned w = 1; w < threads; ++w) helpers.emplace_back(work, w);
+    work(0);
+    for (auto& h : helpers) h.join();
   }
-  auto full = st->finish();
-  if (!full) return full.error();
-  if (failed) return buildTrace(path, full.value(), "gzip", fileBytes, opt);
-  auto source = full.value();
-  std::string_view text = source->text();
-  if (timer.on) std::fprintf(stderr, "[load] %zu pieces parsed while decompressing, %zu cut\n", parsed, pieces.size());
-  timer.mark("stream parse");
-  // 3. The tail: text written after the last cut is cut the same cheap way,
-  // only the final piece is scanned exactly, then the other top-level keys
-  // are read around the array; the remaining pieces go to all workers.
-  begin = cutHeuristically(text, static_cast<size_t>(begin), pieceBytes, pieces);
-  TopLevelLayout tail;
-  ScanError err;
-  if (!exactArrayScan(text, begin, pieceBytes, tail, err)) return buildTrace(path, source, "gzip", fileBytes, opt);
-  TopLevelLayout layout;
-  if (!scanTopLevel(text, pieceBytes, false, layout, err, tail.arrayClose))
-    return buildTrace(path, source, "gzip", fileBytes, opt);
-  for (const auto& p : tail.pieces) pieces.push_back(p);
-  ParseOutcome po = parseRange(text, source->fd(), source->fdOffset(), pieces, parsed, pieces.size(), workers,
-                               sink, control);
-  if (po.cancelled) return cancelledError(path);
+  inflater.join();
+  if (control && control->cancelled()) return cancelledError(path);
   if (sink.tooMany()) return tooManyEventsError(path);
-  if (!po.ok) return buildTrace(path, source, "gzip", fileBytes, opt);
-  timer.mark("tail parse");
-  layout.pieces = std::move(pieces);
-  return assemble(path, std::move(tr), source, std::move(layout), workers, sink, opt, timer);
+  if (failed || !pipe.ok()) return plain();
+  if (timer.on) std::fprintf(stderr, "[load] %zu pieces inflated and parsed, %zu checkpoints\n", pipe.pieces(),
+                             inflated.checkpoints.size());
+  timer.mark("inflate+parse");
+  // The tail: exact scan to the array's end, its pieces, then the top-level
+  // keys around the array (the text before it and the text after it).
+  if (control) control->setStage(StageParse);
+  const std::string_view tail = pipe.tail();
+  const uint64_t tailBase = pipe.tailBase();
+  TopLevelLayout tl;
+  ScanError err;
+  if (!exactArrayScan(tail, 0, pieceBytes, tl, err)) return plain();
+  size_t k = pipe.pieces();
+  for (const Piece& p : tl.pieces) {
+    ParseFailure f;
+    if (!workers[0].parser.parseBytes(tail.data() + p.begin, {tailBase + p.begin, tailBase + p.end},
+                                      workers[0].tables, *workers[0].buf, f))
+      return plain();
+    sink.deliver(k++, 0, workers[0].buf);
+  }
+  if (sink.tooMany()) return tooManyEventsError(path);
+  const std::string_view prefix = pipe.prefix();
+  std::string outer;
+  outer.reserve(prefix.size() + tail.size() - tl.arrayClose);
+  outer.append(prefix);
+  outer.append(tail.substr(tl.arrayClose));
+  TopLevelLayout layout;
+  if (!scanTopLevel(outer, pieceBytes, false, layout, err, prefix.size())) return plain();
+  layout.arrayOpen = prefix.size() - 1;
+  layout.arrayClose = tailBase + tl.arrayClose;
+  timer.mark("tail");
+  auto source = makeGzipIndexedSource(compressed->fd(), path, inflated.textBytes, std::move(inflated.checkpoints));
+  return assemble(path, std::move(tr), std::move(source), std::move(layout), workers, sink, opt, timer);
 }
 
 } // namespace
@@ -817,10 +996,10 @@ Expected<TracePtr> buildTraceStreamed(const std::string& path, std::shared_ptr<I
 Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options) {
   if (options.control) options.control->setStage(StageOpen);
   LoadTimer openTimer;
-  auto src = openSource(path, options.cacheDir, options.control, /*streamGzip=*/true);
+  auto src = openSource(path, options.cacheDir, options.control, /*indexGzip=*/true);
   if (!src) return src.error();
   openTimer.mark("open");
-  if (src->stream) return buildTraceStreamed(path, src->stream, src->fileBytes, options);
+  if (src->gzip) return buildTraceGzipIndexed(path, src->gzip, src->fileBytes, options);
   return buildTrace(path, src->text, src->compression, src->fileBytes, options);
 }
 

@@ -7,9 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -123,12 +121,10 @@ public:
       n -= static_cast<size_t>(w);
       written_ += static_cast<uint64_t>(w);
     }
-    if (published_) published_->store(written_, std::memory_order_release);
     return {};
   }
   uint64_t written() const { return written_; }
   int fd() const { return fd_; }
-  void publishTo(std::atomic<uint64_t>* p) { published_ = p; }
   Expected<std::shared_ptr<const SourceText>> map() {
     return mapFd(fd_, written_, src_);
   }
@@ -136,7 +132,6 @@ private:
   int fd_ = -1;
   uint64_t written_ = 0;
   std::string dir_, src_;
-  std::atomic<uint64_t>* published_ = nullptr;
 };
 
 constexpr size_t kOutBuf = 1u << 20;
@@ -296,55 +291,6 @@ Expected<OpenedSource> openZip(const uint8_t* d, size_t n, const std::string& pa
   return fail(Error::Kind::Format, path, "the zip archive has no member whose name ends in .json", "zip_no_json");
 }
 
-class GzipStream final : public InflateStream {
-public:
-  Expected<void> start(const std::string& path, const std::string& cacheDir,
-                       std::shared_ptr<const SourceText> compressed, JobControl* control) {
-    if (auto r = sink_.open(cacheDir, path); !r) return r;
-    sink_.publishTo(&written_);
-    compressed_ = std::move(compressed);
-    path_ = path;
-    thread_ = std::thread([this, control] {
-      auto text = compressed_->text();
-      auto r = inflateInto(reinterpret_cast<const uint8_t*>(text.data()), text.size(), true, sink_, path_,
-                           control, 0, nullptr);
-      if (!r) error_ = r.error();
-      done_.store(true, std::memory_order_release);
-    });
-    return {};
-  }
-  ~GzipStream() override {
-    if (thread_.joinable()) thread_.join();
-  }
-  int fd() const override { return sink_.fd(); }
-  uint64_t expectedBytes() const override {
-    // The gzip trailer's ISIZE is the text size modulo 2^32 (of the last member):
-    // take the smallest such size not below the compressed size. An estimate only.
-    auto t = compressed_->text();
-    if (t.size() < 18) return 0;
-    uint32_t isize;
-    std::memcpy(&isize, t.data() + t.size() - 4, 4);
-    uint64_t x = isize;
-    while (x < t.size()) x += uint64_t(1) << 32;
-    return std::min<uint64_t>(x, uint64_t(t.size()) * 64);
-  }
-  uint64_t written() const override { return written_.load(std::memory_order_acquire); }
-  bool done() const override { return done_.load(std::memory_order_acquire); }
-  Expected<std::shared_ptr<const SourceText>> finish() override {
-    if (thread_.joinable()) thread_.join();
-    if (error_) return *error_;
-    return sink_.map();
-  }
-private:
-  TempSink sink_;
-  std::shared_ptr<const SourceText> compressed_;
-  std::string path_;
-  std::thread thread_;
-  std::atomic<uint64_t> written_{0};
-  std::atomic<bool> done_{false};
-  std::optional<Error> error_;
-};
-
 } // namespace
 
 std::shared_ptr<const SourceText> makeStringSource(std::string text) {
@@ -358,7 +304,7 @@ std::string defaultCacheDir() {
 }
 
 Expected<OpenedSource> openSource(const std::string& path, const std::string& cacheDirIn,
-                                  JobControl* control, bool streamGzip) {
+                                  JobControl* control, bool indexGzip) {
   std::string cacheDir = cacheDirIn.empty() ? defaultCacheDir() : cacheDirIn;
   Fd f;
   struct stat sb {};
@@ -380,11 +326,8 @@ Expected<OpenedSource> openSource(const std::string& path, const std::string& ca
 
   OpenedSource out;
   out.fileBytes = n;
-  if (n >= 2 && d[0] == 0x1f && d[1] == 0x8b && streamGzip) {
-    if (control) control->setStage(1);
-    auto st = std::make_shared<GzipStream>();
-    if (auto r = st->start(path, cacheDir, whole, control); !r) return r.error();
-    out.stream = st;
+  if (n >= 2 && d[0] == 0x1f && d[1] == 0x8b && indexGzip) {
+    out.gzip = whole;
     out.compression = "gzip";
     return out;
   }

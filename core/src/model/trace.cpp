@@ -55,9 +55,52 @@ StrId StringPool::find(std::string_view s) const {
   return it == index_.end() ? kNoStr : it->second;
 }
 
-std::string_view Trace::rawText(EventIdx i) const {
-  if (!source) return {};
-  return source->text().substr(offset[i], length[i]);
+namespace {
+
+/// Views of a text that lies contiguously in memory.
+class ContiguousReader final : public TextReader {
+public:
+  explicit ContiguousReader(std::string_view t) : t_(t) {}
+  bool read(uint64_t off, size_t len, std::string_view& out) override {
+    if (off > t_.size() || len > t_.size() - off) {
+      error_ = "range outside the source text";
+      return false;
+    }
+    out = t_.substr(static_cast<size_t>(off), len);
+    return true;
+  }
+  const std::string& error() const override { return error_; }
+private:
+  std::string_view t_;
+  std::string error_;
+};
+
+} // namespace
+
+std::unique_ptr<TextReader> SourceText::reader() const { return std::make_unique<ContiguousReader>(text()); }
+
+EventText::EventText(const Trace& trace) : trace_(trace) {
+  if (trace.source) reader_ = trace.source->reader();
+}
+
+EventText::~EventText() = default;
+
+bool EventText::read(EventIdx i, std::string_view& out) {
+  out = {};
+  if (!reader_) {
+    error_ = "the trace has no source text";
+    return false;
+  }
+  if (!reader_->read(trace_.offset[i], trace_.length[i], out)) {
+    error_ = reader_->error();
+    return false;
+  }
+  return true;
+}
+
+std::string_view EventText::operator()(EventIdx i) {
+  std::string_view v;
+  return read(i, v) ? v : std::string_view{};
 }
 
 double nsToUsExact(int64_t ns) {

@@ -15,9 +15,9 @@ inline void writeFile(const std::string& path, const std::string& data) {
 }
 
 /// zlib deflate of `data`; windowBits 15 + 16 = gzip framing, -15 = raw deflate (zip members).
-inline std::string deflateBytes(const std::string& data, int windowBits) {
+inline std::string deflateBytes(const std::string& data, int windowBits, int level = 6) {
   z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY);
+  deflateInit2(&zs, level, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY);
   std::string out(deflateBound(&zs, data.size()) + 64, '\0');
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   zs.avail_in = static_cast<uInt>(data.size());
@@ -28,7 +28,7 @@ inline std::string deflateBytes(const std::string& data, int windowBits) {
   deflateEnd(&zs);
   return out;
 }
-inline std::string gzipBytes(const std::string& data) { return deflateBytes(data, 15 + 16); }
+inline std::string gzipBytes(const std::string& data, int level = 6) { return deflateBytes(data, 15 + 16, level); }
 inline std::string rawDeflate(const std::string& data) { return deflateBytes(data, -15); }
 
 inline void put16(std::string& s, uint16_t v) { s += char(v & 0xff); s += char(v >> 8); }

@@ -103,8 +103,9 @@ private slots:
     QCOMPARE(qint64(durMissing), qint64(expected["x_missing_dur"].toInt()));
     QCOMPARE(qint64(negative), qint64(expected["negative_dur"].toInt()));
     // every event's raw text is one JSON object
+    EventText text(t);
     for (EventIdx i = 0; i < t.size(); i += 97) {
-      auto raw = t.rawText(i);
+      auto raw = text(i);
       QVERIFY(!raw.empty() && raw.front() == '{' && raw.back() == '}');
     }
   }

@@ -64,10 +64,12 @@ ChunkSelection selectChunk(const EventIndex& index, const EventList& roots, cons
 
 /// §4.5: the distinct Input Dims[0][0] values of the selected attention /
 /// quant events, in the reference's (CPython set) order.
-std::vector<int64_t> batchOverrideValues(const EventIndex& index, const EventList& events);
+/// Unreadable event text (text.error() set) counts as no value.
+std::vector<int64_t> batchOverrideValues(const EventIndex& index, const EventList& events, EventText& text);
 
-/// Input Dims[0][0] of one event (re-parsed from its raw JSON text).
-std::optional<int64_t> firstInputDim(const Trace& trace, EventIdx i);
+/// Input Dims[0][0] of one event (re-parsed from its raw JSON text; none
+/// when the text cannot be read, with text.error() set).
+std::optional<int64_t> firstInputDim(EventText& text, const Trace& trace, EventIdx i);
 
 /// Writes `{top-level keys in order, "traceEvents": [raw events]}` gzip-compressed
 /// (ISA-L level 1) atomically to `path`. `events` null means every event of the trace.

@@ -21,7 +21,8 @@ namespace steadyscope {
 struct LoadOptions {
   unsigned threads = 2;            // parser threads (>= 1)
   size_t pieceBytes = 2u << 20;    // target piece size (2 MiB measured best: docs/BENCHMARKS.md)
-  std::string cacheDir;            // for decompressed text; default: $XDG_CACHE_HOME/steadyscope or /tmp
+  std::string cacheDir;            // for decompressed zip/zstd text; default: $XDG_CACHE_HOME/steadyscope or /tmp
+  uint64_t gzipCheckpointBytes = 0;  // gzip: text between checkpoints (0: io::checkpointSpacing)
   JobControl* control = nullptr;   // progress + cancel; may be null
 };
 

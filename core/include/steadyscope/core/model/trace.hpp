@@ -157,11 +157,29 @@ struct TopLevelEntry {
   std::string rawValue;   // JSON text of the value, verbatim
 };
 
-/// The source text, kept mapped (file-backed) for verbatim access.
+/// Reads ranges of a source text. A view returned by read() stays valid until
+/// the reader's next read. One reader per thread (it may cache decompressed text).
+class TextReader {
+public:
+  virtual ~TextReader() = default;
+  /// [off, off + len) of the text; false when it cannot be read (error() says why).
+  virtual bool read(uint64_t off, size_t len, std::string_view& out) = 0;
+  virtual const std::string& error() const = 0;
+};
+
+/// The source text, kept out of anonymous memory for verbatim access: mapped
+/// (file-backed) for plain files and temporary files, or re-inflated on demand
+/// from checkpoints for gzip (io/gzip_index.hpp).
 class SourceText {
 public:
   virtual ~SourceText() = default;
+  /// The whole text when it lies contiguously in memory; empty when the text
+  /// is only reachable through reader() (gzip read through checkpoints).
   virtual std::string_view text() const = 0;
+  /// Bytes of text (also when text() is empty).
+  virtual uint64_t size() const { return text().size(); }
+  /// A reader of ranges; the default one returns views of text().
+  virtual std::unique_ptr<TextReader> reader() const;
   /// A file descriptor holding the same bytes at `fdOffset()`, for bulk
   /// sequential reads with pread (cheaper than first-touching the mapping),
   /// or -1 when the text is only in memory.
@@ -224,7 +242,6 @@ public:
   std::string_view nameOf(EventIdx i) const { return strings.view(name[i]); }
   std::string_view catOf(EventIdx i) const { return strings.view(categories[cat[i]]); }
   CatClass classOf(EventIdx i) const { return categoryClass[cat[i]]; }
-  std::string_view rawText(EventIdx i) const;
   /// Python-exact float(text) of ts / dur in µs (correctly rounded).
   double tsUs(EventIdx i) const {
     if (!(flags[i] & ev::TsInexact) && fitsExactly(tsNs[i])) return static_cast<double>(tsNs[i]) / 1000.0;
@@ -249,6 +266,27 @@ private:
 };
 
 using TracePtr = std::shared_ptr<const Trace>;
+
+
+/// The original JSON text of events, read through the trace's source (see
+/// SourceText::reader). One per thread; a returned view stays valid until the
+/// next call.
+class EventText {
+public:
+  explicit EventText(const Trace& trace);
+  ~EventText();
+  EventText(const EventText&) = delete;
+  EventText& operator=(const EventText&) = delete;
+  /// Event i's text; false when the source cannot be read any more (error()).
+  bool read(EventIdx i, std::string_view& out);
+  /// Event i's text, or an empty view when it cannot be read.
+  std::string_view operator()(EventIdx i);
+  const std::string& error() const { return error_; }
+private:
+  const Trace& trace_;
+  std::unique_ptr<TextReader> reader_;
+  std::string error_;
+};
 
 /// Exact µs double for an ns integer (the double Python's float() gives for
 /// the decimal text of ns/1000 with at most 3 fractional digits).

@@ -1,0 +1,296 @@
+#include "io/gzip_index.hpp"
+
+#include <steadyscope/core/util/big_alloc.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <isa-l/igzip_lib.h>
+
+namespace steadyscope::io {
+
+namespace {
+
+/// The part of an inflate_state worth saving: everything before its output
+/// history buffer, and the valid part of that buffer. ISA-L keeps the last
+/// 32 KiB of output (and any output not yet handed out) in tmp_out_buffer
+/// between calls, so the state is complete without the caller's buffers.
+std::vector<uint8_t> saveState(const inflate_state& st) {
+  const size_t head = offsetof(inflate_state, tmp_out_buffer);
+  const size_t valid = std::min<size_t>(static_cast<size_t>(std::max<int32_t>(st.tmp_out_valid, 0)),
+                                        sizeof(st.tmp_out_buffer));
+  std::vector<uint8_t> v(head + valid);
+  std::memcpy(v.data(), &st, head + valid);
+  return v;
+}
+
+void restoreState(inflate_state& st, const GzipCheckpoint& cp) {
+  if (cp.state.empty()) {
+    isal_inflate_init(&st);
+    st.crc_flag = IGZIP_GZIP;
+    return;
+  }
+  std::memcpy(&st, cp.state.data(), std::min(cp.state.size(), sizeof(st)));
+}
+
+bool allZero(const uint8_t* p, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (p[i]) return false;
+  return true;
+}
+
+} // namespace
+
+uint64_t checkpointSpacing(uint64_t textBytes) {
+  return std::max<uint64_t>(uint64_t(4) << 20, textBytes / 2048);
+}
+
+IndexedInflateResult inflateIndexed(const uint8_t* in, size_t inLen, uint64_t every, InflateTarget& target,
+                                    JobControl* control, const std::atomic<bool>* stop) {
+  IndexedInflateResult r;
+  auto st = std::make_unique<inflate_state>();
+  every = std::max<uint64_t>(every, 1u << 16);
+  uint64_t out = 0, nextCheckpoint = 0;
+  size_t pos = 0;
+  bool anyMember = false;
+  while (pos < inLen) {
+    if (anyMember) {
+      // Concatenated members form one stream; trailing zero padding is tolerated.
+      if (allZero(in + pos, inLen - pos)) break;
+      if (inLen - pos < 2 || in[pos] != 0x1f || in[pos + 1] != 0x8b) return r;  // trailing garbage
+    }
+    if (out >= nextCheckpoint) {
+      r.checkpoints.push_back({out, pos, {}});
+      nextCheckpoint = out + every;
+    }
+    isal_inflate_init(st.get());
+    st->crc_flag = IGZIP_GZIP;
+    st->next_in = const_cast<uint8_t*>(in + pos);
+    st->avail_in = static_cast<uint32_t>(std::min<size_t>(inLen - pos, 1u << 30));
+    size_t fed = st->avail_in;
+    const size_t memberStart = pos;
+    for (;;) {
+      uint8_t* at = nullptr;
+      size_t room = 0;
+      if (!target.space(64u << 10, at, room)) {
+        r.stopped = true;
+        return r;
+      }
+      room = std::min<size_t>(room, 1u << 30);
+      st->next_out = at;
+      st->avail_out = static_cast<uint32_t>(room);
+      const int rc = isal_inflate(st.get());
+      const size_t made = room - st->avail_out;
+      if (rc < 0 || rc == ISAL_NEED_DICT) return r;
+      out += made;
+      if (made && !target.produced(made)) {
+        r.stopped = true;
+        return r;
+      }
+      const size_t consumed = fed - st->avail_in;
+      if (control) control->setDoneBytes(memberStart + consumed);
+      if ((control && control->cancelled()) || (stop && stop->load(std::memory_order_relaxed))) {
+        r.stopped = true;
+        return r;
+      }
+      if (st->block_state == ISAL_BLOCK_FINISH) {
+        pos = memberStart + consumed;
+        break;
+      }
+      if (st->avail_in == 0 && made == 0) {
+        if (memberStart + fed < inLen) {  // feed the next gigabyte
+          const size_t more = std::min<size_t>(inLen - (memberStart + fed), 1u << 30);
+          st->next_in = const_cast<uint8_t*>(in + memberStart + fed);
+          st->avail_in = static_cast<uint32_t>(more);
+          fed += more;
+          continue;
+        }
+        return r;  // truncated
+      }
+      if (out >= nextCheckpoint) {
+        r.checkpoints.push_back({out, memberStart + consumed, saveState(*st)});
+        nextCheckpoint = out + every;
+      }
+    }
+    anyMember = true;
+  }
+  r.ok = anyMember;
+  r.textBytes = out;
+  return r;
+}
+
+namespace {
+
+class GzipIndexedText;
+
+/// Re-inflates ranges from checkpoints, keeping a few recent spans.
+class GzipReader final : public TextReader {
+public:
+  explicit GzipReader(const GzipIndexedText& src);
+  bool read(uint64_t off, size_t len, std::string_view& out) override;
+  const std::string& error() const override { return error_; }
+
+private:
+  struct Span {
+    uint64_t begin = 0, end = 0;
+    Column<char> data;
+    uint64_t lastUse = 0;
+  };
+  bool inflateSpan(size_t cp, uint64_t end, Span& s);
+  bool fail(std::string msg) {
+    error_ = std::move(msg);
+    return false;
+  }
+
+  const GzipIndexedText& src_;
+  std::vector<Span> spans_;
+  uint64_t clock_ = 0;
+  std::unique_ptr<inflate_state> st_ = std::make_unique<inflate_state>();
+  std::vector<uint8_t> inBuf_;
+  std::string error_;
+};
+
+class GzipIndexedText final : public SourceText {
+public:
+  GzipIndexedText(int fd, std::string path, uint64_t textBytes, std::vector<GzipCheckpoint> cps)
+      : fd_(::dup(fd)), path_(std::move(path)), textBytes_(textBytes), cps_(std::move(cps)) {
+    struct stat sb {};
+    if (fd_ >= 0 && ::fstat(fd_, &sb) == 0) {
+      size_ = static_cast<uint64_t>(sb.st_size);
+      mtimeNs_ = static_cast<int64_t>(sb.st_mtim.tv_sec) * 1000000000 + sb.st_mtim.tv_nsec;
+    }
+  }
+  ~GzipIndexedText() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  std::string_view text() const override { return {}; }
+  uint64_t size() const override { return textBytes_; }
+  std::unique_ptr<TextReader> reader() const override { return std::make_unique<GzipReader>(*this); }
+
+  /// Empty when the compressed file is as it was at load time, else why not.
+  std::string changed() const {
+    if (fd_ < 0) return "the trace file could not be reopened";
+    struct stat sb {};
+    if (::fstat(fd_, &sb) != 0) return fmt::format("cannot stat the trace file: {}", std::strerror(errno));
+    const int64_t m = static_cast<int64_t>(sb.st_mtim.tv_sec) * 1000000000 + sb.st_mtim.tv_nsec;
+    if (static_cast<uint64_t>(sb.st_size) != size_ || m != mtimeNs_)
+      return "the trace file was modified after it was loaded; reload it to read its events' text";
+    return {};
+  }
+
+  int fd_;
+  std::string path_;
+  uint64_t textBytes_;
+  std::vector<GzipCheckpoint> cps_;
+  uint64_t size_ = 0;
+  int64_t mtimeNs_ = 0;
+};
+
+GzipReader::GzipReader(const GzipIndexedText& src) : src_(src) {}
+
+bool GzipReader::read(uint64_t off, size_t len, std::string_view& out) {
+  if (off > src_.textBytes_ || len > src_.textBytes_ - off)
+    return fail(fmt::format("range {}+{} lies outside the text ({} bytes)", off, len, src_.textBytes_));
+  ++clock_;
+  for (auto& s : spans_) {
+    if (s.begin <= off && off + len <= s.end) {
+      s.lastUse = clock_;
+      out = std::string_view(s.data.data() + (off - s.begin), len);
+      return true;
+    }
+  }
+  // The last checkpoint at or before `off`; inflate to the next one (or further
+  // for a range that crosses it), so that neighbouring reads hit the cache.
+  const auto& cps = src_.cps_;
+  auto it = std::upper_bound(cps.begin(), cps.end(), off, [](uint64_t v, const GzipCheckpoint& c) { return v < c.out; });
+  if (it == cps.begin()) return fail(fmt::format("no checkpoint before text offset {}", off));
+  const size_t k = static_cast<size_t>(it - cps.begin()) - 1;
+  uint64_t end = k + 1 < cps.size() ? cps[k + 1].out : src_.textBytes_;
+  end = std::max<uint64_t>(end, off + len);
+  constexpr size_t kMaxSpans = 8;
+  Span* s = nullptr;
+  if (spans_.size() < kMaxSpans) {
+    s = &spans_.emplace_back();
+  } else {
+    s = &*std::min_element(spans_.begin(), spans_.end(), [](const Span& a, const Span& b) { return a.lastUse < b.lastUse; });
+  }
+  if (!inflateSpan(k, end, *s)) {
+    s->begin = s->end = 0;
+    return false;
+  }
+  s->lastUse = clock_;
+  out = std::string_view(s->data.data() + (off - s->begin), len);
+  return true;
+}
+
+bool GzipReader::inflateSpan(size_t k, uint64_t end, Span& s) {
+  if (auto why = src_.changed(); !why.empty()) return fail(why);
+  const GzipCheckpoint& cp = src_.cps_[k];
+  const size_t need = static_cast<size_t>(end - cp.out);
+  s.begin = s.end = 0;
+  if (s.data.size() < need) {
+    s.data = Column<char>();
+    s.data.resize(need);
+  }
+  inflate_state& st = *st_;
+  restoreState(st, cp);
+  constexpr size_t kIn = 256u << 10;
+  inBuf_.resize(kIn);
+  uint64_t chunkAt = cp.in;  // file offset of inBuf_[0]
+  size_t chunkLen = 0;
+  st.next_in = inBuf_.data();
+  st.avail_in = 0;
+  size_t made = 0;
+  auto corrupt = [&] {
+    return fail(fmt::format("cannot re-read the compressed text near byte offset {} (the file changed or is damaged)",
+                            chunkAt + static_cast<uint64_t>(st.next_in - inBuf_.data())));
+  };
+  while (made < need) {
+    if (st.block_state == ISAL_BLOCK_FINISH) {
+      // The member ended: the next one starts where its trailer ended.
+      const uint32_t left = st.avail_in;
+      uint8_t* nextIn = st.next_in;
+      isal_inflate_init(&st);
+      st.crc_flag = IGZIP_GZIP;
+      st.next_in = nextIn;
+      st.avail_in = left;
+    }
+    if (st.avail_in == 0) {
+      chunkAt += chunkLen;
+      ssize_t got;
+      do {
+        got = ::pread(src_.fd_, inBuf_.data(), kIn, static_cast<off_t>(chunkAt));
+      } while (got < 0 && errno == EINTR);
+      if (got <= 0) return corrupt();
+      chunkLen = static_cast<size_t>(got);
+      st.next_in = inBuf_.data();
+      st.avail_in = static_cast<uint32_t>(chunkLen);
+    }
+    const uint32_t inBefore = st.avail_in;
+    st.next_out = reinterpret_cast<uint8_t*>(s.data.data() + made);
+    st.avail_out = static_cast<uint32_t>(std::min<size_t>(need - made, 1u << 30));
+    const uint32_t outBefore = st.avail_out;
+    const int rc = isal_inflate(&st);
+    if (rc < 0 || rc == ISAL_NEED_DICT) return corrupt();
+    made += outBefore - st.avail_out;
+    if (st.avail_out == outBefore && st.avail_in == inBefore && st.block_state != ISAL_BLOCK_FINISH)
+      return corrupt();  // no progress: input ended early
+  }
+  s.begin = cp.out;
+  s.end = end;
+  return true;
+}
+
+} // namespace
+
+std::shared_ptr<const SourceText> makeGzipIndexedSource(int fd, const std::string& path, uint64_t textBytes,
+                                                        std::vector<GzipCheckpoint> checkpoints) {
+  return std::make_shared<GzipIndexedText>(fd, path, textBytes, std::move(checkpoints));
+}
+
+} // namespace steadyscope::io

@@ -1,0 +1,62 @@
+#pragma once
+// Random access to gzip-compressed text without keeping the text: while the
+// loader inflates the file once, it records a checkpoint about every few MiB
+// of output — ISA-L's inflate state, which holds its own 32 KiB history, as it
+// was at that point, and where the compressed input resumes. Reading a range
+// later re-inflates from the nearest checkpoint before it (zran-style). So a
+// .json.gz trace needs no temporary file and no anonymous copy of its text:
+// the compressed file stays the only copy (docs/DECISIONS.md D-013).
+#include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/util/error.hpp>
+#include <steadyscope/core/util/progress.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace steadyscope::io {
+
+/// One resumable point of a gzip stream.
+struct GzipCheckpoint {
+  uint64_t out = 0;            // text bytes produced before this point
+  uint64_t in = 0;             // compressed byte where input resumes
+  std::vector<uint8_t> state;  // leading bytes of the ISA-L inflate_state (empty: a member starts at `in`)
+};
+
+/// Where inflated text goes: `space` asks for writable room (at least
+/// `minBytes`), `produced` reports bytes written into it; false stops.
+struct InflateTarget {
+  virtual ~InflateTarget() = default;
+  virtual bool space(size_t minBytes, uint8_t*& at, size_t& room) = 0;
+  virtual bool produced(size_t n) = 0;
+};
+
+struct IndexedInflateResult {
+  bool ok = false;        // the whole stream inflated with valid CRCs and sizes
+  bool stopped = false;   // the target or `stop` asked to stop
+  uint64_t textBytes = 0;
+  std::vector<GzipCheckpoint> checkpoints;  // ascending `out`, first at 0
+};
+
+/// Inflates gzip members `in[0, inLen)` into `target`, recording a checkpoint
+/// about every `every` bytes of text. Corrupt or truncated input ends with
+/// ok == false (the loader then reports it through the plain path, which
+/// names the problem and its offset). Progress in compressed bytes.
+IndexedInflateResult inflateIndexed(const uint8_t* in, size_t inLen, uint64_t every, InflateTarget& target,
+                                    JobControl* control, const std::atomic<bool>* stop);
+
+/// The checkpoint spacing for a text of about `textBytes`: 4 MiB, wider for
+/// texts over 8 GiB so that there are at most ~2048 checkpoints (~110 MB).
+uint64_t checkpointSpacing(uint64_t textBytes);
+
+/// A SourceText over a gzip file read through checkpoints. text() is empty;
+/// reader() re-inflates what is asked for (and caches recent segments). The
+/// compressed file is read with pread from a descriptor opened at load time; if
+/// it changes in place afterwards, reads fail with a clear message.
+std::shared_ptr<const SourceText> makeGzipIndexedSource(int fd, const std::string& path, uint64_t textBytes,
+                                                        std::vector<GzipCheckpoint> checkpoints);
+
+} // namespace steadyscope::io
