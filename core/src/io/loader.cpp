@@ -751,11 +751,26 @@ public:
       if (used_ < 256 + 64) break;
       const size_t from = std::max<size_t>(searchFrom_, pieceBytes_ > (48u << 10) ? pieceBytes_ - (48u << 10) : 64);
       std::string_view t(cur_->text(), used_);
-      const size_t c = from + 64 < used_ - 256 ? findCut(t, from, used_ - 256) : std::string_view::npos;
+      size_t c = from + 64 < used_ - 256 ? findCut(t, from, used_ - 256) : std::string_view::npos;
       if (c == std::string_view::npos) {
         searchFrom_ = used_ > 256 + 64 ? used_ - 256 - 64 : 0;  // a long event: look further next time
-        return true;
+        // No "},<newline>{" (minified text, or huge events): past two pieces,
+        // cut exactly (quote/depth-aware) so that the buffer stays bounded.
+        if (used_ < std::max(2 * pieceBytes_, nextExactAt_)) return true;
+        TopLevelLayout tl;
+        ScanError err;
+        if (exactArrayScan(t, 0, pieceBytes_, tl, err)) {  // the array ends in this buffer: it is the tail
+          nextExactAt_ = SIZE_MAX;
+          return true;
+        }
+        if (err.code != "truncated_json") return false;  // malformed: the plain path reports it
+        if (tl.pieces.empty()) {  // one event longer than the buffer so far
+          nextExactAt_ = used_ * 2;
+          return true;
+        }
+        c = static_cast<size_t>(tl.pieces.back().end);  // a comma at the array's depth
       }
+      nextExactAt_ = 0;
       size_t k = c + 1;
       while (k < used_ && (t[k] == ' ' || t[k] == '\n' || t[k] == '\r' || t[k] == '\t')) ++k;
       std::unique_ptr<Buf> next = take();
@@ -868,7 +883,7 @@ private:
   std::string prefix_;
   size_t prefixUsed_ = 0, nextPrefixScan_ = 4096, first_ = 0;
   std::unique_ptr<Buf> cur_;
-  size_t used_ = 0, searchFrom_ = 0;
+  size_t used_ = 0, searchFrom_ = 0, nextExactAt_ = 0;
   uint64_t base_ = 0;
   size_t nextK_ = 0;
   std::mutex m_;
@@ -891,7 +906,8 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
   JobControl* control = opt.control;
   const size_t pieceBytes = std::max<size_t>(opt.pieceBytes, 4096);
   LoadTimer timer;
-  auto plain = [&]() -> Expected<TracePtr> {
+  auto plain = [&](const char* why) -> Expected<TracePtr> {
+    if (timer.on) std::fprintf(stderr, "[load] gzip: starting over on the plain path (%s)\n", why);
     if (control) control->setDoneBytes(0);
     auto src = openSource(path, opt.cacheDir, control, /*indexGzip=*/false);
     if (!src) return src.error();
@@ -956,7 +972,8 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
   inflater.join();
   if (control && control->cancelled()) return cancelledError(path);
   if (sink.tooMany()) return tooManyEventsError(path);
-  if (failed || !pipe.ok()) return plain();
+  if (failed) return plain("a piece did not parse");
+  if (!pipe.ok()) return plain("the stream or its prefix is not as expected");
   if (timer.on) std::fprintf(stderr, "[load] %zu pieces inflated and parsed, %zu checkpoints\n", pipe.pieces(),
                              inflated.checkpoints.size());
   timer.mark("inflate+parse");
@@ -967,13 +984,13 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
   const uint64_t tailBase = pipe.tailBase();
   TopLevelLayout tl;
   ScanError err;
-  if (!exactArrayScan(tail, 0, pieceBytes, tl, err)) return plain();
+  if (!exactArrayScan(tail, 0, pieceBytes, tl, err)) return plain("the tail does not scan");
   size_t k = pipe.pieces();
   for (const Piece& p : tl.pieces) {
     ParseFailure f;
     if (!workers[0].parser.parseBytes(tail.data() + p.begin, {tailBase + p.begin, tailBase + p.end},
                                       workers[0].tables, *workers[0].buf, f))
-      return plain();
+      return plain("a tail piece did not parse");
     sink.deliver(k++, 0, workers[0].buf);
   }
   if (sink.tooMany()) return tooManyEventsError(path);
@@ -983,7 +1000,7 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
   outer.append(prefix);
   outer.append(tail.substr(tl.arrayClose));
   TopLevelLayout layout;
-  if (!scanTopLevel(outer, pieceBytes, false, layout, err, prefix.size())) return plain();
+  if (!scanTopLevel(outer, pieceBytes, false, layout, err, prefix.size())) return plain("the top-level keys do not scan");
   layout.arrayOpen = prefix.size() - 1;
   layout.arrayClose = tailBase + tl.arrayClose;
   timer.mark("tail");
