@@ -9,6 +9,8 @@
 #include "panels/explanation_panel.hpp"
 #include "panels/welcome_widget.hpp"
 
+#include <steadyscope/core/io/loader.hpp>
+
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QListWidget>
@@ -27,6 +29,7 @@ private slots:
   void chunkModel();
   void detailsRangeStats();
   void detailsEvent();
+  void detailsSourceTextOfGzip();
   void welcome();
   void explanation();
 };
@@ -105,6 +108,28 @@ void TstPanels::detailsEvent() {
   sel.setEvent(1);
   QVERIFY(panel.text().contains(QStringLiteral("elementwise_kernel")));
   QVERIFY(panel.text().contains(QStringLiteral("launched by")));
+}
+
+// The bundled sample is a .json.gz: its text is not kept but re-inflated from
+// checkpoints when an event is shown.
+void TstPanels::detailsSourceTextOfGzip() {
+  auto r = loadTrace(STEADYSCOPE_SOURCE_DIR "/resources/sample/vllm_sample.json.gz");
+  QVERIFY(r.ok());
+  TracePtr t = r.value();
+  QVERIFY(t->source->text().empty());
+  TraceDocument doc;
+  doc.trace = t;
+  doc.index = timeline::buildTimelineIndex(*t);
+  DetailsPanel panel;
+  SelectionModel sel;
+  panel.setDocument(doc);
+  panel.setSelectionModel(&sel);
+  const EventIdx last = EventIdx(t->size() - 1);
+  sel.setEvent(last);
+  const QString text = panel.text();
+  QVERIFY2(text.contains(QStringLiteral("Source text")), qPrintable(text.left(400)));
+  QVERIFY2(text.contains(QStringLiteral("\"ph\"")), qPrintable(text.right(400)));
+  QVERIFY(text.contains(QString::fromStdString(std::string(t->nameOf(last))).left(20)));
 }
 
 void TstPanels::welcome() {
