@@ -90,7 +90,7 @@ LoadProgress LoadController::progress() const {
   p.stage = job_.phase && job_.phase->load() == 1 ? kStageTimeline : job_.control->stage();
   switch (p.stage) {
     case StageOpen: p.stageName = tr("Opening"); break;
-    case StageDecompress: p.stageName = tr("Decompressing"); break;
+    case StageDecompress: p.stageName = tr("Decompressing and parsing"); break;
     case StageParse: p.stageName = tr("Parsing"); break;
     case StageIndex: p.stageName = tr("Indexing"); break;
     case StageDone: p.stageName = tr("Finishing"); break;

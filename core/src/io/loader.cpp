@@ -742,6 +742,9 @@ public:
   bool produced(size_t n) override {
     if (!cur_) {
       prefixUsed_ += n;
+      // Keys before traceEvents are small in practice; a huge one (or a file
+      // without traceEvents) goes to the plain path rather than into memory.
+      if (prefixUsed_ > (32u << 20)) return startEvents(false) && cur_;
       if (prefixUsed_ < nextPrefixScan_) return true;
       nextPrefixScan_ = prefixUsed_ * 2;
       return startEvents(false);

@@ -420,6 +420,20 @@ private slots:
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 2);
   }
 
+  void gzipLargeObjectWithoutTraceEvents() {
+    // 40 MB of another tool's JSON before any traceEvents: not buffered by the
+    // streaming path (it gives up past 32 MB), refused by the plain path.
+    QTemporaryDir dir;
+    std::string json = "{\"kernel_dispatch\": [";
+    for (int i = 0; json.size() < (40u << 20); ++i) json += (i ? ", " : "") + std::string("{\"id\": ") + std::to_string(i) + "}";
+    json += "]}";
+    const std::string path = dir.path().toStdString() + "/rocprof.json.gz";
+    writeFile(path, gzipBytes(json, 1));
+    auto r = loadTrace(path, LoadOptions{.cacheDir = dir.path().toStdString()});
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, std::string("no_trace_events"));
+  }
+
   void gzipFileChangedAfterLoad() {
     // The text of a .json.gz is re-read from the file on demand: if the file is
     // rewritten in place afterwards, reads fail with a clear message (no crash,

@@ -26,7 +26,8 @@ struct LoadOptions {
   JobControl* control = nullptr;   // progress + cancel; may be null
 };
 
-/// Stage numbers published through JobControl::stage().
+/// Stage numbers published through JobControl::stage(). A .json.gz is inflated
+/// and parsed together in StageDecompress (done/total in compressed bytes).
 enum LoadStage : int { StageOpen = 0, StageDecompress = 1, StageParse = 2, StageIndex = 3, StageDone = 4 };
 
 Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options = {});
