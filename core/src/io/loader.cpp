@@ -750,7 +750,7 @@ public:
       return startEvents(false);
     }
     used_ += n;
-    while (used_ >= pieceBytes_) {
+    while (used_ >= pieceBytes_ && nextExactAt_ != SIZE_MAX) {  // SIZE_MAX: the array's end is in this buffer
       if (used_ < 256 + 64) break;
       const size_t from = std::max<size_t>(searchFrom_, pieceBytes_ > (48u << 10) ? pieceBytes_ - (48u << 10) : 64);
       std::string_view t(cur_->text(), used_);
