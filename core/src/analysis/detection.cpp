@@ -1,5 +1,6 @@
 // Stage 1: roots from annotations, coverage audit, trim (spec §2.1–§2.5, §3.9).
 #include <steadyscope/core/analysis/detection.hpp>
+#include <steadyscope/core/util/phase_timer.hpp>
 
 #include <algorithm>
 #include <thread>
@@ -71,12 +72,13 @@ void markCorrelatedInside(const EventIndex& index, uint32_t lane, double a, doub
 std::optional<Column<Span>> gpuSpans(const EventIndex& index, const EventList& instances) {
   const Trace& t = index.trace();
   if (instances.empty()) return std::nullopt;
-  std::vector<std::pair<CorrKey, EventIdx>> byExt;  // sorted by key: one sort instead of a map of lists
-  byExt.reserve(index.gpuAnnotations.size());
+  Column<std::pair<CorrKey, EventIdx>> byExt;  // sorted by key: one sort instead of a map of lists
+  reserveFresh(byExt, index.gpuAnnotations.size());
   for (EventIdx g : index.gpuAnnotations)
     if (t.has(g, ev::HasExtId)) byExt.emplace_back(extKey(t, g), g);
   std::sort(byExt.begin(), byExt.end());
   Column<Span> spans;
+  reserveFresh(spans, instances.size());
   for (EventIdx r : instances) {
     if (!t.has(r, ev::HasExtId)) return std::nullopt;
     const CorrKey k = extKey(t, r);
@@ -86,6 +88,7 @@ std::optional<Column<Span>> gpuSpans(const EventIndex& index, const EventList& i
   }
   std::sort(spans.begin(), spans.end(), [](const Span& x, const Span& y) { return x.a < y.a; });
   Column<Span> merged;
+  reserveFresh(merged, spans.size());
   for (const Span& s : spans) {
     if (!merged.empty() && s.a <= merged.back().b) merged.back().b = std::max(merged.back().b, s.b);
     else merged.push_back(s);
@@ -104,7 +107,7 @@ bool inSpans(const Column<Span>& spans, double ts) {
 Column<uint8_t> attributedKernels(const EventIndex& index, const EventList& instances,
                                        std::string* strategy) {
   const Trace& t = index.trace();
-  Column<uint8_t> flags(index.kernels.size(), 0);
+  Column<uint8_t> flags = zeroedFresh<uint8_t>(index.kernels.size());
   if (auto spans = gpuSpans(index, instances)) {
     *strategy = "gpu_span";
     // Decide in integer ns where the answer is certain (far enough from a span
@@ -113,7 +116,7 @@ Column<uint8_t> attributedKernels(const EventIndex& index, const EventList& inst
       int64_t lo, hi, innerLo, innerHi;
     };
     Column<NsSpan> ns;
-    ns.reserve(spans->size());
+    reserveFresh(ns, spans->size());
     for (const Span& sp : *spans) {
       const int64_t ma = edgeMarginNs(sp.a), mb = edgeMarginNs(sp.b);
       ns.push_back({static_cast<int64_t>(std::floor(sp.a * 1000.0)) - ma, static_cast<int64_t>(std::ceil(sp.b * 1000.0)) + mb,
@@ -149,7 +152,7 @@ Column<uint8_t> attributedKernels(const EventIndex& index, const EventList& inst
     return flags;
   }
   *strategy = "correlation";
-  Column<uint8_t> marked(index.gpuByCorr.slotCount(), 0);
+  Column<uint8_t> marked = zeroedFresh<uint8_t>(index.gpuByCorr.slotCount());
   for (EventIdx r : instances) markCorrelatedInside(index, t.lane[r], index.tsUs(r), index.endPy(r).asDouble(), marked);
   for (size_t k = 0; k < index.kernels.size(); ++k) {
     EventIdx e = index.kernels[k];
@@ -159,7 +162,11 @@ Column<uint8_t> attributedKernels(const EventIndex& index, const EventList& inst
   return flags;
 }
 
+// 0.0 + the durations of the flagged kernels, in kernel order. With every
+// kernel flagged that is the same sequence of additions as the index's
+// kernelDurSum (the usual case for the chosen roots).
 double sumFlagged(const EventIndex& index, const Column<uint8_t>& flags) {
+  if (std::all_of(flags.begin(), flags.end(), [](uint8_t f) { return f != 0; })) return index.kernelDurSum;
   double s = 0.0;
   for (size_t k = 0; k < flags.size(); ++k)
     if (flags[k]) s += index.durUs(index.kernels[k]);
@@ -213,29 +220,49 @@ CoverageReport auditRoots(const EventIndex& index, const EventList& roots) {
   }
   // The two attributions read the index only and write their own flags: run
   // them side by side (one pass over the kernels, one over the CPU lanes).
-  Column<uint8_t> marked(index.gpuByCorr.slotCount(), 0);
+  PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
+  Column<uint8_t> marked = zeroedFresh<uint8_t>(index.gpuByCorr.slotCount());
   auto mark = [&] {
+    PhaseTimer t2("STEADYSCOPE_SPLIT_TIMING", "split");
     for (const auto& [lane, span] : perLane) markCorrelatedInside(index, lane, span.first, span.second, marked);
+    t2.mark("  audit: CPU marks");
   };
+  // The span attribution and its sum need no marks: done while they are made.
   Column<uint8_t> flags;
+  double spansSum = 0.0;
+  auto spans = [&] {
+    flags = attributedKernels(index, roots, &rep.strategy);
+    spansSum = sumFlagged(index, flags);
+    timer.mark("  audit: spans");
+  };
   if (index.kernels.size() >= (size_t(1) << 16)) {
     std::thread marker(mark);
-    flags = attributedKernels(index, roots, &rep.strategy);
+    spans();
     marker.join();
   } else {
-    flags = attributedKernels(index, roots, &rep.strategy);
+    spans();
     mark();
   }
-  double spansSum = 0.0, selectedSum = 0.0;
+  timer.mark("  audit: join");
+  // Selected = attributed by span or by a marked correlation id. When the
+  // marks add no kernel, the selected sum is the span sum (same additions).
+  bool extra = false;
   for (size_t k = 0; k < index.kernels.size(); ++k) {
+    if (flags[k]) continue;
     const EventIdx e = index.kernels[k];
-    bool sel = flags[k] != 0;
-    if (!sel && index.hasCorr(e))
-      if (auto s = index.gpuByCorr.slotOf(index.corrKey(e))) sel = marked[*s] != 0;
-    const double d = index.durUs(e);
-    if (flags[k]) spansSum += d;
-    if (sel) selectedSum += d;
+    if (index.hasCorr(e))
+      if (auto s = index.gpuByCorr.slotOf(index.corrKey(e)); s && marked[*s]) {
+        flags[k] = 2;  // selected by its correlation id only
+        extra = true;
+      }
   }
+  double selectedSum = spansSum;
+  if (extra) {
+    selectedSum = 0.0;
+    for (size_t k = 0; k < index.kernels.size(); ++k)
+      if (flags[k]) selectedSum += index.durUs(index.kernels[k]);
+  }
+  timer.mark("  audit: sums");
   if (g > 0) {
     rep.coveredSpans = spansSum / g;
     rep.coveredSelected = selectedSum / g;
@@ -250,13 +277,21 @@ std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index
   DetectionCandidate c;
   c.method = "annotation:tier";
   c.phaseConfidence = "high";
-  for (EventIdx a : index.annotations)
-    if (matchesDetailedPattern(t.nameOf(a))) c.roots.push_back(a);
+  // The matchers are pure functions of the name: test each distinct name once.
+  std::vector<uint8_t> memo(t.strings.size(), 0);  // by StrId: 0 untested, 1 no, 2 yes
+  auto matching = [&](bool (*match)(std::string_view)) {
+    std::fill(memo.begin(), memo.end(), uint8_t{0});
+    for (EventIdx a : index.annotations) {
+      uint8_t& m = memo[t.name[a]];
+      if (!m) m = match(t.nameOf(a)) ? 2 : 1;
+      if (m == 2) c.roots.push_back(a);
+    }
+  };
+  matching(matchesDetailedPattern);
   c.tier = "detailed";
   if (c.roots.empty()) {
     c.tier = "native";
-    for (EventIdx a : index.annotations)
-      if (matchesNativePattern(t.nameOf(a))) c.roots.push_back(a);
+    matching(matchesNativePattern);
   }
   if (c.roots.empty()) return std::nullopt;
   c.coverage = auditRoots(index, c.roots);

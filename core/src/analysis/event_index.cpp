@@ -1,5 +1,6 @@
 // Single-pass event index (spec §1.4).
 #include <steadyscope/core/analysis/event_index.hpp>
+#include <steadyscope/core/util/phase_timer.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -24,15 +25,8 @@ void CorrGroups::buildSparse(const EventList&, std::vector<std::pair<CorrKey, Ev
   offsets_.push_back(static_cast<uint32_t>(items_.size()));
 }
 
-std::optional<uint32_t> CorrGroups::slotOf(const CorrKey& k) const {
+std::optional<uint32_t> CorrGroups::slotOfSparse(const CorrKey& k) const {
   if (offsets_.empty()) return std::nullopt;
-  if (dense_) {
-    if (k.tag != 0 || k.v < min_) return std::nullopt;
-    const auto s = static_cast<uint64_t>(k.v - min_);
-    if (s + 1 >= offsets_.size()) return std::nullopt;
-    if (offsets_[s] == offsets_[s + 1]) return std::nullopt;
-    return static_cast<uint32_t>(s);
-  }
   auto it = std::lower_bound(keys_.begin(), keys_.end(), k);
   if (it == keys_.end() || !(*it == k)) return std::nullopt;
   return static_cast<uint32_t>(it - keys_.begin());
@@ -55,6 +49,7 @@ bool containsCi(std::string_view hay, std::string_view needle) {
 } // namespace
 
 EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : trace_(&trace) {
+  PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
   roles_.resize(trace.categories.size(), CatRole::Cpu);
   for (size_t c = 0; c < trace.categories.size(); ++c) {
     std::string_view t = trace.strings.view(trace.categories[c]);
@@ -102,20 +97,25 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
       if (f & ev::HasCorr) gpuCorrEvents.push_back(i);
     }
   }
+  timer.mark("  index: scan");
   auto key = [this](EventIdx e) { return corrKey(e); };
   // Two independent halves, one per core for big traces: (flow groups, GPU
   // total, collective names) and (correlation groups, annotation order).
   auto second = [&] {
+    PhaseTimer t2("STEADYSCOPE_SPLIT_TIMING", "split");
     flowsById.build(flowEvents, key);
-    // Total GPU time (Python sum over the kernels) and the no-GPU-work check.
+    t2.mark("  index: flow groups");
+    // One pass over the kernels: the total GPU time (Python sum) and the
+    // no-GPU-work check, the plain float sum (the coverage sums when every
+    // kernel is attributed) and the collective kernel names (by name id;
+    // each distinct name is tested once).
     PyNum total = PyNum::fromInt(0);
-    for (EventIdx i : kernels) total = total + trace.durPy(i);
-    totalGpu_ = total;
-    noGpuWork = total.isInt ? total.i == 0 : total.d == 0.0;
-    // Collective kernel names (by name id; each distinct name is tested once).
+    double floatSum = 0.0;
     collectiveName.assign(trace.strings.size(), false);
     std::vector<uint8_t> tested(trace.strings.size(), 0);
     for (EventIdx i : kernels) {
+      total = total + trace.durPy(i);
+      floatSum += trace.durUs(i);
       const StrId s = trace.name[i];
       if (tested[s]) continue;
       tested[s] = 1;
@@ -125,9 +125,15 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
         hasCollectives = true;
       }
     }
+    totalGpu_ = total;
+    kernelDurSum = floatSum;
+    noGpuWork = total.isInt ? total.i == 0 : total.d == 0.0;
+    t2.mark("  index: GPU sum+names");
   };
   auto first = [&] {
+    PhaseTimer t1("STEADYSCOPE_SPLIT_TIMING", "split");
     gpuByCorr.build(gpuCorrEvents, key);
+    t1.mark("  index: corr groups");
     auto byTs = [&](EventIdx x, EventIdx y) { return trace.tsUs(x) < trace.tsUs(y); };
     if (!std::is_sorted(annotations.begin(), annotations.end(), byTs))  // usually already in ts order
       std::stable_sort(annotations.begin(), annotations.end(), byTs);
@@ -140,34 +146,6 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
     first();
     second();
   }
-}
-
-bool EventIndex::hasTs(EventIdx i) const {
-  const uint16_t f = trace_->flags[i];
-  return (f & ev::HasTs) && !(f & ev::TsPresentNull);
-}
-
-CorrKey EventIndex::corrKey(EventIdx i) const {
-  const uint16_t f = trace_->flags[i];
-  CorrKey k;
-  k.v = trace_->corr[i];
-  k.tag = (f & ev::CorrIsStr) ? 1 : (f & ev::CorrIsReal) ? 2 : 0;
-  return k;
-}
-
-bool EventIndex::isExtractionCpu(EventIdx i) const {
-  const uint16_t f = trace_->flags[i];
-  if (!(f & ev::HasTs) || (f & ev::TsPresentNull) || !(f & ev::HasDur)) return false;
-  const CatRole r = role(i);
-  return r == CatRole::Cpu || r == CatRole::UserAnnotation;
-}
-
-bool EventIndex::isCorrelatedCpu(EventIdx i) const {
-  const uint16_t f = trace_->flags[i];
-  if (!(f & ev::HasTs) || (f & ev::TsPresentNull) || !(f & ev::HasDur) || !(f & ev::HasCorr)) return false;
-  const Ph ph = trace_->ph[i];
-  if (ph == Ph::FlowStart || ph == Ph::FlowEnd) return false;
-  return role(i) == CatRole::Cpu;
 }
 
 std::pair<size_t, size_t> EventIndex::laneBounds(uint32_t lane, double aUs, double bUs) const {

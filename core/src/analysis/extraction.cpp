@@ -18,9 +18,30 @@ namespace {
 
 PyNum pyMax(const PyNum& a, const PyNum& b) { return b > a ? b : a; }
 
-PyNum pyMedian(Column<PyNum>& v) {  // sorts v (stably: 5 and 5.0 tie, and which one lands in the middle decides int vs real)
-  std::stable_sort(v.begin(), v.end(), [](const PyNum& x, const PyNum& y) { return x < y; });
+PyNum pyMedian(Column<PyNum>& v) {  // reorders v
   const size_t n = v.size();
+  // Python's statistics.median sorts stably: 5 and 5.0 tie, and which one lands
+  // in the middle decides int vs real. When no two distinct values can tie —
+  // all ints, or all reals that are neither zero (0.0 == -0.0) nor NaN —
+  // equal values are identical, so a selection gives the sort's middle elements.
+  bool allInt = true, allPlainReal = true;
+  for (const PyNum& x : v) {
+    if (x.isInt) {
+      allPlainReal = false;
+    } else {
+      allInt = false;
+      if (x.d == 0.0 || x.d != x.d) allPlainReal = false;
+    }
+  }
+  auto less = [](const PyNum& x, const PyNum& y) { return x < y; };
+  if (allInt || allPlainReal) {
+    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(n / 2);
+    std::nth_element(v.begin(), mid, v.end(), less);
+    if (n % 2) return *mid;
+    const PyNum lower = *std::max_element(v.begin(), mid, less);
+    return PyNum::fromReal((lower + *mid).asDouble() / 2.0);
+  }
+  std::stable_sort(v.begin(), v.end(), less);
   if (n % 2) return v[n / 2];
   return PyNum::fromReal((v[n / 2 - 1] + v[n / 2]).asDouble() / 2.0);
 }
@@ -44,9 +65,11 @@ TileSet buildTiles(const EventIndex& index, const EventList& roots) {
     auto& g = groups[lane];
     auto byTs = [&](EventIdx a, EventIdx b) { return index.tsPy(a) < index.tsPy(b); };
     if (!std::is_sorted(g.begin(), g.end(), byTs)) std::stable_sort(g.begin(), g.end(), byTs);
-    Column<Tile> tiles(g.size());
+    Column<Tile> tiles;
+    reserveFresh(tiles, g.size());
+    tiles.resize(g.size());
     Column<PyNum> lengths;
-    lengths.reserve(g.size());
+    reserveFresh(lengths, g.size());
     for (size_t k = 0; k + 1 < g.size(); ++k) {
       const PyNum ts = index.tsPy(g[k]), end = index.endPy(g[k]), next = index.tsPy(g[k + 1]);
       if (next >= end) {
@@ -84,17 +107,35 @@ TileSet buildTiles(const EventIndex& index, const EventList& roots) {
   return out;
 }
 
-const Tile* TileSet::find(uint32_t lane, double tsUs) const {
+size_t TileSet::position(uint32_t lane, double tsUs) const {
   auto it = std::lower_bound(entries.begin(), entries.end(), std::make_pair(lane, tsUs),
                              [](const Entry& e, const std::pair<uint32_t, double>& k) {
                                return e.lane != k.first ? e.lane < k.first : e.tsUs < k.second;
                              });
-  if (it == entries.end() || it->lane != lane || it->tsUs != tsUs) return nullptr;
-  return &it->tile;
+  if (it == entries.end() || it->lane != lane || it->tsUs != tsUs) return entries.size();
+  return static_cast<size_t>(it - entries.begin());
+}
+
+const Tile* TileSet::find(uint32_t lane, double tsUs) const {
+  const size_t p = position(lane, tsUs);
+  return p < entries.size() ? &entries[p].tile : nullptr;
+}
+
+const Tile* TileSet::find(uint32_t lane, double tsUs, size_t& hint) const {
+  size_t p = hint;
+  if (!(p < entries.size() && entries[p].lane == lane && entries[p].tsUs == tsUs)) p = position(lane, tsUs);
+  if (p == entries.size()) return nullptr;
+  hint = p + 1;
+  return &entries[p].tile;
 }
 
 Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root) {
   if (const Tile* t = tiles.find(index.trace().lane[root], index.tsUs(root))) return *t;
+  return {index.tsPy(root), index.endPy(root)};
+}
+
+Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root, size_t& hint) {
+  if (const Tile* t = tiles.find(index.trace().lane[root], index.tsUs(root), hint)) return *t;
   return {index.tsPy(root), index.endPy(root)};
 }
 
@@ -109,8 +150,9 @@ ChunkSelection selectChunk(const EventIndex& index, const EventList& roots, cons
     tiles = &local;
   }
   std::optional<PyNum> maxEnd = globalTiles ? globalTiles->maxEnd : std::nullopt;
+  size_t hint = 0;
   for (EventIdx r : roots) {
-    Tile w = windowOf(index, *tiles, r);
+    Tile w = windowOf(index, *tiles, r, hint);
     sel.windows.push_back(w);
     maxEnd = maxEnd ? pyMax(*maxEnd, w.b) : w.b;
   }

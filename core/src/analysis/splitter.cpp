@@ -275,14 +275,24 @@ SplitResult Splitter::plan(const SplitOptions& o) {
   if (proceed && r.gapFill && det.roots.size() >= 4096)
     tileThread = std::jthread([&] { tiles = buildTiles(idx, det.roots); });
   r.roots.reserve(det.roots.size());
-  for (EventIdx e : det.roots) {
-    RootInfo ri;
-    ri.event = e;
-    ri.name = std::string(t.nameOf(e));
-    ri.tsUs = idx.tsUs(e);
-    ri.durUs = idx.durUs(e);
-    ri.step = parseAnnotation(ri.name);
-    r.roots.push_back(std::move(ri));
+  {
+    // parseAnnotation is a pure function of the name: parse each distinct name once.
+    std::vector<uint32_t> stepOfName(t.strings.size(), UINT32_MAX);
+    std::vector<StepDetails> parsed;
+    for (EventIdx e : det.roots) {
+      RootInfo ri;
+      ri.event = e;
+      ri.name = std::string(t.nameOf(e));
+      ri.tsUs = idx.tsUs(e);
+      ri.durUs = idx.durUs(e);
+      uint32_t& s = stepOfName[t.name[e]];
+      if (s == UINT32_MAX) {
+        s = static_cast<uint32_t>(parsed.size());
+        parsed.push_back(parseAnnotation(ri.name));
+      }
+      ri.step = parsed[s];
+      r.roots.push_back(std::move(ri));
+    }
   }
   timer.mark("roots");
   if (det.coverage) {
@@ -332,7 +342,8 @@ SplitResult Splitter::plan(const SplitOptions& o) {
     else tiles = buildTiles(idx, det.roots);
     timer.mark("tiles: build");
     r.nOverlappingRoots = tiles.overlaps;
-    for (RootInfo& ri : r.roots) ri.tile = windowOf(idx, tiles, ri.event);
+    size_t hint = 0;
+    for (RootInfo& ri : r.roots) ri.tile = windowOf(idx, tiles, ri.event, hint);
   }
   const TileSet* globalTiles = r.gapFill ? &tiles : nullptr;
   timer.mark("tiles");
@@ -349,6 +360,7 @@ SplitResult Splitter::plan(const SplitOptions& o) {
     ChunkSelection sel = selectChunk(idx, evs, globalTiles, xo);
     c.events = std::move(sel.events);
     c.stats = sel.stats;
+    c.steps.reserve(rootIdx.size());
     for (size_t k : rootIdx) c.steps.push_back(r.roots[k].step);
     if (structured && !o.fixes.noBatchOverride) {
       EventText text(*trace_);
@@ -415,11 +427,13 @@ SplitResult Splitter::plan(const SplitOptions& o) {
     }
 
     // ---- Stage 2 inputs
+    r.workingRoots.reserve(static_cast<size_t>(range->e - range->s));
     for (int64_t k = range->s; k < range->e; ++k) {
       const std::string& nm = r.roots[static_cast<size_t>(k)].name;
       if (nm != "warmup" && nm != "wrapup") r.workingRoots.push_back(static_cast<size_t>(k));
     }
-    std::vector<StepDetails> steps;
+    Column<StepDetails> steps;
+    reserveFresh(steps, r.workingRoots.size());
     for (size_t k : r.workingRoots) steps.push_back(r.roots[k].step);
     r.servingAnnotations = !steps.empty() && isServingKind(steps.front().kind);
     if (o.llmInference && !r.servingAnnotations && !steps.empty()) {

@@ -197,7 +197,9 @@ ModeSelection concurrencyFinder(std::span<const StepDetails> steps, SteadyMode m
     }
     const int64_t n = sel.numStepsUsed;
     sel.stride = candidateStride(n);
-    for (const Region& w : candidateWindows(sel.largest, n, sel.stride)) {
+    const auto windows = candidateWindows(sel.largest, n, sel.stride);
+    sel.candidates.reserve(windows.size());
+    for (const Region& w : windows) {
       Candidate cand;
       cand.window = w;
       int64_t sumReq = 0;

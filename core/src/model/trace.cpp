@@ -132,16 +132,6 @@ double Trace::durUsSlow(EventIdx i) const {
   return nsToUsExact(durNs[i]);
 }
 
-PyNum Trace::tsPy(EventIdx i) const {
-  if (flags[i] & ev::TsIsInt) return PyNum::fromInt(tsNs[i] / 1000);
-  return PyNum::fromReal(tsUs(i));
-}
-
-PyNum Trace::durPy(EventIdx i) const {
-  if (flags[i] & ev::DurIsInt) return PyNum::fromInt(durNs[i] / 1000);
-  return PyNum::fromReal(durUs(i));
-}
-
 std::string Trace::keyText(const JsonKey& k) const {
   switch (k.type) {
     case JsonKey::Type::None: return "";

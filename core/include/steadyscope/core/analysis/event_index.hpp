@@ -46,7 +46,15 @@ public:
   /// Groups `events` (file order) by key(e); key is called up to three times per event.
   template <typename KeyFn>
   void build(const EventList& events, KeyFn&& key);
-  std::optional<uint32_t> slotOf(const CorrKey& k) const;
+  std::optional<uint32_t> slotOf(const CorrKey& k) const {
+    if (dense_) {  // the usual case, inline
+      if (k.tag != 0 || k.v < min_) return std::nullopt;
+      const auto s = static_cast<uint64_t>(k.v - min_);
+      if (s + 1 >= offsets_.size() || offsets_[s] == offsets_[s + 1]) return std::nullopt;
+      return static_cast<uint32_t>(s);
+    }
+    return slotOfSparse(k);
+  }
   std::span<const EventIdx> eventsOfSlot(uint32_t slot) const {
     return {items_.data() + offsets_[slot], items_.data() + offsets_[slot + 1]};
   }
@@ -59,6 +67,7 @@ public:
   bool dense() const { return dense_; }
 
 private:
+  std::optional<uint32_t> slotOfSparse(const CorrKey& k) const;
   void buildSparse(const EventList& events, std::vector<std::pair<CorrKey, EventIdx>> pairs);
   bool dense_ = false;
   int64_t min_ = 0;                 // dense: slot = v - min_
@@ -84,6 +93,7 @@ public:
   EventList annotations;     // user_annotation with dur, no Input Dims; sorted by ts (stable)
   EventList gpuAnnotations;  // gpu_user_annotation with dur
   EventList kernels;         // kernel / gpu_memcpy / gpu_memset with ts and dur
+  double kernelDurSum = 0.0;  // 0.0 + durUs(k0) + durUs(k1) + ... in list order (float sum)
   CorrGroups gpuByCorr;                  // kernels + correlated gpu_user_annotations
   CorrGroups flowsById;                  // ph s / f with an id
   std::vector<bool> collectiveName;      // by StrId: kernel name has nccl / rccl / cross_device_reduce
@@ -93,19 +103,39 @@ public:
 
   // ---- per-event helpers ----
   CatRole role(EventIdx i) const { return roles_[trace_->cat[i]]; }
-  bool hasTs(EventIdx i) const;
+  bool hasTs(EventIdx i) const {
+    const uint16_t f = trace_->flags[i];
+    return (f & ev::HasTs) && !(f & ev::TsPresentNull);
+  }
   bool hasDur(EventIdx i) const { return trace_->has(i, ev::HasDur); }
   bool hasCorr(EventIdx i) const { return trace_->has(i, ev::HasCorr); }
-  CorrKey corrKey(EventIdx i) const;
+  CorrKey corrKey(EventIdx i) const {
+    const uint16_t f = trace_->flags[i];
+    CorrKey k;
+    k.v = trace_->corr[i];
+    k.tag = (f & ev::CorrIsStr) ? 1 : (f & ev::CorrIsReal) ? 2 : 0;
+    return k;
+  }
   double tsUs(EventIdx i) const { return trace_->tsUs(i); }
   double durUs(EventIdx i) const { return trace_->durUs(i); }
   PyNum tsPy(EventIdx i) const { return trace_->tsPy(i); }
   PyNum durPy(EventIdx i) const { return trace_->durPy(i); }
   PyNum endPy(EventIdx i) const { return tsPy(i) + durPy(i); }
   /// A CPU event for extraction (§4.1): ts and dur, category not GPU.
-  bool isExtractionCpu(EventIdx i) const;
+  bool isExtractionCpu(EventIdx i) const {
+    const uint16_t f = trace_->flags[i];
+    if (!(f & ev::HasTs) || (f & ev::TsPresentNull) || !(f & ev::HasDur)) return false;
+    const CatRole r = role(i);
+    return r == CatRole::Cpu || r == CatRole::UserAnnotation;
+  }
   /// A "correlated CPU event" (§1.4 step 5).
-  bool isCorrelatedCpu(EventIdx i) const;
+  bool isCorrelatedCpu(EventIdx i) const {
+    const uint16_t f = trace_->flags[i];
+    if (!(f & ev::HasTs) || (f & ev::TsPresentNull) || !(f & ev::HasDur) || !(f & ev::HasCorr)) return false;
+    const Ph ph = trace_->ph[i];
+    if (ph == Ph::FlowStart || ph == Ph::FlowEnd) return false;
+    return role(i) == CatRole::Cpu;
+  }
 
   /// Calls fn(idx) for every event of lane `lane` whose ts may lie in
   /// [aUs, bUs] (a superset; the caller applies the exact test).

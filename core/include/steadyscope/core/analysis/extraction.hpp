@@ -32,11 +32,20 @@ struct TileSet {
   std::optional<PyNum> maxEnd;  // largest tile end
   bool empty() const { return entries.empty(); }
   const Tile* find(uint32_t lane, double tsUs) const;
+  /// The same answer, trying entries[hint] first (keys are unique, so an exact
+  /// match there is the one); on a hit, hint moves to the next entry. Constant
+  /// time for keys asked in order, as roots are.
+  const Tile* find(uint32_t lane, double tsUs, size_t& hint) const;
+
+private:
+  size_t position(uint32_t lane, double tsUs) const;  // entries.size() when absent
 };
 TileSet buildTiles(const EventIndex& index, const EventList& roots);
 
 /// The window of one root: its tile if any, else its own span.
 Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root);
+/// windowOf with TileSet::find's hint, for roots taken in order.
+Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root, size_t& hint);
 
 struct ExtractionOptions {
   bool dedupeGpuEvents = false;       // fix for §8 B25

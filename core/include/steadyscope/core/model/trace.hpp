@@ -252,8 +252,14 @@ public:
     return durUsSlow(i);
   }
   /// ts / dur with Python types (int stays int), for parity arithmetic.
-  PyNum tsPy(EventIdx i) const;
-  PyNum durPy(EventIdx i) const;
+  PyNum tsPy(EventIdx i) const {
+    if (flags[i] & ev::TsIsInt) return PyNum::fromInt(tsNs[i] / 1000);
+    return PyNum::fromReal(tsUs(i));
+  }
+  PyNum durPy(EventIdx i) const {
+    if (flags[i] & ev::DurIsInt) return PyNum::fromInt(durNs[i] / 1000);
+    return PyNum::fromReal(durUs(i));
+  }
   int64_t endNs(EventIdx i) const { return tsNs[i] + durNs[i]; }
   std::string keyText(const JsonKey& k) const;  // "1", "stream 7", ...
   uint64_t anomalyCount() const;

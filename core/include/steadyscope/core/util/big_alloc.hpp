@@ -53,4 +53,29 @@ struct BigAllocator {
 template <typename T>
 using Column = std::vector<T, BigAllocator<T>>;
 
+namespace bigmem {
+/// From this size on, a fresh block is cheaper on one huge page (one fault,
+/// ~0.13 ms here) than on 4 KiB pages (~13 us each: 64 KiB = 16 faults).
+inline constexpr size_t kHugeWorthBytes = size_t(64) << 10;
+} // namespace bigmem
+
+/// Reserves room for n elements; a block of kHugeWorthBytes or more is made at
+/// least kMmapThreshold so that it lands on huge pages. For temporaries that
+/// are filled once (up to 2 MiB of address space, and of memory once touched).
+template <typename T>
+void reserveFresh(Column<T>& c, size_t n) {
+  if (n * sizeof(T) >= bigmem::kHugeWorthBytes && n * sizeof(T) < bigmem::kMmapThreshold)
+    n = (bigmem::kMmapThreshold + sizeof(T) - 1) / sizeof(T);
+  c.reserve(n);
+}
+
+/// n zero (value-initialised) elements, placed as reserveFresh places them.
+template <typename T>
+Column<T> zeroedFresh(size_t n) {
+  Column<T> c;
+  reserveFresh(c, n);
+  c.assign(n, T{});
+  return c;
+}
+
 } // namespace steadyscope
