@@ -233,10 +233,14 @@ std::optional<int64_t> firstInputDim(EventText& text, const Trace& trace, EventI
   if (!trace.has(i, ev::HasInputDims)) return std::nullopt;
   std::string_view raw;
   if (!text.read(i, raw)) return std::nullopt;
-  simdjson::padded_string padded(raw);
-  simdjson::ondemand::parser parser;
+  // One parser and one padded buffer per thread, reused: this runs for every
+  // selected attention / cpu_op event, and a fresh parser costs fresh pages.
+  thread_local simdjson::ondemand::parser parser;
+  thread_local std::string padded;
+  padded.assign(raw);
+  padded.append(simdjson::SIMDJSON_PADDING, ' ');
   simdjson::ondemand::document doc;
-  if (parser.iterate(padded).get(doc)) return std::nullopt;
+  if (parser.iterate(padded.data(), raw.size(), padded.size()).get(doc)) return std::nullopt;
   simdjson::ondemand::object obj;
   if (doc.get_object().get(obj)) return std::nullopt;
   simdjson::ondemand::value args;
