@@ -1,5 +1,8 @@
 #include "io/json_scan.hpp"
 
+#include <cerrno>
+#include <unistd.h>
+
 #include <cctype>
 #include <cstring>
 #include <fmt/format.h>
@@ -230,8 +233,35 @@ size_t cutHeuristically(std::string_view t, size_t begin, size_t pieceBytes, std
   }
 }
 
+size_t cutHeuristically(int fd, uint64_t fdBase, size_t size, size_t begin, size_t pieceBytes,
+                        std::vector<Piece>& pieces) {
+  std::string win;
+  for (;;) {
+    const size_t target = begin + pieceBytes;
+    if (target >= size) return begin;
+    size_t len = 8u << 10, c = npos;
+    for (;;) {
+      len = std::min(len, size - target);
+      win.resize(len);
+      size_t got = 0;
+      while (got < len) {
+        const ssize_t r = ::pread(fd, win.data() + got, len - got, static_cast<off_t>(fdBase + target + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return begin;  // unreadable: the caller scans the rest exactly
+        got += static_cast<size_t>(r);
+      }
+      c = findCut(win, 0, len);
+      if (c != npos || target + len >= size) break;
+      len *= 2;  // a very long event: widen the window
+    }
+    if (c == npos) return begin;
+    pieces.push_back({begin, target + c});
+    begin = target + skipWs(win, c + 1);
+  }
+}
+
 bool scanTopLevel(std::string_view t, size_t pieceBytes, bool exact, TopLevelLayout& out,
-                  ScanError& err, size_t knownArrayClose) {
+                  ScanError& err, size_t knownArrayClose, int fd, uint64_t fdBase) {
   out = TopLevelLayout{};
   size_t p = 0;
   if (t.size() >= 3 && static_cast<unsigned char>(t[0]) == 0xEF &&
@@ -289,7 +319,8 @@ bool scanTopLevel(std::string_view t, size_t pieceBytes, bool exact, TopLevelLay
         } else if (!exact) {
           // Heuristic cuts, then an exact scan of the last piece to find the end.
           std::vector<Piece> cuts;
-          size_t begin = cutHeuristically(t, first, pieceBytes, cuts);
+          size_t begin = fd >= 0 ? cutHeuristically(fd, fdBase, t.size(), first, pieceBytes, cuts)
+                                 : cutHeuristically(t, first, pieceBytes, cuts);
           TopLevelLayout tail;
           ScanError tailErr;
           if (exactArrayScan(t, begin, pieceBytes, tail, tailErr)) {

@@ -570,7 +570,8 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
   timer.mark("memory guard");
   TopLevelLayout layout;
   ScanError serr;
-  if (!scanTopLevel(text, pieceBytes, false, layout, serr)) return scanToError(path, serr);
+  if (!scanTopLevel(text, pieceBytes, false, layout, serr, std::string_view::npos, source->fd(), source->fdOffset()))
+    return scanToError(path, serr);
   timer.mark("scan");
   for (int attempt = 0;; ++attempt) {
     auto tr = newTrace(path, compression, fileBytes);

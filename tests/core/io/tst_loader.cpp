@@ -166,6 +166,30 @@ private slots:
     }
   }
 
+  void cutsReadFromTheFile() {
+    // A file's heuristic cuts read small windows with pread (widened for long
+    // events): the same model as cutting the text in memory, for events far
+    // longer than the first window and pieces of several sizes.
+    QTemporaryDir dir;
+    std::string events;
+    for (int i = 0; i < 400; ++i) {
+      if (i) events += ",\n";
+      const std::string pad(i % 7 == 0 ? 40000 + 997 * i : 30, 'x');
+      events += "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op" + std::to_string(i % 5) +
+                "\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(1000 + 10 * i) +
+                ",\"dur\":5,\"args\":{\"pad\":\"" + pad + "\"}}";
+    }
+    const std::string json = "{\"traceEvents\": [\n" + events + "\n], \"traceName\": \"x\"}";
+    const std::string path = dir.path().toStdString() + "/long.json";
+    writeFile(path, json);
+    auto ref = mustLoad(json, LoadOptions{.threads = 1, .pieceBytes = 1u << 30});
+    for (size_t piece : {size_t(4096), size_t(50000), size_t(300000)}) {
+      auto r = loadTrace(path, LoadOptions{.pieceBytes = piece});
+      QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+      compareTraces(*ref, *r.value());
+    }
+  }
+
   void unrepresentativeFirstPiece() {
     // The first piece holds a few very long events, the rest many tiny ones:
     // the column reservation made from the first piece is far too small, so
