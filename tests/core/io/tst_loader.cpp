@@ -4,6 +4,8 @@
 
 #include <steadyscope/core/io/loader.hpp>
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #ifdef STEADYSCOPE_TEST_ZSTD
 #include <zstd.h>
@@ -133,6 +135,19 @@ private slots:
       QVERIFY(raw.size() > 2);
       QCOMPARE(raw.front(), '{');
       QCOMPARE(raw.back(), '}');
+    }
+    // Each event's text is exactly one whole JSON object, also with nested
+    // objects in args (a length cut at an inner '}' would not parse).
+    for (bool nested : {false, true}) {
+      auto tn = mustLoad(kinetoTrace(40, nested), LoadOptions{.pieceBytes = 4096});
+      EventText tt(*tn);
+      for (EventIdx i = 0; i < tn->size(); ++i) {
+        const std::string_view raw = tt(i);
+        QJsonParseError perr{};
+        const QJsonDocument jd = QJsonDocument::fromJson(QByteArray(raw.data(), qsizetype(raw.size())), &perr);
+        QVERIFY2(perr.error == QJsonParseError::NoError && jd.isObject(), std::string(raw).c_str());
+        QCOMPARE(jd.object().value("name").toString().toStdString(), std::string(tn->nameOf(i)));
+      }
     }
     // top-level keys kept in order, raw
     QCOMPARE(t->topLevel.size(), size_t(4));
