@@ -419,6 +419,10 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   Column<uint8_t> cpuCorrDense, flowDense;  // huge pages: up to 4n + 1 Mi bytes
   std::unordered_set<int64_t> cpuCorrSparse;
   std::unordered_map<int64_t, uint8_t> flowSparse;
+  // Address space only (huge-page aligned): the arrays grow in place, without
+  // copies or 4 KiB pages on the way up.
+  cpuCorrDense.reserve(static_cast<size_t>(denseLimit));
+  flowDense.reserve(static_cast<size_t>(denseLimit));
   auto dense = [&](Column<uint8_t>& v, int64_t id) -> uint8_t& {
     if (static_cast<size_t>(id) >= v.size()) v.resize(std::max<size_t>(static_cast<size_t>(id) + 1, v.size() * 2), 0);
     return v[static_cast<size_t>(id)];
