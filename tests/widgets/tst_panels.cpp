@@ -34,6 +34,21 @@ private slots:
   void explanation();
 };
 
+namespace {
+// A details panel showing `t`, driven by its own selection model.
+struct DetailsFixture {
+  explicit DetailsFixture(TracePtr t) {
+    doc.trace = std::move(t);
+    doc.index = timeline::buildTimelineIndex(*doc.trace);
+    panel.setDocument(doc);
+    panel.setSelectionModel(&sel);
+  }
+  TraceDocument doc;
+  DetailsPanel panel;
+  SelectionModel sel;
+};
+} // namespace
+
 void TstPanels::anomalyModel() {
   testing::TraceBuilder b;
   b.add(0, 7, "k", "kernel", 0, 10);
@@ -80,15 +95,11 @@ void TstPanels::chunkModel() {
 
 void TstPanels::detailsRangeStats() {
   auto t = testing::makeRegularTrace(1000, 1000, 600, true);
-  TraceDocument doc;
-  doc.trace = t;
-  doc.index = timeline::buildTimelineIndex(*t);
-  DetailsPanel panel;
-  SelectionModel sel;
-  panel.setDocument(doc);
-  panel.setSelectionModel(&sel);
+  DetailsFixture f(t);
+  DetailsPanel& panel = f.panel;
+  SelectionModel& sel = f.sel;
   sel.setRange(t->tsNs[0] + 10'000, t->tsNs[0] + 250'000);
-  const timeline::RangeStats want = timeline::computeRangeStats(*t, *doc.index, t->tsNs[0] + 10'000, t->tsNs[0] + 250'000);
+  const timeline::RangeStats want = timeline::computeRangeStats(*t, *f.doc.index, t->tsNs[0] + 10'000, t->tsNs[0] + 250'000);
   QCOMPARE(panel.rangeStats().sliceCount, want.sliceCount);
   QCOMPARE(panel.rangeStats().perName.size(), want.perName.size());
   QCOMPARE(panel.rangeTable()->rowCount(), int(want.perName.size()));
@@ -98,13 +109,9 @@ void TstPanels::detailsRangeStats() {
 
 void TstPanels::detailsEvent() {
   auto t = testing::makeRegularTrace(10, 1000, 600, true);
-  TraceDocument doc;
-  doc.trace = t;
-  doc.index = timeline::buildTimelineIndex(*t);
-  DetailsPanel panel;
-  SelectionModel sel;
-  panel.setDocument(doc);
-  panel.setSelectionModel(&sel);
+  DetailsFixture f(t);
+  DetailsPanel& panel = f.panel;
+  SelectionModel& sel = f.sel;
   sel.setEvent(1);
   QVERIFY(panel.text().contains(QStringLiteral("elementwise_kernel")));
   QVERIFY(panel.text().contains(QStringLiteral("launched by")));
@@ -117,13 +124,9 @@ void TstPanels::detailsSourceTextOfGzip() {
   QVERIFY(r.ok());
   TracePtr t = r.value();
   QVERIFY(t->source->text().empty());
-  TraceDocument doc;
-  doc.trace = t;
-  doc.index = timeline::buildTimelineIndex(*t);
-  DetailsPanel panel;
-  SelectionModel sel;
-  panel.setDocument(doc);
-  panel.setSelectionModel(&sel);
+  DetailsFixture f(t);
+  DetailsPanel& panel = f.panel;
+  SelectionModel& sel = f.sel;
   const EventIdx last = EventIdx(t->size() - 1);
   sel.setEvent(last);
   const QString text = panel.text();

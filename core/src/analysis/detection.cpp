@@ -1,9 +1,9 @@
 // Stage 1: roots from annotations, coverage audit, trim (spec §2.1–§2.5, §3.9).
 #include <steadyscope/core/analysis/detection.hpp>
 #include <steadyscope/core/util/phase_timer.hpp>
+#include <steadyscope/core/util/side_by_side.hpp>
 
 #include <algorithm>
-#include <thread>
 #include <cmath>
 #include <map>
 #include <unordered_map>
@@ -235,14 +235,7 @@ CoverageReport auditRoots(const EventIndex& index, const EventList& roots) {
     spansSum = sumFlagged(index, flags);
     timer.mark("  audit: spans");
   };
-  if (index.kernels.size() >= (size_t(1) << 16)) {
-    std::thread marker(mark);
-    spans();
-    marker.join();
-  } else {
-    spans();
-    mark();
-  }
+  runSideBySide(index.kernels.size() >= (size_t(1) << 16), mark, spans);
   timer.mark("  audit: join");
   // Selected = attributed by span or by a marked correlation id. When the
   // marks add no kernel, the selected sum is the span sum (same additions).

@@ -1,12 +1,12 @@
 // Single-pass event index (spec §1.4).
 #include <steadyscope/core/analysis/event_index.hpp>
 #include <steadyscope/core/util/phase_timer.hpp>
+#include <steadyscope/core/util/side_by_side.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
-#include <thread>
 
 namespace steadyscope::analysis {
 
@@ -138,14 +138,7 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
     if (!std::is_sorted(annotations.begin(), annotations.end(), byTs))  // usually already in ts order
       std::stable_sort(annotations.begin(), annotations.end(), byTs);
   };
-  if (n >= (size_t(1) << 18)) {
-    std::thread helper(second);
-    first();
-    helper.join();
-  } else {
-    first();
-    second();
-  }
+  runSideBySide(n >= (size_t(1) << 18), second, first);
 }
 
 std::pair<size_t, size_t> EventIndex::laneBounds(uint32_t lane, double aUs, double bUs) const {

@@ -50,26 +50,45 @@ uint64_t checkpointSpacing(uint64_t textBytes) {
   return std::max<uint64_t>(uint64_t(4) << 20, textBytes / 2048);
 }
 
-IndexedInflateResult inflateIndexed(const uint8_t* in, size_t inLen, uint64_t every, InflateTarget& target,
-                                    JobControl* control, const std::atomic<bool>* stop) {
+const char* inflateErrorText(int rc) {
+  switch (rc) {
+    case ISAL_INCORRECT_CHECKSUM: return "corrupt gzip data (CRC mismatch)";
+    case ISAL_INVALID_BLOCK: return "corrupt compressed data (invalid deflate block)";
+    case ISAL_UNSUPPORTED_METHOD: return "unsupported compression method";
+    case ISAL_INVALID_SYMBOL: return "corrupt compressed data (invalid symbol)";
+    case ISAL_INVALID_LOOKBACK: return "corrupt compressed data (invalid distance)";
+    case ISAL_INVALID_WRAPPER: return "corrupt gzip header";
+    default: return "corrupt compressed data";
+  }
+}
+
+IndexedInflateResult inflateIndexed(const uint8_t* in, size_t inLen, bool gzip, uint64_t every,
+                                    InflateTarget& target, JobControl* control, const std::atomic<bool>* stop,
+                                    uint64_t baseOffset) {
   IndexedInflateResult r;
+  auto failed = [&](const char* code, std::string message, uint64_t at) {
+    r.failure = InflateFailure{code, std::move(message), baseOffset + at};
+    return std::move(r);
+  };
   auto st = std::make_unique<inflate_state>();
+  const bool index = every != 0;
   every = std::max<uint64_t>(every, 1u << 16);
   uint64_t out = 0, nextCheckpoint = 0;
   size_t pos = 0;
   bool anyMember = false;
   while (pos < inLen) {
-    if (anyMember) {
+    if (gzip && anyMember) {
       // Concatenated members form one stream; trailing zero padding is tolerated.
       if (allZero(in + pos, inLen - pos)) break;
-      if (inLen - pos < 2 || in[pos] != 0x1f || in[pos + 1] != 0x8b) return r;  // trailing garbage
+      if (inLen - pos < 2 || in[pos] != 0x1f || in[pos + 1] != 0x8b)
+        return failed("gzip_trailing", "trailing garbage after the gzip data", pos);
     }
-    if (out >= nextCheckpoint) {
+    if (index && out >= nextCheckpoint) {
       r.checkpoints.push_back({out, pos, {}});
       nextCheckpoint = out + every;
     }
     isal_inflate_init(st.get());
-    st->crc_flag = IGZIP_GZIP;
+    st->crc_flag = gzip ? IGZIP_GZIP : IGZIP_DEFLATE;
     st->next_in = const_cast<uint8_t*>(in + pos);
     st->avail_in = static_cast<uint32_t>(std::min<size_t>(inLen - pos, 1u << 30));
     size_t fed = st->avail_in;
@@ -86,14 +105,15 @@ IndexedInflateResult inflateIndexed(const uint8_t* in, size_t inLen, uint64_t ev
       st->avail_out = static_cast<uint32_t>(room);
       const int rc = isal_inflate(st.get());
       const size_t made = room - st->avail_out;
-      if (rc < 0 || rc == ISAL_NEED_DICT) return r;
+      if (rc < 0 || rc == ISAL_NEED_DICT)
+        return failed("gzip_corrupt", inflateErrorText(rc), static_cast<uint64_t>(st->next_in - in));
       out += made;
       if (made && !target.produced(made)) {
         r.stopped = true;
         return r;
       }
       const size_t consumed = fed - st->avail_in;
-      if (control) control->setDoneBytes(memberStart + consumed);
+      if (control) control->setDoneBytes(baseOffset + memberStart + consumed);
       if ((control && control->cancelled()) || (stop && stop->load(std::memory_order_relaxed))) {
         r.stopped = true;
         return r;
@@ -110,16 +130,19 @@ IndexedInflateResult inflateIndexed(const uint8_t* in, size_t inLen, uint64_t ev
           fed += more;
           continue;
         }
-        return r;  // truncated
+        return failed("gzip_truncated",
+                      fmt::format("truncated compressed data: the stream ends before its end marker "
+                                  "({} bytes decompressed)", out),
+                      inLen);
       }
-      if (out >= nextCheckpoint) {
+      if (index && out >= nextCheckpoint) {
         r.checkpoints.push_back({out, memberStart + consumed, saveState(*st)});
         nextCheckpoint = out + every;
       }
     }
     anyMember = true;
+    if (!gzip) break;
   }
-  r.ok = anyMember;
   r.textBytes = out;
   return r;
 }

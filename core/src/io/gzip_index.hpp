@@ -12,8 +12,8 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,19 +34,30 @@ struct InflateTarget {
   virtual bool produced(size_t n) = 0;
 };
 
-struct IndexedInflateResult {
-  bool ok = false;        // the whole stream inflated with valid CRCs and sizes
-  bool stopped = false;   // the target or `stop` asked to stop
-  uint64_t textBytes = 0;
-  std::vector<GzipCheckpoint> checkpoints;  // ascending `out`, first at 0
+struct InflateFailure {
+  std::string code;     // gzip_corrupt, gzip_truncated, gzip_trailing
+  std::string message;
+  uint64_t offset = 0;  // compressed byte (plus the caller's base offset)
 };
 
-/// Inflates gzip members `in[0, inLen)` into `target`, recording a checkpoint
-/// about every `every` bytes of text. Corrupt or truncated input ends with
-/// ok == false (the loader then reports it through the plain path, which
-/// names the problem and its offset). Progress in compressed bytes.
-IndexedInflateResult inflateIndexed(const uint8_t* in, size_t inLen, uint64_t every, InflateTarget& target,
-                                    JobControl* control, const std::atomic<bool>* stop);
+struct IndexedInflateResult {
+  bool stopped = false;   // the target, `stop` or the JobControl asked to stop
+  std::optional<InflateFailure> failure;  // corrupt, truncated, trailing garbage
+  uint64_t textBytes = 0;
+  std::vector<GzipCheckpoint> checkpoints;  // ascending `out`, first at 0 (when indexing)
+  /// The whole stream inflated with valid CRCs and sizes.
+  bool ok() const { return !stopped && !failure; }
+};
+
+/// Inflates `in[0, inLen)` into `target`: gzip members (concatenated ones are
+/// one stream, trailing zero padding is tolerated) or, with `gzip` false, one
+/// raw deflate stream (zip members). With `every` > 0 it records a checkpoint
+/// about every `every` bytes of text. Progress in compressed bytes, offset by
+/// `baseOffset` (also added to failure offsets). The one inflate loop of the
+/// project: the loader's indexed gzip path and the temporary-file path use it.
+IndexedInflateResult inflateIndexed(const uint8_t* in, size_t inLen, bool gzip, uint64_t every,
+                                    InflateTarget& target, JobControl* control, const std::atomic<bool>* stop,
+                                    uint64_t baseOffset = 0);
 
 /// The checkpoint spacing for a text of about `textBytes`: 4 MiB, wider for
 /// texts over 8 GiB so that there are at most ~2048 checkpoints (~110 MB).

@@ -424,7 +424,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   cpuCorrDense.reserve(static_cast<size_t>(denseLimit));
   flowDense.reserve(static_cast<size_t>(denseLimit));
   auto dense = [&](Column<uint8_t>& v, int64_t id) -> uint8_t& {
-    if (static_cast<size_t>(id) >= v.size()) v.resize(std::max<size_t>(static_cast<size_t>(id) + 1, v.size() * 2), 0);
+    if (static_cast<size_t>(id) >= v.size()) v.resize(static_cast<size_t>(id) + 1, 0);  // within the reserve
     return v[static_cast<size_t>(id)];
   };
   // Kernel intervals per device; a lane's device is looked up once.
@@ -779,15 +779,11 @@ public:
         c = static_cast<size_t>(tl.pieces.back().end);  // a comma at the array's depth
       }
       nextExactAt_ = 0;
-      size_t k = c + 1;
-      while (k < used_ && (t[k] == ' ' || t[k] == '\n' || t[k] == '\r' || t[k] == '\t')) ++k;
+      const size_t k = skipWs(t, c + 1);
       std::unique_ptr<Buf> next = take();
       if (!next) return false;
       const size_t carry = used_ - k;
-      if (next->room() < std::max(carry, pieceBytes_ + (64u << 10))) {
-        next->data = Column<char>();
-        next->data.resize(std::max(carry, pieceBytes_) + (64u << 10) + kEdge);
-      }
+      if (next->room() < carry) next->data.resize(carry + kEdge);  // space() grows it further as needed
       std::memcpy(next->text(), cur_->text() + k, carry);
       Ready r;
       r.buf = std::move(cur_);
@@ -848,8 +844,7 @@ private:
     const size_t first = scanToTraceEvents(std::string_view(prefix_.data(), prefixUsed_), complete, needMore, err);
     if (first == std::string_view::npos) return needMore;  // a malformed prefix: the plain path reports it
     first_ = first;
-    size_t b = first;
-    while (b < prefixUsed_ && (prefix_[b] == ' ' || prefix_[b] == '\n' || prefix_[b] == '\r' || prefix_[b] == '\t')) ++b;
+    const size_t b = skipWs(std::string_view(prefix_.data(), prefixUsed_), first);
     cur_ = take();
     if (!cur_) return false;
     const size_t carry = prefixUsed_ - b;
@@ -942,9 +937,9 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
   IndexedInflateResult inflated;
   std::thread inflater([&] {
     const uint64_t every = opt.gzipCheckpointBytes ? opt.gzipCheckpointBytes : checkpointSpacing(expected);
-    inflated = inflateIndexed(reinterpret_cast<const uint8_t*>(z.data()), z.size(), every, pipe, control,
-                              pipe.stopFlag());
-    pipe.finish(inflated.ok);
+    inflated = inflateIndexed(reinterpret_cast<const uint8_t*>(z.data()), z.size(), /*gzip=*/true, every, pipe,
+                              control, pipe.stopFlag());
+    pipe.finish(inflated.ok());
   });
   auto tr = newTrace(path, "gzip", fileBytes);
   OrderedSink sink(*tr, expected);

@@ -1,5 +1,7 @@
 #include "io/source.hpp"
 
+#include "io/gzip_index.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -12,7 +14,6 @@
 
 #include <fmt/format.h>
 #include <isa-l/crc.h>
-#include <isa-l/igzip_lib.h>
 #include <zlib.h>
 #ifdef STEADYSCOPE_HAVE_ZSTD
 #include <zstd.h>
@@ -136,79 +137,35 @@ private:
 
 constexpr size_t kOutBuf = 1u << 20;
 
-/// Inflates `in` (gzip members, or one raw deflate stream) into the sink.
+/// Inflates `in` (gzip members, or one raw deflate stream) into the sink,
+/// through the project's one inflate loop (io/gzip_index.hpp).
 Expected<void> inflateInto(const uint8_t* in, size_t inLen, bool gzip, TempSink& sink,
                            const std::string& path, JobControl* control, uint64_t baseOffset,
                            uint32_t* crcOut) {
-  std::vector<uint8_t> out(kOutBuf);
-  inflate_state st;
-  size_t pos = 0;
-  uint32_t crc = 0;
-  bool anyMember = false;
-  while (pos < inLen) {
-    if (gzip && anyMember) {
-      // Concatenated gzip members are one gzip stream; trailing zero padding is tolerated.
-      size_t k = pos;
-      while (k < inLen && in[k] == 0) ++k;
-      if (k == inLen) break;
-      if (inLen - pos < 2 || in[pos] != 0x1f || in[pos + 1] != 0x8b)
-        return fail(Error::Kind::Compression, path, "trailing garbage after the gzip data", "gzip_trailing",
-                    baseOffset + pos);
+  struct ToSink final : InflateTarget {
+    ToSink(TempSink& s, bool c) : sink(s), rawCrc(c) {}
+    bool space(size_t, uint8_t*& at, size_t& room) override {
+      at = out.data();
+      room = out.size();
+      return true;
     }
-    isal_inflate_init(&st);
-    st.crc_flag = gzip ? IGZIP_GZIP : IGZIP_DEFLATE;
-    st.next_in = const_cast<uint8_t*>(in + pos);
-    st.avail_in = static_cast<uint32_t>(std::min<size_t>(inLen - pos, 1u << 30));
-    size_t fed = st.avail_in;
-    size_t memberStart = pos;
-    for (;;) {
-      st.next_out = out.data();
-      st.avail_out = static_cast<uint32_t>(out.size());
-      int rc = isal_inflate(&st);
-      size_t produced = out.size() - st.avail_out;
-      if (rc < 0 || rc == ISAL_NEED_DICT) {
-        const char* why = rc == ISAL_INCORRECT_CHECKSUM ? "corrupt gzip data (CRC mismatch)"
-                          : rc == ISAL_INVALID_BLOCK ? "corrupt compressed data (invalid deflate block)"
-                          : rc == ISAL_UNSUPPORTED_METHOD ? "unsupported compression method"
-                          : rc == ISAL_INVALID_SYMBOL ? "corrupt compressed data (invalid symbol)"
-                          : rc == ISAL_INVALID_LOOKBACK ? "corrupt compressed data (invalid distance)"
-                          : rc == ISAL_INVALID_WRAPPER ? "corrupt gzip header"
-                                                        : "corrupt compressed data";
-        return fail(Error::Kind::Compression, path, why, "gzip_corrupt",
-                    baseOffset + (reinterpret_cast<const uint8_t*>(st.next_in) - in));
-      }
-      if (produced) {
-        if (!gzip) crc = static_cast<uint32_t>(crc32(crc, out.data(), static_cast<uInt>(produced)));
-        if (auto r = sink.write(out.data(), produced); !r) return r.error();
-      }
-      size_t consumed = fed - st.avail_in;
-      if (control) {
-        control->setDoneBytes(baseOffset + memberStart + consumed);
-        if (control->cancelled())
-          return fail(Error::Kind::Cancelled, path, "cancelled", "cancelled");
-      }
-      if (st.block_state == ISAL_BLOCK_FINISH) {
-        pos = memberStart + consumed;
-        break;
-      }
-      if (st.avail_in == 0 && produced == 0) {
-        if (memberStart + fed < inLen) {  // feed the next gigabyte
-          size_t more = std::min<size_t>(inLen - (memberStart + fed), 1u << 30);
-          st.next_in = const_cast<uint8_t*>(in + memberStart + fed);
-          st.avail_in = static_cast<uint32_t>(more);
-          fed += more;
-          continue;
-        }
-        return fail(Error::Kind::Compression, path,
-                    fmt::format("truncated compressed data: the stream ends before its end marker "
-                                "({} bytes decompressed)", sink.written()),
-                    "gzip_truncated", baseOffset + inLen);
-      }
+    bool produced(size_t n) override {
+      if (rawCrc) crc = static_cast<uint32_t>(crc32(crc, out.data(), static_cast<uInt>(n)));
+      auto r = sink.write(out.data(), n);
+      if (!r) error = r.error();
+      return r.ok();
     }
-    anyMember = true;
-    if (!gzip) break;
-  }
-  if (crcOut) *crcOut = crc;
+    TempSink& sink;
+    const bool rawCrc;  // raw deflate has no CRC of its own: the zip entry's is checked by the caller
+    uint32_t crc = 0;
+    std::vector<uint8_t> out = std::vector<uint8_t>(kOutBuf);
+    std::optional<Error> error;
+  } target(sink, !gzip);
+  const IndexedInflateResult r = inflateIndexed(in, inLen, gzip, /*every=*/0, target, control, nullptr, baseOffset);
+  if (target.error) return *target.error;
+  if (r.failure) return fail(Error::Kind::Compression, path, r.failure->message, r.failure->code.c_str(), r.failure->offset);
+  if (r.stopped) return fail(Error::Kind::Cancelled, path, "cancelled", "cancelled");
+  if (crcOut) *crcOut = target.crc;
   return {};
 }
 

@@ -273,7 +273,6 @@ private:
 
 using TracePtr = std::shared_ptr<const Trace>;
 
-
 /// The original JSON text of events, read through the trace's source (see
 /// SourceText::reader). One per thread; a returned view stays valid until the
 /// next call.
