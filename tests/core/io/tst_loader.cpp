@@ -460,8 +460,9 @@ private slots:
   }
 
   void gzipLargeObjectWithoutTraceEvents() {
-    // 40 MB of another tool's JSON before any traceEvents: not buffered by the
-    // streaming path (it gives up past 32 MB), refused by the plain path.
+    // 40 MB of another tool's JSON before any traceEvents: the streaming path
+    // gives up past 32 MB (a bound on its memory, not observable here) and the
+    // plain path refuses the file with the right code.
     QTemporaryDir dir;
     std::string json = "{\"kernel_dispatch\": [";
     for (int i = 0; json.size() < (40u << 20); ++i) json += (i ? ", " : "") + std::string("{\"id\": ") + std::to_string(i) + "}";
