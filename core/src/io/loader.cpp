@@ -5,6 +5,7 @@
 #include "io/json_scan.hpp"
 #include "io/source.hpp"
 
+#include <steadyscope/core/util/nearly_sorted.hpp>
 #include <steadyscope/core/util/phase_timer.hpp>
 
 #include <algorithm>
@@ -272,31 +273,6 @@ void addAnomaly(std::array<AnomalyCounter, A_Count>& a, AnomalyCode code, int64_
   if (a[code].count++ == 0) a[code].first = ev;
 }
 
-/// Sorts `v` by `less`, fast when `v` is nearly sorted already, as per-lane
-/// event lists in file order are (a parent op is written after its children;
-/// an annotation after the kernels it spans): the elements that break the
-/// order are set aside, sorted and merged back, in linear time plus the sort
-/// of the few. More than a quarter out of order: a plain sort. `keep` and
-/// `aside` are scratch buffers reused across calls.
-template <typename T, typename Less>
-void sortNearlySorted(Column<T>& v, Less less, Column<T>& keep, Column<T>& aside) {
-  keep.clear();
-  aside.clear();
-  keep.reserve(v.size());  // no regrowth copies into fresh pages
-  aside.reserve(v.size() / 4 + 16);
-  for (const T& x : v) {
-    if (keep.empty() || !less(x, keep.back())) keep.push_back(x);
-    else aside.push_back(x);
-  }
-  if (aside.empty()) return;
-  if (aside.size() * 4 > v.size()) {
-    std::sort(v.begin(), v.end(), less);
-    return;
-  }
-  std::sort(aside.begin(), aside.end(), less);
-  std::merge(keep.begin(), keep.end(), aside.begin(), aside.end(), v.begin(), less);
-}
-
 void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   const size_t n = tr.size();
   // Two independent halves run in parallel: (lanes, B/E pairing, depth) on a
@@ -321,8 +297,8 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
     if (tr.durNs[a] != tr.durNs[b]) return tr.durNs[a] > tr.durNs[b];
     return a < b;
   };
-  Column<EventIdx> keep, aside;
-  auto sortLane = [&](Lane& lane) { sortNearlySorted(lane.events, laneOrder, keep, aside); };
+  Column<EventIdx> aside;
+  auto sortLane = [&](Lane& lane) { sortNearlySorted(lane.events, laneOrder, aside); };
   for (auto& lane : tr.lanes) sortLane(lane);
 
   lt.mark("  lanes: built+sorted");
@@ -478,21 +454,23 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
     else if (!hasCpuCorr(tr.corr[i])) addAnomaly(anomalies, A_KernelWithoutLaunch, i);
   }
   mt.mark("  links: anomalies");
-  Column<Interval> keepIv, asideIv;
+  Column<Interval> asideIv;
   for (auto& [pid, iv] : perDevice) {
     // Streams interleave in the file, but each is nearly in time order.
     auto byBegin = [](const Interval& a, const Interval& b) { return a.begin < b.begin; };
-    sortNearlySorted(iv, byBegin, keepIv, asideIv);
+    sortNearlySorted(iv, byBegin, asideIv);
     mt.mark("  gpu: sort");
+    // The union in place: kernels rarely overlap, so the union is nearly as
+    // long as the input, and a second array would be as many fresh pages.
+    size_t m = 0;
+    for (const auto& x : iv) {
+      if (m > 0 && x.begin <= iv[m - 1].end) iv[m - 1].end = std::max(iv[m - 1].end, x.end);
+      else iv[m++] = x;
+    }
+    iv.resize(m);
     DeviceBusy db;
     db.pid = pid;
-    db.intervals.reserve(iv.size());
-    for (const auto& x : iv) {
-      if (!db.intervals.empty() && x.begin <= db.intervals.back().end)
-        db.intervals.back().end = std::max(db.intervals.back().end, x.end);
-      else
-        db.intervals.push_back(x);
-    }
+    db.intervals = std::move(iv);
     for (const auto& x : db.intervals) db.busyNs += x.end - x.begin;
     if (!db.intervals.empty()) {
       db.firstNs = db.intervals.front().begin;

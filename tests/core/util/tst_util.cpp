@@ -1,5 +1,6 @@
 // Tests of core/util: Python-exact number formatting, atomic file writing.
 #include <steadyscope/core/util/atomic_file.hpp>
+#include <steadyscope/core/util/nearly_sorted.hpp>
 #include <steadyscope/core/util/pynum.hpp>
 
 #include <QTemporaryDir>
@@ -7,12 +8,75 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 using namespace steadyscope;
 
 class TestUtil : public QObject {
   Q_OBJECT
 private slots:
+  // sortNearlySorted must give std::sort's result for any input: in order,
+  // a few out of place (the fast path), just under and over a quarter out of
+  // place (the fallback, taken mid-pass), reversed, all equal keys.
+  void nearlySorted_data() {
+    QTest::addColumn<int>("n");
+    QTest::addColumn<double>("disorder");  // near swaps per element; -1 reversed, -2 first moved last, >1 far swaps
+    QTest::newRow("empty") << 0 << 0.0;
+    QTest::newRow("one") << 1 << 0.0;
+    QTest::newRow("sorted") << 1000 << 0.0;
+    QTest::newRow("1%") << 5000 << 0.01;
+    QTest::newRow("10%") << 5000 << 0.10;
+    QTest::newRow("20%") << 5000 << 0.20;
+    QTest::newRow("30%") << 5000 << 0.30;
+    QTest::newRow("random") << 5000 << 2.0;  // far swaps: the fallback
+    QTest::newRow("reversed") << 3000 << -1.0;
+    QTest::newRow("first-last") << 1000 << -2.0;  // the smallest written last: merged to the front
+  }
+  void nearlySorted() {
+    QFETCH(int, n);
+    QFETCH(double, disorder);
+    std::mt19937 rng(static_cast<unsigned>(n) * 7919u + static_cast<unsigned>(disorder * 1000 + 5));
+    struct Item { int key; int id; };
+    Column<Item> v;
+    for (int i = 0; i < n; ++i) v.push_back({i / 3, i});  // runs of equal keys
+    if (disorder == -2.0) {
+      std::rotate(v.begin(), v.begin() + 1, v.end());
+    } else if (disorder < 0) {
+      std::reverse(v.begin(), v.end());
+    } else if (disorder > 1) {
+      std::uniform_int_distribution<int> pick(0, n - 1);
+      for (int m = 0; m < n; ++m) std::swap(v[static_cast<size_t>(pick(rng))], v[static_cast<size_t>(pick(rng))]);
+    } else if (n > 9) {
+      // Near swaps (as in trace files: a parent written after its children).
+      std::uniform_int_distribution<int> pick(0, n - 9), dist(1, 8);
+      for (int m = 0; m < static_cast<int>(n * disorder); ++m) {
+        const int p = pick(rng);
+        std::swap(v[static_cast<size_t>(p)], v[static_cast<size_t>(p + dist(rng))]);
+      }
+    }
+    Column<Item> aside;
+    aside.push_back({-1, -1});  // leftovers from a previous call must not leak in
+    // A total order (key, then id): the result is unique.
+    auto total = [](const Item& a, const Item& b) { return a.key != b.key ? a.key < b.key : a.id < b.id; };
+    Column<Item> expect = v;
+    std::sort(expect.begin(), expect.end(), total);
+    Column<Item> got = v;
+    sortNearlySorted(got, total, aside);
+    QCOMPARE(got.size(), expect.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      QCOMPARE(got[i].key, expect[i].key);
+      QCOMPARE(got[i].id, expect[i].id);
+    }
+    QVERIFY(aside.size() * 4 <= static_cast<size_t>(n) + 4);
+    // By key only (ties possible): sorted by key, and a permutation of the input.
+    Column<Item> byKey = v;
+    sortNearlySorted(byKey, [](const Item& a, const Item& b) { return a.key < b.key; }, aside);
+    QVERIFY(std::is_sorted(byKey.begin(), byKey.end(), [](const Item& a, const Item& b) { return a.key < b.key; }));
+    std::vector<int> ids;
+    for (const Item& x : byKey) ids.push_back(x.id);
+    std::sort(ids.begin(), ids.end());
+    for (int i = 0; i < n; ++i) QCOMPARE(ids[static_cast<size_t>(i)], i);
+  }
   void fixed2_data() {
     QTest::addColumn<double>("value");
     QTest::addColumn<QString>("expected");
