@@ -93,7 +93,7 @@ int benchLoad(const Args& args) {
               "VmHWM %.1f MiB (includes file-backed text pages); now RssAnon %.1f MiB, RssFile %.1f MiB\n",
               mib(peakAnon), mib(before.rssAnon), mib(after.vmHwm), mib(after.rssAnon), mib(after.rssFile));
   std::printf("model: %.1f bytes/event of columns\n",
-              static_cast<double>(t.size() * (8 + 8 + 8 + 4 + 4 + 2 + 1 + 2 + 4 + 2 + 8 + 8)) / static_cast<double>(std::max<size_t>(1, t.size())));
+              static_cast<double>(t.columnBytes()) / static_cast<double>(std::max<size_t>(1, t.size())));
   // Baselines on the same text in the same process.
   // The baseline runs as often as the load and reports its best run: the limit.
   double bs = 0;

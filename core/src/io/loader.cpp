@@ -108,8 +108,12 @@ public:
       for (auto& cl : claims) cl.d = dest(cl.base);
       ++inflight_;
     }
-    for (auto& cl : claims) copy(*cl.c, cl.d);
+    Wide wide;
+    for (auto& cl : claims) copy(*cl.c, cl.d, wide);
     std::lock_guard<std::mutex> lock(m_);
+    wideCorr.insert(wideCorr.end(), wide.corr.begin(), wide.corr.end());
+    wideExt.insert(wideExt.end(), wide.ext.begin(), wide.ext.end());
+    offsetChanges.insert(offsetChanges.end(), wide.offsetChanges.begin(), wide.offsetChanges.end());
     for (auto& cl : claims) {
       cl.c->clear();
       if (cl.parked) spare_.emplace_back(cl.c);
@@ -122,11 +126,21 @@ public:
   std::vector<Meta> meta;
   std::vector<std::pair<EventIdx, double>> exactTs, exactDur;
   std::array<AnomalyCounter, A_Count> anomalies{};
+  // Side tables of the compact columns, in any order (IdColumn::adoptWide,
+  // OffsetColumn::adoptChanges install them).
+  std::vector<std::pair<EventIdx, int64_t>> wideCorr, wideExt;
+  std::vector<std::pair<EventIdx, uint32_t>> offsetChanges;
 
 private:
+  struct Wide {
+    std::vector<std::pair<EventIdx, int64_t>> corr, ext;
+    std::vector<std::pair<EventIdx, uint32_t>> offsetChanges;
+  };
   struct Dest {
-    int64_t *ts = nullptr, *dur = nullptr, *corr = nullptr, *ext = nullptr;
-    uint64_t* off = nullptr;
+    size_t base = 0;
+    int64_t *ts = nullptr, *dur = nullptr;
+    int32_t *corr = nullptr, *ext = nullptr;
+    uint32_t* off = nullptr;
     uint32_t *len = nullptr, *name = nullptr, *lane = nullptr;
     uint16_t *cat = nullptr, *flags = nullptr;
     Ph* ph = nullptr;
@@ -135,7 +149,7 @@ private:
   template <typename F>
   void eachColumn(F&& f) {
     Trace& t = tr_;
-    f(t.tsNs); f(t.durNs); f(t.corr); f(t.extId); f(t.offset); f(t.length);
+    f(t.tsNs); f(t.durNs); f(t.corr.narrow()); f(t.extId.narrow()); f(t.offset.low()); f(t.length);
     f(t.name); f(t.lane); f(t.cat); f(t.flags); f(t.ph);
   }
 
@@ -176,19 +190,40 @@ private:
   Dest dest(size_t base) {
     if (base == SIZE_MAX) return {};
     Trace& t = tr_;
-    return {t.tsNs.data() + base, t.durNs.data() + base, t.corr.data() + base, t.extId.data() + base,
-            t.offset.data() + base, t.length.data() + base, t.name.data() + base, t.lane.data() + base,
-            t.cat.data() + base, t.flags.data() + base, t.ph.data() + base};
+    return {base, t.tsNs.data() + base, t.durNs.data() + base, t.corr.narrow().data() + base,
+            t.extId.narrow().data() + base, t.offset.low().data() + base, t.length.data() + base,
+            t.name.data() + base, t.lane.data() + base, t.cat.data() + base, t.flags.data() + base,
+            t.ph.data() + base};
   }
 
-  static void copy(const LocalColumns& c, const Dest& d) {
+  /// Ids into 32 bits; the few that do not fit go to `wide` with their event.
+  static void narrowIds(const Column<int64_t>& src, int32_t* dst, size_t base,
+                        std::vector<std::pair<EventIdx, int64_t>>& wide) {
+    const size_t n = src.size();
+    bool all = true;
+    for (size_t k = 0; k < n; ++k) {
+      const int64_t v = src[k];
+      all &= IdColumn::fitsNarrow(v);
+      dst[k] = static_cast<int32_t>(v);
+    }
+    if (all) return;
+    for (size_t k = 0; k < n; ++k)
+      if (!IdColumn::fitsNarrow(src[k])) {
+        dst[k] = IdColumn::kWide;
+        wide.emplace_back(static_cast<EventIdx>(base + k), src[k]);
+      }
+  }
+
+  static void copy(const LocalColumns& c, const Dest& d, Wide& wide) {
     if (!d.ts) return;
-    auto put = [n = c.size()](auto* dst, const auto& src) {
-      if (n) std::memcpy(dst, src.data(), n * sizeof(*dst));
-    };
-    put(d.ts, c.tsNs); put(d.dur, c.durNs); put(d.corr, c.corr); put(d.ext, c.extId);
-    put(d.off, c.offset); put(d.len, c.length); put(d.name, c.name); put(d.lane, c.lane);
+    const size_t n = c.size();
+    if (!n) return;
+    auto put = [n](auto* dst, const auto& src) { std::memcpy(dst, src.data(), n * sizeof(*dst)); };
+    put(d.ts, c.tsNs); put(d.dur, c.durNs); put(d.len, c.length); put(d.name, c.name); put(d.lane, c.lane);
     put(d.cat, c.cat); put(d.flags, c.flags); put(d.ph, c.ph);
+    narrowIds(c.corr, d.corr, d.base, wide.corr);
+    narrowIds(c.extId, d.ext, d.base, wide.ext);
+    OffsetColumn::splitInto(c.offset.data(), n, static_cast<uint32_t>(d.base), d.off, wide.offsetChanges);
   }
 
   Trace& tr_;
@@ -632,6 +667,10 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
       laneMap[w].push_back(idx);
     }
   }
+  if (tr->strings.size() > static_cast<size_t>(INT32_MAX)) return tooManyEventsError(path);  // ids as int32
+  tr->corr.adoptWide(std::move(sink.wideCorr));
+  tr->extId.adoptWide(std::move(sink.wideExt));
+  tr->offset.adoptChanges(std::move(sink.offsetChanges));
   {
     Trace& T = *tr;
     auto remapRanges = [&](size_t first, size_t step) {
@@ -645,8 +684,9 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
           T.cat[i] = cm[T.cat[i]];
           T.lane[i] = lm[T.lane[i]];
           const uint16_t fl = T.flags[i];
-          if (fl & ev::CorrIsStr) T.corr[i] = sm[static_cast<size_t>(T.corr[i])];
-          if (fl & ev::ExtIsStr) T.extId[i] = sm[static_cast<size_t>(T.extId[i])];
+          // String ids are StrIds, below 2^31 (checked above): they stay narrow.
+          if (fl & ev::CorrIsStr) T.corr.narrow()[i] = static_cast<int32_t>(sm[static_cast<size_t>(T.corr[i])]);
+          if (fl & ev::ExtIsStr) T.extId.narrow()[i] = static_cast<int32_t>(sm[static_cast<size_t>(T.extId[i])]);
         }
       }
     };

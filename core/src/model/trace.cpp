@@ -148,6 +148,78 @@ uint64_t Trace::anomalyCount() const {
   return n;
 }
 
+size_t Trace::columnBytes() const {
+  auto b = [](const auto& c) { return c.size() * sizeof(c[0]); };
+  return b(tsNs) + b(durNs) + offset.bytes() + b(length) + b(name) + b(cat) + b(ph) + b(flags) + b(lane) +
+         b(depth) + corr.bytes() + extId.bytes();
+}
+
+// ---- IdColumn ----
+
+int64_t IdColumn::wideAt(size_t i) const {
+  auto it = std::lower_bound(wide_.begin(), wide_.end(), static_cast<uint32_t>(i),
+                             [](const auto& e, uint32_t k) { return e.first < k; });
+  return it != wide_.end() && it->first == i ? it->second : 0;
+}
+
+void IdColumn::set(size_t i, int64_t v) {
+  const auto ev = static_cast<uint32_t>(i);
+  auto it = std::lower_bound(wide_.begin(), wide_.end(), ev, [](const auto& e, uint32_t k) { return e.first < k; });
+  const bool had = it != wide_.end() && it->first == ev;
+  if (fitsNarrow(v)) {
+    narrow_[i] = static_cast<int32_t>(v);
+    if (had) wide_.erase(it);
+    return;
+  }
+  narrow_[i] = kWide;
+  if (had) it->second = v;
+  else wide_.insert(it, {ev, v});
+}
+
+void IdColumn::adoptWide(std::vector<std::pair<uint32_t, int64_t>> wide) {
+  std::sort(wide.begin(), wide.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  wide_ = std::move(wide);
+}
+
+// ---- OffsetColumn ----
+
+uint32_t OffsetColumn::epochOf(size_t i) const {
+  auto it = std::upper_bound(epochs_.begin(), epochs_.end(), static_cast<uint32_t>(i),
+                             [](uint32_t k, const auto& e) { return k < e.first; });
+  return it == epochs_.begin() ? 0 : std::prev(it)->second;
+}
+
+void OffsetColumn::push_back(uint64_t off) {
+  const auto epoch = static_cast<uint32_t>(off >> 32);
+  const uint32_t last = epochs_.empty() ? 0 : epochs_.back().second;
+  if (epoch != last) epochs_.emplace_back(static_cast<uint32_t>(low_.size()), epoch);
+  low_.push_back(static_cast<uint32_t>(off));
+}
+
+void OffsetColumn::splitInto(const uint64_t* src, size_t n, uint32_t base, uint32_t* low,
+                             std::vector<std::pair<uint32_t, uint32_t>>& changes) {
+  uint32_t prev = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const auto epoch = static_cast<uint32_t>(src[k] >> 32);
+    if (k == 0 || epoch != prev) {
+      changes.emplace_back(base + static_cast<uint32_t>(k), epoch);  // one per piece in practice
+      prev = epoch;
+    }
+    low[k] = static_cast<uint32_t>(src[k]);
+  }
+}
+
+void OffsetColumn::adoptChanges(std::vector<std::pair<uint32_t, uint32_t>> changes) {
+  std::sort(changes.begin(), changes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  epochs_.clear();
+  uint32_t cur = 0;
+  for (const auto& c : changes) {
+    if (c.second == cur) continue;
+    epochs_.push_back(c);
+    cur = c.second;
+  }
+}
+
 std::string referenceBaseName(std::string_view path) {
   auto slash = path.find_last_of('/');
   std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));

@@ -321,6 +321,96 @@ private slots:
       for (size_t k = 1; k < lane.events.size(); ++k) QVERIFY(t->tsNs[lane.events[k - 1]] <= t->tsNs[lane.events[k]]);
   }
 
+  // Ids live in 32 bits with a side table for the rest (IdColumn): values at
+  // and beyond int32's ends, negative ones and string ids must read back as
+  // written, link kernels to launches and pair flows, on any piece layout.
+  void wideIds_data() {
+    QTest::addColumn<unsigned>("threads");
+    QTest::addColumn<qulonglong>("pieceBytes");
+    QTest::newRow("one piece") << 1u << qulonglong(1u << 30);
+    QTest::newRow("small pieces, 2 threads") << 2u << qulonglong(4096);
+  }
+  void wideIds() {
+    QFETCH(unsigned, threads);
+    QFETCH(qulonglong, pieceBytes);
+    const std::vector<std::string> ids = {"5000000000", "-7", "-2147483648", "2147483647", "-2147483649",
+                                          "0", "9223372036854775807", "-9223372036854775808"};
+    std::string ev;
+    for (size_t k = 0; k < ids.size(); ++k) {
+      const std::string ts = std::to_string(10 * k + 1);
+      for (int pad = 0; pad < 40; ++pad)  // spread the ids over pieces
+        ev += R"({"ph":"X","cat":"cpu_op","name":"pad","pid":1,"tid":1,"ts":)" + ts + R"(,"dur":1},)";
+      ev += R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" + ts +
+            R"(,"dur":2,"args":{"correlation":)" + ids[k] + R"(,"External id":)" + ids[k] + "}},";
+      ev += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + ts +
+            R"(,"dur":3,"args":{"correlation":)" + ids[k] + "}},";
+      ev += R"({"ph":"s","id":)" + ids[k] + R"(,"pid":1,"tid":1,"ts":)" + ts + R"(,"cat":"ac2g","name":"ac2g"},)";
+      ev += R"({"ph":"f","id":)" + ids[k] + R"(,"pid":0,"tid":7,"ts":)" + ts + R"(,"cat":"ac2g","name":"ac2g","bp":"e"},)";
+    }
+    ev += R"({"ph":"X","cat":"cuda_runtime","name":"s","pid":1,"tid":1,"ts":99,"dur":1,"args":{"correlation":"c-1","External id":"e-1"}})";
+    auto t = mustLoad(wrap(ev), LoadOptions{.threads = threads, .pieceBytes = static_cast<size_t>(pieceBytes)});
+    QCOMPARE(anomaly(*t, "kernel_without_launch"), uint64_t(0));
+    QCOMPARE(anomaly(*t, "flow_without_peer"), uint64_t(0));
+    size_t k = 0, wide = 0;
+    for (EventIdx i = 0; i < t->size(); ++i) {
+      if (t->nameOf(i) == "pad") continue;
+      if (t->nameOf(i) == "s") {
+        QVERIFY(t->has(i, ev::CorrIsStr));
+        QCOMPARE(t->strings.view(static_cast<StrId>(t->corr[i])), std::string_view("c-1"));
+        QCOMPARE(t->strings.view(static_cast<StrId>(t->extId[i])), std::string_view("e-1"));
+        continue;
+      }
+      const int64_t want = std::stoll(ids[k / 4]);
+      QCOMPARE(t->corr[i], want);
+      if (t->nameOf(i) == "cudaLaunchKernel") QCOMPARE(t->extId[i], want);
+      if (!IdColumn::fitsNarrow(want)) ++wide;
+      ++k;
+    }
+    QCOMPARE(k, ids.size() * 4);
+    QCOMPARE(t->corr.wideCount(), wide);
+    QCOMPARE(wide, size_t(5 * 4));  // 5e9, INT32_MIN, -2^31-1, INT64_MAX, INT64_MIN; 4 events each
+    QCOMPARE(t->extId.wideCount(), size_t(5));
+  }
+
+  // Offsets above 4 GiB (OffsetColumn): the bulk fill of pieces in any order
+  // gives what appending one by one gives, across epochs inside and between pieces.
+  void offsetEpochs() {
+    const uint64_t G4 = uint64_t(1) << 32;
+    std::vector<uint64_t> offs;
+    for (uint64_t o = G4 - 5000; o < 3 * G4 + 5000; o += 997) {
+      offs.push_back(o);
+      if (offs.size() % 1000 == 0) o += G4 / 3;  // long jumps too
+    }
+    offs.insert(offs.begin(), {0, 1, 2});
+    OffsetColumn ref;
+    for (uint64_t o : offs) ref.push_back(o);
+    OffsetColumn bulk;
+    bulk.low().resize(offs.size());
+    std::vector<std::pair<uint32_t, uint32_t>> changes;
+    std::vector<std::pair<size_t, size_t>> pieces;
+    for (size_t b = 0; b < offs.size(); b += 777) pieces.emplace_back(b, std::min(offs.size(), b + 777));
+    std::reverse(pieces.begin(), pieces.end());
+    for (auto [b, e] : pieces)
+      OffsetColumn::splitInto(offs.data() + b, e - b, static_cast<uint32_t>(b), bulk.low().data() + b, changes);
+    bulk.adoptChanges(changes);
+    for (size_t i = 0; i < offs.size(); ++i) {
+      QCOMPARE(ref[i], offs[i]);
+      QCOMPARE(bulk[i], offs[i]);
+    }
+    QVERIFY(bulk.bytes() < offs.size() * 4 + 1024);  // a few change points, not one per event
+    // IdColumn::set moves values in and out of the side table.
+    IdColumn ids;
+    for (int64_t v : {int64_t(1), int64_t(1) << 40, int64_t(-3), int64_t(INT32_MIN)}) ids.push_back(v);
+    QCOMPARE(ids.wideCount(), size_t(2));
+    ids.set(1, 5);
+    ids.set(0, int64_t(1) << 50);
+    QCOMPARE(ids[0], int64_t(1) << 50);
+    QCOMPARE(ids[1], int64_t(5));
+    QCOMPARE(ids[2], int64_t(-3));
+    QCOMPARE(ids[3], int64_t(INT32_MIN));
+    QCOMPARE(ids.wideCount(), size_t(2));
+  }
+
   void timestampExactness_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<qint64>("ns");

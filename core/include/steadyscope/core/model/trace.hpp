@@ -1,5 +1,5 @@
 #pragma once
-// The in-memory trace model: columnar, one array per field, ~57 bytes per event.
+// The in-memory trace model: columnar, one array per field, 47 bytes per event.
 // Events keep file order (index = position in traceEvents). Every event keeps
 // the byte range of its original JSON text so an export can copy it verbatim
 // and a view can show its args. The model is immutable once loaded and is
@@ -8,6 +8,7 @@
 #include <steadyscope/core/util/big_alloc.hpp>
 #include <steadyscope/core/util/pynum.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -25,6 +26,69 @@ using StrId = uint32_t;
 /// A list of event indices; huge-page backed when large (see Column).
 using EventList = Column<EventIdx>;
 inline constexpr StrId kNoStr = 0;  // id 0 is the empty / absent string
+
+/// A column of 64-bit ids (correlation, External id, flow id, or a StrId for
+/// ids written as strings) held in 32 bits each: ids are small counters in
+/// every trace we have seen, and each column of the model is as many fresh
+/// pages at load (the dominant cost on the VMs we run on). A value outside
+/// int32 is stored as kWide and kept in a side table sorted by event.
+class IdColumn {
+public:
+  static constexpr int32_t kWide = INT32_MIN;
+  static bool fitsNarrow(int64_t v) { return v > INT32_MIN && v <= INT32_MAX; }
+  int64_t operator[](size_t i) const {
+    const int32_t v = narrow_[i];
+    return v != kWide ? v : wideAt(i);
+  }
+  size_t size() const { return narrow_.size(); }
+  bool empty() const { return narrow_.empty(); }
+  void push_back(int64_t v) {
+    narrow_.push_back(0);
+    set(narrow_.size() - 1, v);
+  }
+  /// Sets entry i (not safe to call concurrently with another set of a wide value).
+  void set(size_t i, int64_t v);
+  /// The 32-bit storage, for the loader's bulk fill: write v when fitsNarrow(v),
+  /// else kWide and hand (i, v) to adoptWide.
+  Column<int32_t>& narrow() { return narrow_; }
+  /// Installs the wide values collected by a bulk fill (any order, distinct events).
+  void adoptWide(std::vector<std::pair<uint32_t, int64_t>> wide);
+  size_t wideCount() const { return wide_.size(); }
+  size_t bytes() const { return narrow_.size() * sizeof(int32_t) + wide_.size() * sizeof(wide_[0]); }
+
+private:
+  int64_t wideAt(size_t i) const;
+  Column<int32_t> narrow_;
+  std::vector<std::pair<uint32_t, int64_t>> wide_;  // (event, value), sorted by event
+};
+
+/// The byte offsets of the events' texts in 32 bits each, with the rare 4 GiB
+/// epochs above them as a list of change points: offset = epoch << 32 | low.
+class OffsetColumn {
+public:
+  uint64_t operator[](size_t i) const {
+    return epochs_.empty() ? low_[i] : (static_cast<uint64_t>(epochOf(i)) << 32) | low_[i];
+  }
+  size_t size() const { return low_.size(); }
+  bool empty() const { return low_.empty(); }
+  void push_back(uint64_t off);
+  /// The 32-bit storage, for the loader's bulk fill (see splitInto).
+  Column<uint32_t>& low() { return low_; }
+  /// Bulk fill of n events starting at event `base`: low bits into `low`, and
+  /// the epoch of the first event and of every event whose epoch differs from
+  /// its predecessor's into `changes`. Pieces may be filled in any order; the
+  /// union of their changes, handed to adoptChanges, describes every event.
+  static void splitInto(const uint64_t* src, size_t n, uint32_t base, uint32_t* low,
+                        std::vector<std::pair<uint32_t, uint32_t>>& changes);
+  /// Installs the changes of all bulk fills (any order).
+  void adoptChanges(std::vector<std::pair<uint32_t, uint32_t>> changes);
+  size_t bytes() const { return low_.size() * sizeof(uint32_t) + epochs_.size() * sizeof(epochs_[0]); }
+
+private:
+  uint32_t epochOf(size_t i) const;
+  Column<uint32_t> low_;
+  std::vector<std::pair<uint32_t, uint32_t>> epochs_;  // (first event, epoch) where the epoch changes; 0 before
+};
 
 /// Event phase (`ph`).
 enum class Ph : uint8_t {
@@ -207,7 +271,7 @@ public:
   // ---- columns, one entry per event in file order ----
   Column<int64_t> tsNs;      // ts in ns (0 when absent)
   Column<int64_t> durNs;     // dur in ns (0 when absent), or paired duration for B
-  Column<uint64_t> offset;   // byte offset of the event's JSON text
+  OffsetColumn offset;       // byte offset of the event's JSON text
   Column<uint32_t> length;   // byte length of that text
   Column<StrId> name;
   Column<uint16_t> cat;      // index into categories
@@ -215,8 +279,8 @@ public:
   Column<uint16_t> flags;    // ev::* bits
   Column<uint32_t> lane;     // index into lanes
   Column<uint16_t> depth;    // nesting depth within the lane (timeline)
-  Column<int64_t> corr;      // args.correlation, or flow id for s/t/f
-  Column<int64_t> extId;     // args["External id"]
+  IdColumn corr;             // args.correlation, or flow id for s/t/f
+  IdColumn extId;            // args["External id"]
 
   // ---- dictionaries ----
   StringPool strings;
@@ -263,6 +327,8 @@ public:
   int64_t endNs(EventIdx i) const { return tsNs[i] + durNs[i]; }
   std::string keyText(const JsonKey& k) const;  // "1", "stream 7", ...
   uint64_t anomalyCount() const;
+  /// Bytes held by the per-event columns (the model's size without dictionaries).
+  size_t columnBytes() const;
 
 private:
   // |ns| < 2^53: ns and 1000 are exact doubles, so one IEEE division is correctly rounded.
