@@ -248,6 +248,12 @@ uint16_t readId(ondemand::value v, ThreadTables& tables, int64_t& value, uint16_
 
 } // namespace
 
+void EventParser::release() {
+  impl_->buffer = Column<char>();
+  impl_->capacity = 0;
+  impl_->parser = ondemand::parser();
+}
+
 char* EventParser::prepare(size_t len) {
   const size_t need = len + 2;
   if (impl_->capacity < need) {

@@ -117,6 +117,8 @@ public:
   /// `capacity` bytes plus SIMDJSON_PADDING.
   bool parseInPlace(char* buf, size_t capacity, const Piece& piece, ThreadTables& tables, LocalColumns& out,
                     ParseFailure& fail);
+  /// Frees the parse buffers (kept warm across pieces until then).
+  void release();
 private:
   char* prepare(size_t len);  // room for len bytes after a '[' in the parse buffer
   bool parsePrepared(char* buf, size_t capacity, const Piece& piece, ThreadTables& tables, LocalColumns& out,

@@ -121,6 +121,12 @@ public:
     if (--inflight_ == 0) idle_.notify_all();
   }
   bool tooMany() const { return tooMany_; }
+  /// Frees the parked spare buffers once every piece is in.
+  void releaseBuffers() {
+    std::lock_guard<std::mutex> lock(m_);
+    spare_.clear();
+    parked_.clear();
+  }
 
   std::vector<Range> ranges;
   std::vector<Meta> meta;
@@ -620,6 +626,13 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
                             LoadTimer& timer) {
   JobControl* control = opt.control;
   if (control) control->setStage(StageIndex);
+  // The parse buffers go back now, so that finalize's arrays reuse their pages
+  // (recently freed memory is cheap to touch again; fresh memory is not, D-014).
+  for (auto& w : workers) {
+    w.parser.release();
+    w.buf.reset();
+  }
+  sink.releaseBuffers();
   tr->source = source;
   tr->topLevel = std::move(layout.entries);
   tr->traceEventsPosition = layout.traceEventsPosition;
@@ -852,6 +865,16 @@ public:
   std::string_view prefix() const { return std::string_view(prefix_.data(), first_); }  // up to and with '['
   std::string_view tail() const { return std::string_view(cur_->text(), used_); }
   uint64_t tailBase() const { return base_; }
+  /// Frees every buffer (prefix() and tail() are invalid afterwards).
+  void release() {
+    std::lock_guard<std::mutex> lock(m_);
+    free_.clear();
+    ready_.clear();
+    cur_.reset();
+    used_ = 0;
+    std::string().swap(prefix_);
+    prefixUsed_ = first_ = 0;
+  }
 
 private:
   /// Looks for the '[' of traceEvents in the text so far; once found, the
@@ -1025,6 +1048,7 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
   layout.arrayOpen = prefix.size() - 1;
   layout.arrayClose = tailBase + tl.arrayClose;
   timer.mark("tail");
+  pipe.release();  // its buffers' pages go to finalize (see assemble)
   auto source = makeGzipIndexedSource(compressed->fd(), path, inflated.textBytes, std::move(inflated.checkpoints));
   return assemble(path, std::move(tr), std::move(source), std::move(layout), workers, sink, opt, timer);
 }

@@ -20,7 +20,10 @@ namespace steadyscope {
 
 struct LoadOptions {
   unsigned threads = 2;            // parser threads (>= 1)
-  size_t pieceBytes = 2u << 20;    // target piece size (2 MiB measured best: docs/BENCHMARKS.md)
+  // Target piece size: about 2 MiB (measured best: docs/BENCHMARKS.md), less
+  // 128 KiB so that a piece buffer with its slack fits one 2 MiB huge page
+  // (one more fresh page per buffer otherwise, D-014).
+  size_t pieceBytes = (2u << 20) - (128u << 10);
   std::string cacheDir;            // for decompressed zip/zstd text; default: $XDG_CACHE_HOME/steadyscope or /tmp
   uint64_t gzipCheckpointBytes = 0;  // gzip: text between checkpoints (0: io::checkpointSpacing)
   JobControl* control = nullptr;   // progress + cancel; may be null
