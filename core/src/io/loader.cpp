@@ -433,13 +433,15 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   // Correlation and flow ids are dense small integers in practice: use flat
   // arrays indexed by id, and hash sets only for ids outside [0, 4n + 2^20).
   const int64_t denseLimit = static_cast<int64_t>(4 * n + (1u << 20));
-  Column<uint8_t> cpuCorrDense, flowDense;  // huge pages: up to 4n + 1 Mi bytes
+  // One byte per id: bits 1/2 a flow start/end with that id, bit 4 a CPU
+  // event with that correlation (one array, not two: fewer fresh pages).
+  constexpr uint8_t kFlowStart = 1, kFlowEnd = 2, kCpuCorr = 4;
+  Column<uint8_t> idDense;  // huge pages: up to 4n + 1 Mi bytes
   std::unordered_set<int64_t> cpuCorrSparse;
   std::unordered_map<int64_t, uint8_t> flowSparse;
-  // Address space only (huge-page aligned): the arrays grow in place, without
+  // Address space only (huge-page aligned): the array grows in place, without
   // copies or 4 KiB pages on the way up.
-  cpuCorrDense.reserve(static_cast<size_t>(denseLimit));
-  flowDense.reserve(static_cast<size_t>(denseLimit));
+  idDense.reserve(static_cast<size_t>(denseLimit));
   auto dense = [&](Column<uint8_t>& v, int64_t id) -> uint8_t& {
     if (static_cast<size_t>(id) >= v.size()) v.resize(static_cast<size_t>(id) + 1, 0);  // within the reserve
     return v[static_cast<size_t>(id)];
@@ -463,23 +465,25 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
       }
     } else if ((fl & ev::HasCorr) && !(fl & ev::CorrIsStr) && c != CatClass::GpuUserAnnotation) {
       int64_t id = tr.corr[i];
-      if (id >= 0 && id < denseLimit) dense(cpuCorrDense, id) = 1;
+      if (id >= 0 && id < denseLimit) dense(idDense, id) |= kCpuCorr;
       else cpuCorrSparse.insert(id);
     }
     if ((tr.ph[i] == Ph::FlowStart || tr.ph[i] == Ph::FlowEnd) && (fl & ev::HasId) && !(fl & ev::CorrIsStr)) {
       int64_t id = tr.corr[i];
-      uint8_t bit = tr.ph[i] == Ph::FlowStart ? 1 : 2;
-      if (id >= 0 && id < denseLimit) dense(flowDense, id) |= bit;
+      uint8_t bit = tr.ph[i] == Ph::FlowStart ? kFlowStart : kFlowEnd;
+      if (id >= 0 && id < denseLimit) dense(idDense, id) |= bit;
       else flowSparse[id] |= bit;
     }
   }
   mt.mark("  gpu: intervals+ids");
   auto hasCpuCorr = [&](int64_t id) {
-    if (id >= 0 && id < denseLimit) return static_cast<size_t>(id) < cpuCorrDense.size() && cpuCorrDense[static_cast<size_t>(id)];
+    if (id >= 0 && id < denseLimit)
+      return static_cast<size_t>(id) < idDense.size() && (idDense[static_cast<size_t>(id)] & kCpuCorr);
     return cpuCorrSparse.count(id) > 0;
   };
   auto flowBits = [&](int64_t id) -> uint8_t {
-    if (id >= 0 && id < denseLimit) return static_cast<size_t>(id) < flowDense.size() ? flowDense[static_cast<size_t>(id)] : 0;
+    if (id >= 0 && id < denseLimit)
+      return static_cast<uint8_t>(static_cast<size_t>(id) < idDense.size() ? idDense[static_cast<size_t>(id)] & (kFlowStart | kFlowEnd) : 0);
     auto it = flowSparse.find(id);
     return it == flowSparse.end() ? 0 : it->second;
   };

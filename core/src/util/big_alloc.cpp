@@ -2,9 +2,12 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 namespace steadyscope::bigmem {
 
@@ -22,11 +25,78 @@ bool hugePagesEnabled() noexcept {
   static const bool on = readEnabled();
   return on;
 }
+
+// ---- retained blocks ----
+// Freed blocks are kept (up to a cap of address space) and handed out again:
+// pages this process touched moments ago cost nothing to touch again, fresh
+// ones ~2 ms/MiB on the VMs we run on (D-014), and the kernel does not reliably
+// give freed pages back to the next mapping (free pages are reported to the
+// host after ~2 s). Like an allocator's retained extents: best fit, the front
+// of a larger block (its touched part) first, the rest kept.
+struct Retained {
+  std::mutex m;
+  std::vector<std::pair<char*, size_t>> blocks;  // (start, size), sizes multiples of kHuge
+  size_t bytes = 0;
+};
+Retained& retained() {
+  static Retained* r = new Retained;  // never destroyed: blocks may be freed during static destruction
+  return *r;
+}
+size_t retainCap() {
+  static const size_t cap = [] {
+    const char* v = std::getenv("STEADYSCOPE_RETAIN_MIB");
+    return (v ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : size_t(256)) << 20;
+  }();
+  return cap;
+}
+constexpr size_t kMaxRetainedBlocks = 64;
+
+void* takeRetained(size_t size) {
+  Retained& r = retained();
+  std::lock_guard<std::mutex> lock(r.m);
+  size_t best = SIZE_MAX;
+  for (size_t k = 0; k < r.blocks.size(); ++k)
+    if (r.blocks[k].second >= size && (best == SIZE_MAX || r.blocks[k].second < r.blocks[best].second)) best = k;
+  if (best == SIZE_MAX) return nullptr;
+  auto [p, have] = r.blocks[best];
+  if (have > size) {
+    r.blocks[best] = {p + size, have - size};
+  } else {
+    r.blocks[best] = r.blocks.back();
+    r.blocks.pop_back();
+  }
+  r.bytes -= size;
+  return p;
+}
+
+bool keepRetained(char* p, size_t size) {
+  Retained& r = retained();
+  std::lock_guard<std::mutex> lock(r.m);
+  if (r.bytes + size > retainCap() || r.blocks.size() >= kMaxRetainedBlocks) return false;
+  r.blocks.emplace_back(p, size);
+  r.bytes += size;
+  return true;
+}
 } // namespace
+
+size_t retainedBytes() noexcept {
+  Retained& r = retained();
+  std::lock_guard<std::mutex> lock(r.m);
+  return r.bytes;
+}
+
+void releaseRetained() noexcept {
+  Retained& r = retained();
+  std::lock_guard<std::mutex> lock(r.m);
+  for (auto [p, size] : r.blocks) ::munmap(p, size);
+  r.blocks.clear();
+  r.bytes = 0;
+}
 
 void* allocate(size_t bytes) {
   if (bytes < kMmapThreshold) return ::operator new(bytes);
   const size_t size = roundUp(bytes, kHuge);
+  if (void* p = takeRetained(size)) return p;
   // Over-map by one huge page, then trim both ends so the block starts on a
   // 2 MiB boundary (the kernel only backs aligned 2 MiB ranges with huge pages).
   void* raw = ::mmap(nullptr, size + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -49,7 +119,8 @@ void deallocate(void* p, size_t bytes) noexcept {
     ::operator delete(p);
     return;
   }
-  ::munmap(p, roundUp(bytes, kHuge));
+  const size_t size = roundUp(bytes, kHuge);
+  if (!keepRetained(static_cast<char*>(p), size)) ::munmap(p, size);
 }
 
 } // namespace steadyscope::bigmem

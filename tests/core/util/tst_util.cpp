@@ -1,11 +1,13 @@
 // Tests of core/util: Python-exact number formatting, atomic file writing.
 #include <steadyscope/core/util/atomic_file.hpp>
+#include <steadyscope/core/util/big_alloc.hpp>
 #include <steadyscope/core/util/nearly_sorted.hpp>
 #include <steadyscope/core/util/pynum.hpp>
 
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -15,6 +17,42 @@ using namespace steadyscope;
 class TestUtil : public QObject {
   Q_OBJECT
 private slots:
+  // Freed big blocks are retained and handed out again, front first (the
+  // part a vector touched), best fit, with the rest kept; releaseRetained
+  // unmaps them all.
+  void retainedBlocks() {
+    bigmem::releaseRetained();
+    QCOMPARE(bigmem::retainedBytes(), size_t(0));
+    const size_t MiB = size_t(1) << 20;
+    char* a = static_cast<char*>(bigmem::allocate(5 * MiB));  // 6 MiB of huge pages
+    char* b = static_cast<char*>(bigmem::allocate(3 * MiB));  // 4 MiB
+    std::memset(a, 1, 5 * MiB);
+    std::memset(b, 2, 3 * MiB);
+    bigmem::deallocate(a, 5 * MiB);
+    bigmem::deallocate(b, 3 * MiB);
+    QCOMPARE(bigmem::retainedBytes(), 10 * MiB);
+    char* c = static_cast<char*>(bigmem::allocate(2 * MiB));  // best fit: the front of b's block
+    QCOMPARE(c, b);
+    QCOMPARE(bigmem::retainedBytes(), 8 * MiB);
+    char* d = static_cast<char*>(bigmem::allocate(6 * MiB));  // all of a's block
+    QCOMPARE(d, a);
+    QCOMPARE(bigmem::retainedBytes(), 2 * MiB);
+    char* e = static_cast<char*>(bigmem::allocate(4 * MiB));  // nothing fits: fresh
+    QVERIFY(e != a && e != b);
+    e[0] = 3;
+    QCOMPARE(bigmem::retainedBytes(), 2 * MiB);
+    bigmem::deallocate(c, 2 * MiB);
+    bigmem::deallocate(d, 6 * MiB);
+    bigmem::deallocate(e, 4 * MiB);
+    QCOMPARE(bigmem::retainedBytes(), 14 * MiB);
+    bigmem::releaseRetained();
+    QCOMPARE(bigmem::retainedBytes(), size_t(0));
+    // Small blocks never go through the retained list.
+    void* small = bigmem::allocate(1000);
+    bigmem::deallocate(small, 1000);
+    QCOMPARE(bigmem::retainedBytes(), size_t(0));
+  }
+
   // sortNearlySorted must give std::sort's result for any input: in order,
   // a few out of place (the fast path), just under and over a quarter out of
   // place (the fallback, taken mid-pass), reversed, all equal keys.

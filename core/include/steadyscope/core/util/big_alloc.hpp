@@ -8,6 +8,7 @@
 // are therefore mmapped on a 2 MiB boundary with MADV_HUGEPAGE: one fault per
 // 2 MiB instead of 512 (measured 0.016 s instead of 0.76 s for 256 MiB; see
 // docs/BENCHMARKS.md "Fresh memory"). Smaller blocks go to operator new.
+// Freed big blocks are retained for reuse (D-014).
 // STEADYSCOPE_HUGEPAGES=0 in the environment turns the advice off.
 #include <cstddef>
 #include <new>
@@ -20,6 +21,12 @@ namespace bigmem {
 inline constexpr size_t kMmapThreshold = size_t(1) << 20;
 void* allocate(size_t bytes);            // throws std::bad_alloc
 void deallocate(void* p, size_t bytes) noexcept;
+/// Freed blocks of kMmapThreshold and more are retained (up to
+/// STEADYSCOPE_RETAIN_MIB of address space, default 256) and reused by later
+/// allocations: touching them again is nearly free, fresh pages are not.
+/// Their contents are whatever was left in them (Column never promises zeros).
+size_t retainedBytes() noexcept;
+void releaseRetained() noexcept;        // unmaps every retained block
 } // namespace bigmem
 
 template <typename T>
