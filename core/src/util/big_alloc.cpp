@@ -45,7 +45,7 @@ Retained& retained() {
 size_t retainCap() {
   static const size_t cap = [] {
     const char* v = std::getenv("STEADYSCOPE_RETAIN_MIB");
-    return (v ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : size_t(256)) << 20;
+    return (v ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : size_t(128)) << 20;
   }();
   return cap;
 }

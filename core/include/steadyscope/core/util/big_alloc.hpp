@@ -22,7 +22,7 @@ inline constexpr size_t kMmapThreshold = size_t(1) << 20;
 void* allocate(size_t bytes);            // throws std::bad_alloc
 void deallocate(void* p, size_t bytes) noexcept;
 /// Freed blocks of kMmapThreshold and more are retained (up to
-/// STEADYSCOPE_RETAIN_MIB of address space, default 256) and reused by later
+/// STEADYSCOPE_RETAIN_MIB of address space, default 128) and reused by later
 /// allocations: touching them again is nearly free, fresh pages are not.
 /// Their contents are whatever was left in them (Column never promises zeros).
 size_t retainedBytes() noexcept;
