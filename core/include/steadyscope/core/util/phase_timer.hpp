@@ -2,8 +2,9 @@
 // A stage timer for diagnostics: when the environment variable named at
 // construction is set, mark() prints the time since the previous mark to
 // stderr as "[tag] what  12.3 ms  (N faults, anon M MiB)", N being the
-// process's minor page faults since the previous mark and M its RssAnon now (fresh memory is a large cost on the
-// VMs we run on). Costs one getenv per timer otherwise.
+// process's minor page faults since the previous mark and M its RssAnon now
+// (fresh memory is a large cost on the VMs we run on). Costs one getenv per
+// timer otherwise.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
