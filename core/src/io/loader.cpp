@@ -73,7 +73,8 @@ public:
   struct Range { EventIdx begin, end; uint16_t worker; };  // events of one piece, and who interned them
   struct Meta { EventIdx event; bool process; uint32_t nameStr; uint16_t worker; };
 
-  OrderedSink(Trace& tr, uint64_t expectedBytes) : tr_(tr), expectedBytes_(expectedBytes) {}
+  OrderedSink(Trace& tr, uint64_t expectedBytes, size_t workers)
+      : tr_(tr), expectedBytes_(expectedBytes), wide_(std::max<size_t>(1, workers)) {}
 
   /// Hands over piece `k` parsed by `worker` into `buf`. If it is next in text
   /// order, its place in the columns (and that of any parked successors) is
@@ -108,12 +109,9 @@ public:
       for (auto& cl : claims) cl.d = dest(cl.base);
       ++inflight_;
     }
-    Wide wide;
-    for (auto& cl : claims) copy(*cl.c, cl.d, wide);
+    // Side-table entries go to the calling worker's own lists: no lock.
+    for (auto& cl : claims) copy(*cl.c, cl.d, wide_[worker]);
     std::lock_guard<std::mutex> lock(m_);
-    wideCorr.insert(wideCorr.end(), wide.corr.begin(), wide.corr.end());
-    wideExt.insert(wideExt.end(), wide.ext.begin(), wide.ext.end());
-    offsetChanges.insert(offsetChanges.end(), wide.offsetChanges.begin(), wide.offsetChanges.end());
     for (auto& cl : claims) {
       cl.c->clear();
       if (cl.parked) spare_.emplace_back(cl.c);
@@ -132,10 +130,20 @@ public:
   std::vector<Meta> meta;
   std::vector<std::pair<EventIdx, double>> exactTs, exactDur;
   std::array<AnomalyCounter, A_Count> anomalies{};
-  // Side tables of the compact columns, in any order (IdColumn::adoptWide,
-  // OffsetColumn::adoptChanges install them).
-  std::vector<std::pair<EventIdx, int64_t>> wideCorr, wideExt;
-  std::vector<std::pair<EventIdx, uint32_t>> offsetChanges;
+  /// Installs the side tables of the compact columns (after the last piece).
+  void adoptSideTables() {
+    std::vector<std::pair<EventIdx, int64_t>> corr, ext;
+    std::vector<std::pair<EventIdx, uint32_t>> changes;
+    for (auto& w : wide_) {
+      corr.insert(corr.end(), w.corr.begin(), w.corr.end());
+      ext.insert(ext.end(), w.ext.begin(), w.ext.end());
+      changes.insert(changes.end(), w.offsetChanges.begin(), w.offsetChanges.end());
+    }
+    wide_.clear();
+    tr_.corr.adoptWide(std::move(corr));
+    tr_.extId.adoptWide(std::move(ext));
+    tr_.offset.adoptChanges(std::move(changes));
+  }
 
 private:
   struct Wide {
@@ -242,6 +250,7 @@ private:
   size_t next_ = 0;
   std::map<size_t, std::pair<unsigned, std::unique_ptr<LocalColumns>>> parked_;
   std::vector<std::unique_ptr<LocalColumns>> spare_;
+  std::vector<Wide> wide_;  // per worker
 };
 
 /// One parsing thread's state, kept across pieces (and, for gzip, across the
@@ -602,8 +611,9 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
   timer.mark("scan");
   for (int attempt = 0;; ++attempt) {
     auto tr = newTrace(path, compression, fileBytes);
-    OrderedSink sink(*tr, layout.arrayClose > layout.arrayOpen ? layout.arrayClose - layout.arrayOpen : text.size());
     std::vector<Worker> workers(std::max(1u, opt.threads));
+    OrderedSink sink(*tr, layout.arrayClose > layout.arrayOpen ? layout.arrayClose - layout.arrayOpen : text.size(),
+                     workers.size());
     ParseOutcome po = parseRange(text, source->fd(), source->fdOffset(), layout.pieces, 0, layout.pieces.size(),
                                  workers, sink, control);
     timer.mark("parse");
@@ -685,9 +695,7 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
     }
   }
   if (tr->strings.size() > static_cast<size_t>(INT32_MAX)) return tooManyEventsError(path);  // ids as int32
-  tr->corr.adoptWide(std::move(sink.wideCorr));
-  tr->extId.adoptWide(std::move(sink.wideExt));
-  tr->offset.adoptChanges(std::move(sink.offsetChanges));
+  sink.adoptSideTables();
   {
     Trace& T = *tr;
     auto remapRanges = [&](size_t first, size_t step) {
@@ -987,8 +995,8 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
     pipe.finish(inflated.ok());
   });
   auto tr = newTrace(path, "gzip", fileBytes);
-  OrderedSink sink(*tr, expected);
   std::vector<Worker> workers(threads);
+  OrderedSink sink(*tr, expected, workers.size());
   std::atomic<bool> failed{false};
   auto work = [&](unsigned w) {
     Worker& me = workers[w];
