@@ -84,6 +84,8 @@ int benchLoad(const Args& args) {
   MemoryFigures after = readMemoryFigures();
   const Trace& t = *keep;
   const double first = times.front();
+  std::vector<double> later(times.begin() + 1, times.end());
+  std::sort(later.begin(), later.end());
   std::sort(times.begin(), times.end());
   double best = times.front(), median = times[times.size() / 2];
   double gb = static_cast<double>(t.stats.jsonBytes) / 1e9;
@@ -94,17 +96,9 @@ int benchLoad(const Args& args) {
   // temporaries is fresh (~2 ms/MiB on the VMs we run on); run 2 loads while
   // run 1's model is still held; from run 3 on, a load reuses the pages of the
   // model two runs back (docs/BENCHMARKS.md, session 4).
-  if (runs >= 3) {
-    std::vector<double> later;
-    later.reserve(times.size());
-    bool skipped = false;
-    for (double x : times) {
-      if (!skipped && x == first) { skipped = true; continue; }
-      later.push_back(x);
-    }
+  if (runs >= 3)
     std::printf("first load (fresh memory) %.3f s; later loads best %.3f s, median %.3f s\n", first,
                 later.front(), later[later.size() / 2]);
-  }
   std::printf("memory: peak anonymous during first load %.1f MiB (RssAnon sampled every 1 ms; %.1f MiB before); "
               "VmHWM %.1f MiB (includes file-backed text pages); now RssAnon %.1f MiB, RssFile %.1f MiB\n",
               mib(peakAnon), mib(before.rssAnon), mib(after.vmHwm), mib(after.rssAnon), mib(after.rssFile));

@@ -451,9 +451,10 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   // Address space only (huge-page aligned): the array grows in place, without
   // copies or 4 KiB pages on the way up.
   idDense.reserve(static_cast<size_t>(denseLimit));
-  auto dense = [&](Column<uint8_t>& v, int64_t id) -> uint8_t& {
-    if (static_cast<size_t>(id) >= v.size()) v.resize(static_cast<size_t>(id) + 1, 0);  // within the reserve
-    return v[static_cast<size_t>(id)];
+  auto dense = [&](int64_t id) -> uint8_t& {
+    const auto k = static_cast<size_t>(id);
+    if (k >= idDense.size()) idDense.resize(k + 1, 0);  // within the reserve
+    return idDense[k];
   };
   // Kernel intervals per device; a lane's device is looked up once.
   std::map<JsonKey, Column<Interval>> perDevice;
@@ -474,13 +475,13 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
       }
     } else if ((fl & ev::HasCorr) && !(fl & ev::CorrIsStr) && c != CatClass::GpuUserAnnotation) {
       int64_t id = tr.corr[i];
-      if (id >= 0 && id < denseLimit) dense(idDense, id) |= kCpuCorr;
+      if (id >= 0 && id < denseLimit) dense(id) |= kCpuCorr;
       else cpuCorrSparse.insert(id);
     }
     if ((tr.ph[i] == Ph::FlowStart || tr.ph[i] == Ph::FlowEnd) && (fl & ev::HasId) && !(fl & ev::CorrIsStr)) {
       int64_t id = tr.corr[i];
       uint8_t bit = tr.ph[i] == Ph::FlowStart ? kFlowStart : kFlowEnd;
-      if (id >= 0 && id < denseLimit) dense(idDense, id) |= bit;
+      if (id >= 0 && id < denseLimit) dense(id) |= bit;
       else flowSparse[id] |= bit;
     }
   }

@@ -156,16 +156,19 @@ size_t Trace::columnBytes() const {
 
 // ---- IdColumn ----
 
+IdColumn::Wide::const_iterator IdColumn::findWide(size_t i) const {
+  return std::lower_bound(wide_.begin(), wide_.end(), static_cast<uint32_t>(i),
+                          [](const auto& e, uint32_t k) { return e.first < k; });
+}
+
 int64_t IdColumn::wideAt(size_t i) const {
-  auto it = std::lower_bound(wide_.begin(), wide_.end(), static_cast<uint32_t>(i),
-                             [](const auto& e, uint32_t k) { return e.first < k; });
+  auto it = findWide(i);
   return it != wide_.end() && it->first == i ? it->second : 0;
 }
 
 void IdColumn::set(size_t i, int64_t v) {
-  const auto ev = static_cast<uint32_t>(i);
-  auto it = std::lower_bound(wide_.begin(), wide_.end(), ev, [](const auto& e, uint32_t k) { return e.first < k; });
-  const bool had = it != wide_.end() && it->first == ev;
+  auto it = wide_.begin() + (findWide(i) - wide_.cbegin());
+  const bool had = it != wide_.end() && it->first == i;
   if (fitsNarrow(v)) {
     narrow_[i] = static_cast<int32_t>(v);
     if (had) wide_.erase(it);
@@ -173,7 +176,7 @@ void IdColumn::set(size_t i, int64_t v) {
   }
   narrow_[i] = kWide;
   if (had) it->second = v;
-  else wide_.insert(it, {ev, v});
+  else wide_.insert(it, {static_cast<uint32_t>(i), v});
 }
 
 void IdColumn::adoptWide(std::vector<std::pair<uint32_t, int64_t>> wide) {

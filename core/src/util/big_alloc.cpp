@@ -36,7 +36,11 @@ bool hugePagesEnabled() noexcept {
 struct Retained {
   std::mutex m;
   std::vector<std::pair<char*, size_t>> blocks;  // (start, size), sizes multiples of kHuge
-  size_t bytes = 0;
+  size_t bytes() const {  // at most kMaxRetainedBlocks terms
+    size_t b = 0;
+    for (const auto& blk : blocks) b += blk.second;
+    return b;
+  }
 };
 Retained& retained() {
   static Retained* r = new Retained;  // never destroyed: blocks may be freed during static destruction
@@ -65,16 +69,14 @@ void* takeRetained(size_t size) {
     r.blocks[best] = r.blocks.back();
     r.blocks.pop_back();
   }
-  r.bytes -= size;
   return p;
 }
 
 bool keepRetained(char* p, size_t size) {
   Retained& r = retained();
   std::lock_guard<std::mutex> lock(r.m);
-  if (r.bytes + size > retainCap() || r.blocks.size() >= kMaxRetainedBlocks) return false;
+  if (r.bytes() + size > retainCap() || r.blocks.size() >= kMaxRetainedBlocks) return false;
   r.blocks.emplace_back(p, size);
-  r.bytes += size;
   return true;
 }
 } // namespace
@@ -82,7 +84,7 @@ bool keepRetained(char* p, size_t size) {
 size_t retainedBytes() noexcept {
   Retained& r = retained();
   std::lock_guard<std::mutex> lock(r.m);
-  return r.bytes;
+  return r.bytes();
 }
 
 void releaseRetained() noexcept {
@@ -90,7 +92,6 @@ void releaseRetained() noexcept {
   std::lock_guard<std::mutex> lock(r.m);
   for (auto [p, size] : r.blocks) ::munmap(p, size);
   r.blocks.clear();
-  r.bytes = 0;
 }
 
 void* allocate(size_t bytes) {

@@ -57,9 +57,11 @@ public:
   size_t bytes() const { return narrow_.size() * sizeof(int32_t) + wide_.size() * sizeof(wide_[0]); }
 
 private:
+  using Wide = std::vector<std::pair<uint32_t, int64_t>>;
+  Wide::const_iterator findWide(size_t i) const;  // first entry for event >= i
   int64_t wideAt(size_t i) const;
   Column<int32_t> narrow_;
-  std::vector<std::pair<uint32_t, int64_t>> wide_;  // (event, value), sorted by event
+  Wide wide_;  // (event, value), sorted by event
 };
 
 /// The byte offsets of the events' texts in 32 bits each, with the rare 4 GiB
