@@ -1,14 +1,16 @@
 #pragma once
 // A stage timer for diagnostics: when the environment variable named at
 // construction is set, mark() prints the time since the previous mark to
-// stderr as "[tag] what  12.3 ms  (N faults, anon M MiB)", N being the
-// process's minor page faults since the previous mark and M its RssAnon now
-// (fresh memory is a large cost on the VMs we run on). Costs one getenv per
-// timer otherwise.
+// stderr as "[tag] what  12.3 ms  (N faults, anon M MiB, kept K MiB)", N
+// being the process's minor page faults since the previous mark, M its RssAnon
+// now and K the freed big blocks kept for reuse (bigmem; fresh memory is a
+// large cost on the VMs we run on). Costs one getenv per timer otherwise.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <sys/resource.h>
+
+#include <steadyscope/core/util/big_alloc.hpp>
 
 namespace steadyscope {
 
@@ -21,8 +23,9 @@ public:
     if (!on) return;
     const auto now = std::chrono::steady_clock::now();
     const long f = minorFaults();
-    std::fprintf(stderr, "[%s] %-18s %8.1f ms  (%ld faults, anon %.0f MiB)\n", tag_, what,
-                 std::chrono::duration<double, std::milli>(now - t_).count(), f - faults_, rssAnonMiB());
+    std::fprintf(stderr, "[%s] %-18s %8.1f ms  (%ld faults, anon %.0f MiB, kept %.0f MiB)\n", tag_, what,
+                 std::chrono::duration<double, std::milli>(now - t_).count(), f - faults_, rssAnonMiB(),
+                 static_cast<double>(bigmem::retainedBytes()) / (1024.0 * 1024.0));
     t_ = now;
     faults_ = f;
   }
