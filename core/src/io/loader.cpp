@@ -329,7 +329,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   // helper thread, (counts, links, flows, GPU unions) here. They write disjoint
   // columns/members; the B/E flag bits are applied after the join.
   std::array<AnomalyCounter, A_Count> laneAnomalies{};
-  std::vector<EventIdx> pairedB;
+  std::vector<EventIdx> pairedB;  // B events whose dur is now their pair's
   Column<uint8_t> paired;
   std::thread laneThread([&] {
   LoadTimer lt;
@@ -364,8 +364,12 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
         if (stack.empty()) { addAnomaly(laneAnomalies, A_UnmatchedE, i); continue; }
         EventIdx b = stack.back();
         stack.pop_back();
-        tr.durNs[b] = tr.tsNs[i] - tr.tsNs[b];  // B never has HasDur: the other thread never reads it
-        pairedB.push_back(b);
+        // A dur written on the B event itself wins: the reference splitter
+        // reads the field (D-015), and the other thread reads only such durs.
+        if (!(tr.flags[b] & ev::HasDur)) {
+          tr.durNs[b] = tr.tsNs[i] - tr.tsNs[b];
+          pairedB.push_back(b);
+        }
         if (paired.empty()) paired.assign(n, 0);
         paired[b] = 1;
       }

@@ -282,6 +282,9 @@ private slots:
         R"({"ph":"B","name":"inner","pid":"proc A","tid":"Spans","ts":120},)"
         R"({"ph":"E","pid":"proc A","tid":"Spans","ts":150},)"
         R"({"ph":"B","name":"open","pid":"proc A","tid":"Spans","ts":300},)"
+        // a B with a dur of its own keeps it (the reference reads the field)
+        R"({"ph":"B","name":"own","pid":1,"tid":9,"ts":500,"dur":5},)"
+        R"({"ph":"E","pid":1,"tid":9,"ts":600},)"
         R"({"ph":"E","pid":"proc A","tid":"other","ts":400},)"
         // negative and missing dur, old categories
         R"({"ph":"X","cat":"Kernel","name":"k1","pid":0,"tid":"stream 7","ts":10,"dur":-5,"args":{"correlation":9}},)"
@@ -294,7 +297,7 @@ private slots:
         R"({"ph":"Q","name":"weird","pid":1,"tid":1,"ts":1},)"
         R"({"ph":"s","id":77,"pid":1,"tid":1,"ts":1,"cat":"ac2g","name":"ac2g"})";
     auto t = mustLoad(wrap(ev));
-    QCOMPARE(t->size(), size_t(14));
+    QCOMPARE(t->size(), size_t(16));
     QCOMPARE(anomaly(*t, "unmatched_B"), uint64_t(1));
     QCOMPARE(anomaly(*t, "unmatched_E"), uint64_t(1));
     QCOMPARE(anomaly(*t, "dur_negative"), uint64_t(1));
@@ -313,8 +316,13 @@ private slots:
     QCOMPARE(t->durNs[outer], int64_t(100000));
     QCOMPARE(t->durNs[inner], int64_t(30000));
     QCOMPARE(t->depth[inner], uint16_t(1));
+    const EventIdx own = 5;
+    QCOMPARE(t->nameOf(own), std::string_view("own"));
+    QCOMPARE(t->durNs[own], int64_t(5000));
+    QVERIFY(t->has(own, ev::HasDur));
+    QVERIFY(!t->has(own, ev::DurFromPair));
     // pid 1.0 and 1 are one lane (JSON value equality); "proc A" is a string key
-    QCOMPARE(t->lane[8], t->lane[9]);
+    QCOMPARE(t->lane[10], t->lane[11]);
     QCOMPARE(QString::fromStdString(t->keyText(t->lanes[t->lane[0]].pid)), QString("proc A"));
     // lanes are time-sorted even though the file is not
     for (const auto& lane : t->lanes)
