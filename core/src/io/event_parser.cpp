@@ -502,6 +502,11 @@ bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, 
       slot = &tables.catIndexByStr[cs];
     }
     if (*slot < 0) {
+      if (tables.catStr.size() >= kMaxCategories) {
+        fail = {fmt::format("more than {} distinct event categories (\"cat\" values); not supported", kMaxCategories),
+                where(startLoc)};
+        return false;
+      }
       *slot = static_cast<int32_t>(tables.catStr.size());
       tables.catStr.push_back(f.catStr < 0 ? UINT32_MAX : static_cast<uint32_t>(f.catStr));
     }

@@ -568,6 +568,14 @@ Error cancelledError(const std::string& path) {
   return e;
 }
 
+Error tooManyCategoriesError(const std::string& path) {
+  Error e = makeError(Error::Kind::Resource, path,
+                      fmt::format("more than {} distinct event categories (\"cat\" values) are not supported",
+                                  kMaxCategories));
+  e.code = "too_many_categories";
+  return e;
+}
+
 Error tooManyEventsError(const std::string& path) {
   Error e = makeError(Error::Kind::Resource, path, "more than 4 billion events are not supported");
   e.code = "too_many_events";
@@ -673,6 +681,7 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
       auto it = globalCat.find(g);
       if (it != globalCat.end()) idx = it->second;
       else {
+        if (tr->categories.size() >= kMaxCategories) return tooManyCategoriesError(path);
         idx = static_cast<uint16_t>(tr->categories.size());
         tr->categories.push_back(g);
         tr->categoryClass.push_back(g == kNoStr ? CatClass::Other : classifyCategory(tr->strings.view(g)));

@@ -380,6 +380,39 @@ private slots:
     QCOMPARE(t->extId.wideCount(), size_t(5));
   }
 
+  // Categories are 16-bit ids: 65,535 distinct values load, one more is a
+  // clear error (not a silent wrap), whether one worker sees them all or the
+  // workers' union is what exceeds the limit.
+  void categoryLimit_data() {
+    QTest::addColumn<unsigned>("threads");
+    QTest::addColumn<qulonglong>("pieceBytes");
+    QTest::newRow("one piece") << 1u << qulonglong(1u << 30);
+    QTest::newRow("pieces on 2 threads") << 2u << qulonglong(256u << 10);
+  }
+  void categoryLimit() {
+    QFETCH(unsigned, threads);
+    QFETCH(qulonglong, pieceBytes);
+    auto make = [](size_t cats) {
+      std::string ev;
+      for (size_t k = 0; k < cats; ++k) {
+        if (k) ev += ",";
+        ev += "{\"ph\":\"X\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"cat\":\"c" + std::to_string(k) +
+              "\"}";  // plain literals: moc misreads some raw strings
+      }
+      return wrap(ev);
+    };
+    const LoadOptions opt{.threads = threads, .pieceBytes = static_cast<size_t>(pieceBytes)};
+    auto ok = loadTraceFromString(make(kMaxCategories), "cats.json", opt);
+    QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().describe().c_str());
+    QCOMPARE(ok.value()->categories.size(), kMaxCategories);
+    QCOMPARE(ok.value()->catOf(static_cast<EventIdx>(kMaxCategories - 1)), std::string_view("c65534"));
+    auto bad = loadTraceFromString(make(kMaxCategories + 1), "cats.json", opt);
+    QVERIFY(!bad.ok());
+    const QString msg = QString::fromStdString(bad.error().describe());
+    QVERIFY2(msg.contains("more than 65535 distinct event categories"), qPrintable(msg));
+    QVERIFY2(msg.contains("cats.json"), qPrintable(msg));
+  }
+
   // Offsets above 4 GiB (OffsetColumn): the bulk fill of pieces in any order
   // gives what appending one by one gives, across epochs inside and between pieces.
   void offsetEpochs() {

@@ -26,6 +26,8 @@ using StrId = uint32_t;
 /// A list of event indices; huge-page backed when large (see Column).
 using EventList = Column<EventIdx>;
 inline constexpr StrId kNoStr = 0;  // id 0 is the empty / absent string
+/// Distinct `cat` values a trace may have (Trace::cat is 16 bits); more is refused.
+inline constexpr size_t kMaxCategories = 65535;
 
 /// A column of 64-bit ids (correlation, External id, flow id, or a StrId for
 /// ids written as strings) held in 32 bits each: ids are small counters in
@@ -276,7 +278,7 @@ public:
   OffsetColumn offset;       // byte offset of the event's JSON text
   Column<uint32_t> length;   // byte length of that text
   Column<StrId> name;
-  Column<uint16_t> cat;      // index into categories
+  Column<uint16_t> cat;      // index into categories (at most kMaxCategories)
   Column<Ph> ph;
   Column<uint16_t> flags;    // ev::* bits
   Column<uint32_t> lane;     // index into lanes
