@@ -2,10 +2,12 @@
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/util/atomic_file.hpp>
 #include <steadyscope/core/util/phase_timer.hpp>
+#include <steadyscope/core/util/side_by_side.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <thread>
 #include <cerrno>
 #include <cstring>
@@ -675,15 +677,27 @@ Expected<void> Splitter::write(const SplitResult& r) const {
   if (int e = mkdirs(r.outputDir))
     return makeError(Error::Kind::Io, r.outputDir, std::string("cannot create the output directory: ") + std::strerror(e));
   for (const ChunkPlan& c : r.chunks) {
-    const std::string path = joinPath(r.outputDir, c.fileName);
     auto slash = c.fileName.find('/');
     if (slash != std::string::npos) {
       if (int e = mkdirs(joinPath(r.outputDir, c.fileName.substr(0, slash))))
-        return makeError(Error::Kind::Io, path, std::string("cannot create the folder: ") + std::strerror(e));
+        return makeError(Error::Kind::Io, joinPath(r.outputDir, c.fileName),
+                         std::string("cannot create the folder: ") + std::strerror(e));
     }
-    auto w = writeChunkFile(*trace_, c.wholeTrace ? nullptr : &c.events, path);
-    if (!w) return w;
   }
+  // The chunks are independent files (each gathered, compressed and written
+  // whole or not at all): two at a time. The first failure in chunk order is
+  // reported, and the manifest and details are written only when every chunk was.
+  std::vector<Expected<void>> written(r.chunks.size());
+  std::atomic<size_t> next{0};
+  auto writeSome = [&] {
+    for (size_t k = next++; k < r.chunks.size(); k = next++) {
+      const ChunkPlan& c = r.chunks[k];
+      written[k] = writeChunkFile(*trace_, c.wholeTrace ? nullptr : &c.events, joinPath(r.outputDir, c.fileName));
+    }
+  };
+  runSideBySide(r.chunks.size() > 1, writeSome, writeSome);
+  for (auto& w : written)
+    if (!w) return w;
   if (!r.manifest.isNull()) {
     auto w = writeFileAtomic(joinPath(r.outputDir, "split_manifest.json"), r.manifest.dump(2));
     if (!w) return w;

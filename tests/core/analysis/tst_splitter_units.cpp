@@ -620,6 +620,38 @@ private slots:
     SplitResult r2 = s.plan(steady(4, "x"));
     QCOMPARE(r2.windows[0].window.size(), int64_t(4));
   }
+
+  // Chunks are written two at a time: when one cannot be written, the error
+  // names that file, every other chunk is whole or absent, no temporary file
+  // is left, and neither the manifest nor the details are written.
+  void write_failure_of_one_chunk() {
+    QTemporaryDir dir;
+    Splitter s(load(sstest::e6Trace(sstest::e6Steps())));
+    SplitOptions o;
+    o.outputDir = dir.filePath("out").toStdString();
+    o.storeSingleIteration = true;  // one chunk per iteration: 48 files
+    SplitResult r = s.plan(o);
+    QVERIFY(r.chunks.size() > 8);
+    const std::string blocked = r.chunks[5].fileName;
+    QVERIFY(QDir().mkpath(dir.filePath("out/" + QString::fromStdString(blocked))));  // a folder where the file goes
+    auto w = s.write(r);
+    QVERIFY(!w.ok());
+    const QString msg = QString::fromStdString(w.error().describe());
+    QVERIFY2(msg.contains(QString::fromStdString(blocked)), qPrintable(msg));
+    QVERIFY(!QFile::exists(dir.filePath("out/split_manifest.json")));
+    QVERIFY(!QFile::exists(dir.filePath("out/execution_details.csv")));
+    QVERIFY(!QFile::exists(dir.filePath("out/execution_details.json")));
+    const QStringList left = QDir(dir.filePath("out")).entryList(QDir::Files);
+    for (const QString& f : left) {
+      QVERIFY2(!f.contains(".tmp-"), qPrintable(f));
+      auto re = loadTrace(dir.filePath("out/" + f).toStdString(), {});
+      QVERIFY2(re.ok(), qPrintable(f));
+    }
+    // With the obstacle gone the same result writes completely.
+    QVERIFY(QDir(dir.filePath("out/" + QString::fromStdString(blocked))).removeRecursively());
+    QVERIFY(s.write(r).ok());
+    QCOMPARE(QDir(dir.filePath("out")).entryList(QDir::Files).size(), qsizetype(r.chunks.size() + 3));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestSplitterUnits)
