@@ -706,7 +706,12 @@ Expected<void> Splitter::write(const SplitResult& r) const {
   auto writeSome = [&] {
     for (size_t k = next++; k < r.chunks.size(); k = next++) {
       const ChunkPlan& c = r.chunks[k];
-      written[k] = writeChunkFile(*trace_, c.wholeTrace ? nullptr : &c.events, joinPath(r.outputDir, c.fileName));
+      const std::string path = joinPath(r.outputDir, c.fileName);
+      try {  // on a helper thread: an exception must become this chunk's error, not std::terminate
+        written[k] = writeChunkFile(*trace_, c.wholeTrace ? nullptr : &c.events, path);
+      } catch (const std::exception& e) {
+        written[k] = makeError(Error::Kind::Resource, path, std::string("cannot write the chunk: ") + e.what());
+      }
     }
   };
   runSideBySide(r.chunks.size() > 1, writeSome, writeSome);
