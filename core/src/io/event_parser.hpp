@@ -117,6 +117,9 @@ public:
   /// `capacity` bytes plus SIMDJSON_PADDING.
   bool parseInPlace(char* buf, size_t capacity, const Piece& piece, ThreadTables& tables, LocalColumns& out,
                     ParseFailure& fail);
+  /// Sizes the parse buffer and the JSON parser for pieces of up to `len`
+  /// bytes, so that neither grows (a fresh allocation each time) mid-load.
+  void reserve(size_t len);
   /// Frees the parse buffers (kept warm across pieces until then).
   void release();
 private:

@@ -280,8 +280,11 @@ ParseOutcome parseRange(std::string_view text, int fd, uint64_t fdBase, const st
   std::atomic<size_t> nextPiece{from};
   std::atomic<bool> stop{false};
   std::mutex failMutex;
+  size_t longest = 0;
+  for (size_t k = from; k < to; ++k) longest = std::max<size_t>(longest, pieces[k].end - pieces[k].begin);
   auto work = [&](unsigned w) {
     Worker& me = workers[w];
+    me.parser.reserve(longest);  // one allocation for the whole range (the worker's own thread)
     for (;;) {
       if (stop.load(std::memory_order_relaxed)) return;
       if (control && control->cancelled()) {
