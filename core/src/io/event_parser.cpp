@@ -255,11 +255,7 @@ void EventParser::release() {
 }
 
 void EventParser::reserve(size_t len) {
-  prepare(len);
-  if (impl_->parser.capacity() < impl_->capacity) {
-    // On failure the parser stays small; parsePrepared tries again and reports it.
-    [[maybe_unused]] const auto e = impl_->parser.allocate(impl_->capacity, impl_->parser.max_depth());
-  }
+  prepare(len);  // parsePrepared sizes the JSON parser to this buffer on the first piece
 }
 
 char* EventParser::prepare(size_t len) {
@@ -521,15 +517,14 @@ bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, 
       slot = &tables.catIndexByStr[cs];
     }
     if (*slot < 0) {
-      if (tables.catStr.size() >= kMaxCategories) {
-        fail = {fmt::format("more than {} distinct event categories (\"cat\" values); not supported", kMaxCategories),
-                where(startLoc)};
-        return false;
+      if (tables.catStr.size() < kMaxCategories) {
+        *slot = static_cast<int32_t>(tables.catStr.size());
+        tables.catStr.push_back(f.catStr < 0 ? UINT32_MAX : static_cast<uint32_t>(f.catStr));
+      } else {
+        tables.tooManyCategories = true;  // no 16-bit id left; assemble refuses the load
       }
-      *slot = static_cast<int32_t>(tables.catStr.size());
-      tables.catStr.push_back(f.catStr < 0 ? UINT32_MAX : static_cast<uint32_t>(f.catStr));
     }
-    out.cat.push_back(static_cast<uint16_t>(*slot));
+    out.cat.push_back(static_cast<uint16_t>(std::max(*slot, 0)));
     out.ph.push_back(f.ph);
     out.flags.push_back(f.flags);
     LocalKey lk{f.pid, f.tid};

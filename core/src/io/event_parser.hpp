@@ -71,6 +71,7 @@ struct ThreadTables {
   std::vector<uint32_t> catStr;  // local cat index -> interner id
   std::vector<int32_t> catIndexByStr;  // interner id -> local cat index (-1 none)
   int32_t catMissing = -1;
+  bool tooManyCategories = false;  // more than kMaxCategories seen: the load is refused after the parse
   std::unordered_map<LocalKey, uint32_t, LocalKeyHash> laneIndex;
   std::vector<LocalKey> lanes;
   LocalKey lastLaneKey;

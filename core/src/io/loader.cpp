@@ -677,6 +677,7 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
   std::map<std::pair<JsonKey, JsonKey>, uint32_t> globalLane;
   for (size_t w = 0; w < workers.size(); ++w) {
     const ThreadTables& c = workers[w].tables;
+    if (c.tooManyCategories) return tooManyCategoriesError(path);
     for (const auto& s : c.strings.strings()) strMap[w].push_back(tr->strings.intern(s));
     for (uint32_t cs : c.catStr) {
       StrId g = cs == UINT32_MAX ? kNoStr : strMap[w][cs];
