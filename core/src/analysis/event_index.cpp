@@ -4,6 +4,7 @@
 #include <steadyscope/core/util/side_by_side.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -11,7 +12,7 @@
 namespace steadyscope::analysis {
 
 
-void CorrGroups::buildSparse(const EventList&, std::vector<std::pair<CorrKey, EventIdx>> pairs) {
+void CorrGroups::buildSparse(std::vector<std::pair<CorrKey, EventIdx>> pairs) {
   std::stable_sort(pairs.begin(), pairs.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   items_.reserve(pairs.size());
@@ -60,15 +61,13 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
     else if (t == "gpu_memset") roles_[c] = CatRole::Memset;
   }
   const size_t n = trace.size();
-  EventList gpuCorrEvents, flowEvents;
-  {
-    uint64_t flows = 0;
-    for (const char* k : {"s", "f"})
-      if (auto it = trace.stats.perPh.find(k); it != trace.stats.perPh.end()) flows += it->second;
-    flowEvents.reserve(flows);
-    gpuCorrEvents.reserve(trace.stats.gpuEvents + 1024);
-    kernels.reserve(trace.stats.gpuEvents + 1024);
-  }
+  // The members of the two correlation groupings are not listed (two lists
+  // of ~0.8 M events each were a third of the index's fresh memory): the scan
+  // records their key ranges, the flows as a bitmap over the events, and the
+  // groupings then walk the kernel and GPU-annotation lists or the bitmap.
+  KeyRange gpuKeys, flowKeys;
+  Column<uint64_t> flowBits = zeroedFresh<uint64_t>((n + 63) / 64);
+  kernels.reserve(trace.stats.gpuEvents + 1024);
   for (size_t k = 0; k < n; ++k) {
     const auto i = static_cast<EventIdx>(k);
     const uint16_t f = trace.flags[i];
@@ -81,7 +80,10 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
     }
     const Ph ph = trace.ph[i];
     if (ph == Ph::FlowStart || ph == Ph::FlowEnd) {
-      if (f & ev::HasId) flowEvents.push_back(i);
+      if (f & ev::HasId) {
+        flowBits[k >> 6] |= uint64_t(1) << (k & 63);
+        flowKeys.add(corrKey(i));
+      }
       continue;
     }
     if (!(f & ev::HasDur)) continue;
@@ -91,10 +93,10 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
     }
     if (r == CatRole::GpuUserAnnotation) {
       gpuAnnotations.push_back(i);
-      if (f & ev::HasCorr) gpuCorrEvents.push_back(i);
+      if (f & ev::HasCorr) gpuKeys.add(corrKey(i));
     } else if (isGpuKernelRole(r)) {
       kernels.push_back(i);
-      if (f & ev::HasCorr) gpuCorrEvents.push_back(i);
+      if (f & ev::HasCorr) gpuKeys.add(corrKey(i));
     }
   }
   timer.mark("  index: scan");
@@ -103,7 +105,11 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
   // total, collective names) and (correlation groups, annotation order).
   auto second = [&] {
     PhaseTimer t2("STEADYSCOPE_SPLIT_TIMING", "split");
-    flowsById.build(flowEvents, key);
+    flowsById.build(flowKeys, [&](auto&& fn) {
+      for (size_t w = 0; w < flowBits.size(); ++w)
+        for (uint64_t b = flowBits[w]; b; b &= b - 1)
+          fn(static_cast<EventIdx>(w * 64 + static_cast<size_t>(std::countr_zero(b))));
+    }, key);
     t2.mark("  index: flow groups");
     // One pass over the kernels: the total GPU time (Python sum) and the
     // no-GPU-work check, the plain float sum (the coverage sums when every
@@ -132,7 +138,16 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
   };
   auto first = [&] {
     PhaseTimer t1("STEADYSCOPE_SPLIT_TIMING", "split");
-    gpuByCorr.build(gpuCorrEvents, key);
+    // Kernels and GPU annotations with a correlation, merged back into file order.
+    gpuByCorr.build(gpuKeys, [&](auto&& fn) {
+      const uint16_t* flags = trace.flags.data();
+      size_t a = 0, b = 0;
+      const size_t na = gpuAnnotations.size(), nb = kernels.size();
+      while (a < na || b < nb) {
+        const EventIdx e = (b == nb || (a < na && gpuAnnotations[a] < kernels[b])) ? gpuAnnotations[a++] : kernels[b++];
+        if (flags[e] & ev::HasCorr) fn(e);
+      }
+    }, key);
     t1.mark("  index: corr groups");
     auto byTs = [&](EventIdx x, EventIdx y) { return trace.tsUs(x) < trace.tsUs(y); };
     if (!std::is_sorted(annotations.begin(), annotations.end(), byTs))  // usually already in ts order

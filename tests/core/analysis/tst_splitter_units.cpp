@@ -93,6 +93,65 @@ private slots:
     QCOMPARE(d.b.asDouble(), 110.0);
   }
 
+  // The index's two groupings (spec §1.4): kernels and correlated GPU
+  // annotations by correlation, flows by id; members in file order, dense
+  // integer keys by counting sort, other keys (strings, reals, far-apart ints)
+  // sorted. More than 64 flows, so the flow bitmap spans several words.
+  void indexGroups_data() {
+    QTest::addColumn<QString>("flowId3");  // how flow 3's id is written
+    QTest::addColumn<bool>("flowsDense");
+    QTest::newRow("int ids") << "3" << true;
+    QTest::newRow("one string id") << "\"3\"" << false;
+    QTest::newRow("one far id") << "90000000000" << false;
+  }
+  void indexGroups() {
+    QFETCH(QString, flowId3);
+    QFETCH(bool, flowsDense);
+    std::string ev;
+    auto add = [&](const std::string& e) { ev += (ev.empty() ? "" : ",\n") + e; };
+    // File order: GPU annotation (corr 7), kernels (corr 7, 8, 7), a flow pair
+    // per id 0..79 (s on the CPU, f on the GPU), a kernel without
+    // correlation, a GPU annotation (corr 8), a kernel with a string correlation.
+    add(R"({"ph":"X","cat":"gpu_user_annotation","name":"g0","pid":2,"tid":7,"ts":10,"dur":5,"args":{"correlation":7}})");
+    add(R"({"ph":"X","cat":"kernel","name":"k0","pid":2,"tid":7,"ts":11,"dur":1,"args":{"correlation":7}})");
+    add(R"({"ph":"X","cat":"kernel","name":"k1","pid":2,"tid":7,"ts":12,"dur":1,"args":{"correlation":8.0}})");
+    add(R"({"ph":"X","cat":"gpu_memcpy","name":"k2","pid":2,"tid":7,"ts":13,"dur":1,"args":{"correlation":7}})");
+    for (int i = 0; i < 80; ++i) {
+      std::string id = i == 3 ? flowId3.toStdString() : std::to_string(i);
+      add(R"({"ph":"s","cat":"ac2g","name":"f","pid":1,"tid":1,"ts":)" + std::to_string(20 + i) + R"(,"id":)" + id + "}");
+      add(R"({"ph":"f","cat":"ac2g","name":"f","pid":2,"tid":7,"ts":)" + std::to_string(21 + i) + R"(,"id":)" + id + R"(,"bp":"e"})");
+    }
+    add(R"({"ph":"X","cat":"kernel","name":"k3","pid":2,"tid":7,"ts":200,"dur":1})");
+    add(R"({"ph":"X","cat":"gpu_user_annotation","name":"g1","pid":2,"tid":7,"ts":210,"dur":5,"args":{"correlation":8}})");
+    add(R"({"ph":"X","cat":"kernel","name":"k4","pid":2,"tid":7,"ts":220,"dur":1,"args":{"correlation":"8"}})");
+    auto t = load("{\"traceEvents\": [\n" + ev + "]}");
+    EventIndex idx(*t);
+    const auto n = static_cast<EventIdx>(t->size());
+    QCOMPARE(idx.kernels, (EventList{1, 2, 3, n - 3, n - 1}));
+    QCOMPARE(idx.gpuAnnotations, (EventList{0, n - 2}));
+    auto events = [](std::span<const EventIdx> s) { return EventList(s.begin(), s.end()); };
+    QVERIFY(idx.gpuByCorr.dense() == false);  // the string "8" makes them sorted, not counted
+    QCOMPARE(events(idx.gpuByCorr.eventsOf({7, 0})), (EventList{0, 1, 3}));
+    QCOMPARE(events(idx.gpuByCorr.eventsOf({8, 0})), (EventList{2, n - 2}));  // 8.0 == 8
+    QCOMPARE(events(idx.gpuByCorr.eventsOf(idx.corrKey(n - 1))), (EventList{n - 1}));
+    QVERIFY(idx.gpuByCorr.eventsOf({9, 0}).empty());
+    QCOMPARE(idx.flowsById.dense(), flowsDense);
+    for (int i = 0; i < 80; ++i) {
+      const EventIdx s = static_cast<EventIdx>(4 + 2 * i);
+      QCOMPARE(events(idx.flowsById.eventsOf(idx.corrKey(s))), (EventList{s, s + 1}));
+    }
+    if (flowId3 != "3") QVERIFY(idx.flowsById.eventsOf({3, 0}).empty());
+    QVERIFY(idx.flowsById.eventsOf({80, 0}).empty());
+    // Without the string correlation the GPU keys are dense and give the same groups.
+    ev.resize(ev.rfind(",\n"));
+    auto t2 = load("{\"traceEvents\": [\n" + ev + "]}");
+    EventIndex idx2(*t2);
+    QVERIFY(idx2.gpuByCorr.dense());
+    QCOMPARE(events(idx2.gpuByCorr.eventsOf({7, 0})), (EventList{0, 1, 3}));
+    QCOMPARE(events(idx2.gpuByCorr.eventsOf({8, 0})), (EventList{2, n - 2}));
+    QVERIFY(idx2.gpuByCorr.eventsOf({6, 0}).empty());
+  }
+
   // ---------------------------------------------------------------- E1
   void e1_parse_data() {
     QTest::addColumn<QString>("name");

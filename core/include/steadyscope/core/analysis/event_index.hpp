@@ -39,13 +39,35 @@ struct CorrKey {
   }
 };
 
+/// What a scan learnt about a group's keys before grouping them.
+struct KeyRange {
+  int64_t mn = INT64_MAX, mx = INT64_MIN;
+  size_t count = 0;
+  bool allInt = true;
+  void add(const CorrKey& k) {
+    ++count;
+    if (k.tag != 0) { allInt = false; return; }
+    mn = k.v < mn ? k.v : mn;
+    mx = k.v > mx ? k.v : mx;
+  }
+};
+
 /// corr key -> events (file order). Slots are dense small integers usable as
 /// indices into per-key bitmaps.
 class CorrGroups {
 public:
-  /// Groups `events` (file order) by key(e); key is called up to three times per event.
+  /// Groups the events that forEach(fn) hands to fn (file order, the same
+  /// events each call; `range` describes their keys) by key(e). forEach is
+  /// called twice and key twice per event; no list of the members is needed.
+  template <typename ForEach, typename KeyFn>
+  void build(const KeyRange& range, ForEach&& forEach, KeyFn&& key);
+  /// The same from a list of events (file order).
   template <typename KeyFn>
-  void build(const EventList& events, KeyFn&& key);
+  void build(const EventList& events, KeyFn&& key) {
+    KeyRange r;
+    for (EventIdx e : events) r.add(key(e));
+    build(r, [&](auto&& fn) { for (EventIdx e : events) fn(e); }, key);
+  }
   std::optional<uint32_t> slotOf(const CorrKey& k) const {
     if (dense_) {  // the usual case, inline
       if (k.tag != 0 || k.v < min_) return std::nullopt;
@@ -68,7 +90,7 @@ public:
 
 private:
   std::optional<uint32_t> slotOfSparse(const CorrKey& k) const;
-  void buildSparse(const EventList& events, std::vector<std::pair<CorrKey, EventIdx>> pairs);
+  void buildSparse(std::vector<std::pair<CorrKey, EventIdx>> pairs);
   bool dense_ = false;
   int64_t min_ = 0;                 // dense: slot = v - min_
   std::vector<CorrKey> keys_;       // sparse: sorted distinct keys (slot = position)
@@ -152,23 +174,16 @@ private:
   PyNum totalGpu_;
 };
 
-template <typename KeyFn>
-void CorrGroups::build(const EventList& events, KeyFn&& key) {
+template <typename ForEach, typename KeyFn>
+void CorrGroups::build(const KeyRange& range, ForEach&& forEach, KeyFn&& key) {
   dense_ = false;
   keys_.clear();
   offsets_.clear();
   items_.clear();
-  if (events.empty()) return;
-  int64_t mn = INT64_MAX, mx = INT64_MIN;
-  bool allInt = true;
-  for (EventIdx e : events) {
-    const CorrKey k = key(e);
-    if (k.tag != 0) { allInt = false; break; }
-    mn = k.v < mn ? k.v : mn;
-    mx = k.v > mx ? k.v : mx;
-  }
-  const bool dense = allInt && static_cast<double>(mx) - static_cast<double>(mn) + 1.0 <=
-                                   static_cast<double>(events.size()) * 4.0 + static_cast<double>(1 << 20);
+  if (range.count == 0) return;
+  const int64_t mn = range.mn, mx = range.mx;
+  const bool dense = range.allInt && static_cast<double>(mx) - static_cast<double>(mn) + 1.0 <=
+                                         static_cast<double>(range.count) * 4.0 + static_cast<double>(1 << 20);
   if (dense) {
     // Counting sort, no temporary arrays (fresh memory is what costs here):
     // offsets_[s] serves as slot s's cursor and is shifted back afterwards.
@@ -176,18 +191,20 @@ void CorrGroups::build(const EventList& events, KeyFn&& key) {
     min_ = mn;
     const auto nSlots = static_cast<size_t>(mx - mn + 1);
     offsets_.assign(nSlots + 1, 0);
-    for (EventIdx e : events) ++offsets_[static_cast<size_t>(key(e).v - mn) + 1];
-    for (size_t s = 0; s < nSlots; ++s) offsets_[s + 1] += offsets_[s];
-    items_.resize(events.size());
-    for (EventIdx e : events) items_[offsets_[static_cast<size_t>(key(e).v - mn)]++] = e;
-    for (size_t s = nSlots; s > 0; --s) offsets_[s] = offsets_[s - 1];
-    offsets_[0] = 0;
+    uint32_t* off = offsets_.data();
+    forEach([&](EventIdx e) { ++off[static_cast<size_t>(key(e).v - mn) + 1]; });
+    for (size_t s = 0; s < nSlots; ++s) off[s + 1] += off[s];
+    items_.resize(off[nSlots]);
+    EventIdx* items = items_.data();
+    forEach([&](EventIdx e) { items[off[static_cast<size_t>(key(e).v - mn)]++] = e; });
+    for (size_t s = nSlots; s > 0; --s) off[s] = off[s - 1];
+    off[0] = 0;
     return;
   }
   std::vector<std::pair<CorrKey, EventIdx>> pairs;
-  pairs.reserve(events.size());
-  for (EventIdx e : events) pairs.emplace_back(key(e), e);
-  buildSparse(events, std::move(pairs));
+  pairs.reserve(range.count);
+  forEach([&](EventIdx e) { pairs.emplace_back(key(e), e); });
+  buildSparse(std::move(pairs));
 }
 
 template <typename Fn>
