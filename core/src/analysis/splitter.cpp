@@ -289,7 +289,7 @@ SplitResult Splitter::plan(const SplitOptions& o) {
       const EventIdx a = det.roots[k];
       __builtin_prefetch(&t.flags[a]);
       __builtin_prefetch(&t.tsNs[a]);
-      __builtin_prefetch(&t.durNs[a]);
+      __builtin_prefetch(t.durNs.narrow().data() + a);
       __builtin_prefetch(&t.name[a]);
     };
     for (size_t k = 0; k < kAhead; ++k) prefetch(k);

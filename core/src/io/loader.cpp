@@ -132,38 +132,43 @@ public:
   std::array<AnomalyCounter, A_Count> anomalies{};
   /// Installs the side tables of the compact columns (after the last piece).
   void adoptSideTables() {
-    std::vector<std::pair<EventIdx, int64_t>> corr, ext;
-    std::vector<std::pair<EventIdx, uint32_t>> changes;
+    std::vector<std::pair<EventIdx, int64_t>> corr, ext, dur;
+    std::vector<std::pair<EventIdx, uint32_t>> len, changes;
+    auto add = [](auto& all, const auto& part) { all.insert(all.end(), part.begin(), part.end()); };
     for (auto& w : wide_) {
-      corr.insert(corr.end(), w.corr.begin(), w.corr.end());
-      ext.insert(ext.end(), w.ext.begin(), w.ext.end());
-      changes.insert(changes.end(), w.offsetChanges.begin(), w.offsetChanges.end());
+      add(corr, w.corr);
+      add(ext, w.ext);
+      add(dur, w.dur);
+      add(len, w.len);
+      add(changes, w.offsetChanges);
     }
     wide_.clear();
     tr_.corr.adoptWide(std::move(corr));
     tr_.extId.adoptWide(std::move(ext));
+    tr_.durNs.adoptWide(std::move(dur));
+    tr_.length.adoptWide(std::move(len));
     tr_.offset.adoptChanges(std::move(changes));
   }
 
 private:
-  struct Wide {
-    std::vector<std::pair<EventIdx, int64_t>> corr, ext;
-    std::vector<std::pair<EventIdx, uint32_t>> offsetChanges;
+  struct Wide {  // values that do not fit their narrow column, by event
+    std::vector<std::pair<EventIdx, int64_t>> corr, ext, dur;
+    std::vector<std::pair<EventIdx, uint32_t>> len, offsetChanges;
   };
   struct Dest {
     size_t base = 0;
-    int64_t *ts = nullptr, *dur = nullptr;
-    int32_t *corr = nullptr, *ext = nullptr;
+    int64_t* ts = nullptr;
+    int32_t *dur = nullptr, *corr = nullptr, *ext = nullptr;
     uint32_t* off = nullptr;
-    uint32_t *len = nullptr, *name = nullptr, *lane = nullptr;
-    uint16_t *cat = nullptr, *flags = nullptr;
+    uint32_t *name = nullptr, *lane = nullptr;
+    uint16_t *len = nullptr, *cat = nullptr, *flags = nullptr;
     Ph* ph = nullptr;
   };
 
   template <typename F>
   void eachColumn(F&& f) {
     Trace& t = tr_;
-    f(t.tsNs); f(t.durNs); f(t.corr.narrow()); f(t.extId.narrow()); f(t.offset.low()); f(t.length);
+    f(t.tsNs); f(t.durNs.narrow()); f(t.corr.narrow()); f(t.extId.narrow()); f(t.offset.low()); f(t.length.narrow());
     f(t.name); f(t.lane); f(t.cat); f(t.flags); f(t.ph);
   }
 
@@ -204,27 +209,28 @@ private:
   Dest dest(size_t base) {
     if (base == SIZE_MAX) return {};
     Trace& t = tr_;
-    return {base, t.tsNs.data() + base, t.durNs.data() + base, t.corr.narrow().data() + base,
-            t.extId.narrow().data() + base, t.offset.low().data() + base, t.length.data() + base,
-            t.name.data() + base, t.lane.data() + base, t.cat.data() + base, t.flags.data() + base,
-            t.ph.data() + base};
+    return {base, t.tsNs.data() + base, t.durNs.narrow().data() + base, t.corr.narrow().data() + base,
+            t.extId.narrow().data() + base, t.offset.low().data() + base, t.name.data() + base,
+            t.lane.data() + base, t.length.narrow().data() + base, t.cat.data() + base,
+            t.flags.data() + base, t.ph.data() + base};
   }
 
-  /// Ids into 32 bits; the few that do not fit go to `wide` with their event.
-  static void narrowIds(const Column<int64_t>& src, int32_t* dst, size_t base,
-                        std::vector<std::pair<EventIdx, int64_t>>& wide) {
+  /// Values into a NarrowColumn's storage; the few that do not fit go to
+  /// `wide` with their event.
+  template <typename NC, typename S, typename N, typename W>
+  static void narrowInto(const Column<S>& src, N* dst, size_t base, std::vector<std::pair<EventIdx, W>>& wide) {
     const size_t n = src.size();
     bool all = true;
     for (size_t k = 0; k < n; ++k) {
-      const int64_t v = src[k];
-      all &= IdColumn::fitsNarrow(v);
-      dst[k] = static_cast<int32_t>(v);
+      const W v = static_cast<W>(src[k]);
+      all &= NC::fitsNarrow(v);
+      dst[k] = static_cast<N>(v);
     }
     if (all) return;
     for (size_t k = 0; k < n; ++k)
-      if (!IdColumn::fitsNarrow(src[k])) {
-        dst[k] = IdColumn::kWide;
-        wide.emplace_back(static_cast<EventIdx>(base + k), src[k]);
+      if (!NC::fitsNarrow(static_cast<W>(src[k]))) {
+        dst[k] = NC::kWide;
+        wide.emplace_back(static_cast<EventIdx>(base + k), static_cast<W>(src[k]));
       }
   }
 
@@ -233,10 +239,12 @@ private:
     const size_t n = c.size();
     if (!n) return;
     auto put = [n](auto* dst, const auto& src) { std::memcpy(dst, src.data(), n * sizeof(*dst)); };
-    put(d.ts, c.tsNs); put(d.dur, c.durNs); put(d.len, c.length); put(d.name, c.name); put(d.lane, c.lane);
+    put(d.ts, c.tsNs); put(d.name, c.name); put(d.lane, c.lane);
     put(d.cat, c.cat); put(d.flags, c.flags); put(d.ph, c.ph);
-    narrowIds(c.corr, d.corr, d.base, wide.corr);
-    narrowIds(c.extId, d.ext, d.base, wide.ext);
+    narrowInto<DurColumn>(c.durNs, d.dur, d.base, wide.dur);
+    narrowInto<LengthColumn>(c.length, d.len, d.base, wide.len);
+    narrowInto<IdColumn>(c.corr, d.corr, d.base, wide.corr);
+    narrowInto<IdColumn>(c.extId, d.ext, d.base, wide.ext);
     OffsetColumn::splitInto(c.offset.data(), n, static_cast<uint32_t>(d.base), d.off, wide.offsetChanges);
   }
 
@@ -326,6 +334,14 @@ void addAnomaly(std::array<AnomalyCounter, A_Count>& a, AnomalyCode code, int64_
   if (a[code].count++ == 0) a[code].first = ev;
 }
 
+/// A duration that is not in the narrow storage: a pair's (set during
+/// finalize) or the column's side table. Rare; kept out of the sort's loop.
+[[gnu::noinline]] int64_t wideDur(const DurColumn& col, const std::unordered_map<EventIdx, int64_t>& paired,
+                                  EventIdx i) {
+  if (auto it = paired.find(i); it != paired.end()) return it->second;
+  return col[i];
+}
+
 void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   const size_t n = tr.size();
   // Two independent halves run in parallel: (lanes, B/E pairing, depth) on a
@@ -334,7 +350,16 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   std::array<AnomalyCounter, A_Count> laneAnomalies{};
   std::vector<EventIdx> pairedB;  // B events whose dur is now their pair's
   Column<uint8_t> paired;
+  // Pair durations that do not fit the narrow storage (spans over ~2.1 s) are
+  // kept here and put in the column's side table after the join: the other
+  // thread reads that table meanwhile.
+  std::unordered_map<EventIdx, int64_t> pairedWide;
   std::thread laneThread([&] {
+  const int32_t* narrowDur = tr.durNs.narrow().data();
+  auto durOf = [&](EventIdx i) -> int64_t {
+    const int32_t v = narrowDur[i];
+    return v != DurColumn::kWide ? v : wideDur(tr.durNs, pairedWide, i);
+  };
   LoadTimer lt;
   // ---- lanes: events with a ts, sorted by (ts, longer first, file order) ----
   std::vector<uint32_t> laneCount(tr.lanes.size(), 0);
@@ -345,9 +370,11 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
     if ((tr.flags[i] & ev::HasTs) && tr.ph[i] != Ph::Metadata) tr.lanes[tr.lane[i]].events.push_back(i);
   // With file order as the last key the order is total, so any sort gives the
   // stable sort's result.
+  const int64_t* tsCol = tr.tsNs.data();
   auto laneOrder = [&](EventIdx a, EventIdx b) {
-    if (tr.tsNs[a] != tr.tsNs[b]) return tr.tsNs[a] < tr.tsNs[b];
-    if (tr.durNs[a] != tr.durNs[b]) return tr.durNs[a] > tr.durNs[b];
+    if (tsCol[a] != tsCol[b]) return tsCol[a] < tsCol[b];
+    const int64_t da = durOf(a), db = durOf(b);
+    if (da != db) return da > db;
     return a < b;
   };
   Column<EventIdx> aside;
@@ -367,10 +394,16 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
         if (stack.empty()) { addAnomaly(laneAnomalies, A_UnmatchedE, i); continue; }
         EventIdx b = stack.back();
         stack.pop_back();
-        // A dur written on the B event itself wins: the reference splitter
-        // reads the field (D-015), and the other thread reads only such durs.
+        // A dur written on the B event wins over the pair's (the reference
+        // reads the field; D-015); the other thread reads only such durs.
         if (!(tr.flags[b] & ev::HasDur)) {
-          tr.durNs[b] = tr.tsNs[i] - tr.tsNs[b];
+          const int64_t d = tr.tsNs[i] - tr.tsNs[b];
+          if (DurColumn::fitsNarrow(d)) {
+            tr.durNs.narrow()[b] = static_cast<int32_t>(d);
+          } else {
+            tr.durNs.narrow()[b] = DurColumn::kWide;
+            pairedWide[b] = d;
+          }
           pairedB.push_back(b);
         }
         if (paired.empty()) paired.assign(n, 0);
@@ -397,7 +430,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
       uint16_t d = static_cast<uint16_t>(std::min<size_t>(ends.size(), UINT16_MAX));
       tr.depth[i] = d;
       maxDepth = std::max(maxDepth, d);
-      int64_t e = ts + std::max<int64_t>(tr.durNs[i], 0);
+      int64_t e = ts + std::max<int64_t>(durOf(i), 0);
       // A child ending after its parent is clipped for nesting purposes.
       if (!ends.empty()) e = std::min(e, ends.back());
       ends.push_back(e);
@@ -544,6 +577,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   mt.mark("  gpu: unions");
   laneThread.join();
   for (EventIdx b : pairedB) tr.flags[b] |= ev::DurFromPair;
+  tr.durNs.mergeWide({pairedWide.begin(), pairedWide.end()});
   mergeAnomalies(anomalies, laneAnomalies, 0);
   for (int k = 0; k < A_Count; ++k) {
     if (!anomalies[k].count) continue;

@@ -150,38 +150,8 @@ uint64_t Trace::anomalyCount() const {
 
 size_t Trace::columnBytes() const {
   auto b = [](const auto& c) { return c.size() * sizeof(c[0]); };
-  return b(tsNs) + b(durNs) + offset.bytes() + b(length) + b(name) + b(cat) + b(ph) + b(flags) + b(lane) +
+  return b(tsNs) + durNs.bytes() + offset.bytes() + length.bytes() + b(name) + b(cat) + b(ph) + b(flags) + b(lane) +
          b(depth) + corr.bytes() + extId.bytes();
-}
-
-// ---- IdColumn ----
-
-IdColumn::Wide::const_iterator IdColumn::findWide(size_t i) const {
-  return std::lower_bound(wide_.begin(), wide_.end(), static_cast<uint32_t>(i),
-                          [](const auto& e, uint32_t k) { return e.first < k; });
-}
-
-int64_t IdColumn::wideAt(size_t i) const {
-  auto it = findWide(i);
-  return it != wide_.end() && it->first == i ? it->second : 0;
-}
-
-void IdColumn::set(size_t i, int64_t v) {
-  auto it = wide_.begin() + (findWide(i) - wide_.cbegin());
-  const bool had = it != wide_.end() && it->first == i;
-  if (fitsNarrow(v)) {
-    narrow_[i] = static_cast<int32_t>(v);
-    if (had) wide_.erase(it);
-    return;
-  }
-  narrow_[i] = kWide;
-  if (had) it->second = v;
-  else wide_.insert(it, {static_cast<uint32_t>(i), v});
-}
-
-void IdColumn::adoptWide(std::vector<std::pair<uint32_t, int64_t>> wide) {
-  std::sort(wide.begin(), wide.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  wide_ = std::move(wide);
 }
 
 // ---- OffsetColumn ----

@@ -413,6 +413,92 @@ private slots:
     QVERIFY2(msg.contains("cats.json"), qPrintable(msg));
   }
 
+  // Durations live in 32 bits of ns and text lengths in 16 bits, with side
+  // tables for the rest (NarrowColumn): durations at and beyond int32's ends,
+  // B/E spans longer than 2.1 s (set during finalize, while the other thread
+  // reads the column), and event texts at and beyond 64 KiB must read back
+  // exactly, order lanes (longer first at equal ts) and nest by depth.
+  void wideDurationsAndLengths_data() { wideIds_data(); }
+  void wideDurationsAndLengths() {
+    QFETCH(unsigned, threads);
+    QFETCH(qulonglong, pieceBytes);
+    struct Dur { const char* text; int64_t ns; };
+    const std::vector<Dur> durs = {{"2147483.647", 2147483647LL},   {"2147483.648", 2147483648LL},
+                                   {"-2147483.648", -2147483648LL}, {"-2147483.647", -2147483647LL},
+                                   {"3600000000", 3600000000000LL}, {"0", 0},
+                                   {"1.5", 1500}};
+    std::string ev;
+    auto pad = [&](int ts) {
+      for (int p = 0; p < 30; ++p)  // spread the values over pieces
+        ev += R"({"ph":"X","cat":"cpu_op","name":"pad","pid":1,"tid":1,"ts":)" + std::to_string(ts) + R"(,"dur":1},)";
+    };
+    for (size_t k = 0; k < durs.size(); ++k) {
+      pad(static_cast<int>(k));
+      // (plain literals: moc misreads a raw string that starts with a quote)
+      ev += "{\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,\"name\":\"d" + std::to_string(k) +
+            "\",\"ts\":" + std::to_string(100 + k) + ",\"dur\":" + durs[k].text + "},";
+    }
+    // Lane 9: a 3 s B/E span and, at the same ts, a 1 s X and a nested short
+    // pair; a B with its own dur keeps it.
+    ev += R"({"ph":"X","cat":"cpu_op","name":"x1s","pid":1,"tid":9,"ts":1000,"dur":1000000},)";
+    ev += R"({"ph":"B","cat":"cpu_op","name":"long","pid":1,"tid":9,"ts":1000},)";
+    pad(2000);
+    ev += R"({"ph":"B","cat":"cpu_op","name":"short","pid":1,"tid":9,"ts":2000},)";
+    ev += R"({"ph":"E","pid":1,"tid":9,"ts":2500},)";
+    ev += R"({"ph":"E","pid":1,"tid":9,"ts":3001000},)";
+    ev += R"({"ph":"B","cat":"cpu_op","name":"own","pid":1,"tid":9,"ts":4000000,"dur":5},)";
+    ev += R"({"ph":"E","pid":1,"tid":9,"ts":4000100},)";
+    // Texts of 65534, 65535 and 70000 bytes (the 16-bit marker is 65535).
+    const std::string head = "{\"ph\":\"i\",\"name\":\"big\",\"pid\":1,\"tid\":1,\"ts\":5,\"args\":{\"s\":\"";
+    const std::string tail = "\"}}";
+    for (size_t want : {size_t(65534), size_t(65535), size_t(70000)}) {
+      pad(5);
+      ev += head + std::string(want - head.size() - tail.size(), 'x') + tail + ",";
+    }
+    ev += R"({"ph":"X","cat":"cpu_op","name":"last","pid":1,"tid":1,"ts":6,"dur":1})";
+    auto t = mustLoad(wrap(ev), LoadOptions{.threads = threads, .pieceBytes = static_cast<size_t>(pieceBytes)});
+    std::map<std::string, EventIdx> byName;
+    std::vector<EventIdx> big;
+    for (EventIdx i = 0; i < t->size(); ++i) {
+      if (t->nameOf(i) == "big") big.push_back(i);
+      else if (t->nameOf(i) != "pad") byName[std::string(t->nameOf(i))] = i;
+    }
+    size_t wide = 0;
+    for (size_t k = 0; k < durs.size(); ++k) {
+      const EventIdx i = byName.at("d" + std::to_string(k));
+      QCOMPARE(t->durNs[i], durs[k].ns);
+      QCOMPARE(t->durUs(i), static_cast<double>(durs[k].ns) / 1000.0);
+      if (!DurColumn::fitsNarrow(durs[k].ns)) ++wide;
+    }
+    QCOMPARE(wide, size_t(3));  // 2^31 ns, INT32_MIN ns (the marker), one hour
+    const EventIdx lg = byName.at("long"), sh = byName.at("short"), own = byName.at("own"), x1 = byName.at("x1s");
+    QCOMPARE(t->durNs[lg], int64_t(3000000000LL));
+    QVERIFY(t->has(lg, ev::DurFromPair));
+    QCOMPARE(t->durNs[sh], int64_t(500000));
+    QCOMPARE(t->durNs[own], int64_t(5000));  // its own dur, not the pair's 100 us
+    QVERIFY(!t->has(own, ev::DurFromPair));
+    QCOMPARE(t->durNs.wideCount(), wide + 1);
+    // Lane order at ts 1000: the 3 s span before the 1 s X; depths follow.
+    const Lane& lane = t->lanes[t->lane[lg]];
+    auto pos = [&](EventIdx e) { return std::find(lane.events.begin(), lane.events.end(), e) - lane.events.begin(); };
+    QVERIFY(pos(lg) < pos(x1));
+    QCOMPARE(t->depth[lg], uint16_t(0));
+    QCOMPARE(t->depth[x1], uint16_t(1));
+    QCOMPARE(t->depth[sh], uint16_t(2));
+    // Texts read back whole, whatever their length's width.
+    QCOMPARE(big.size(), size_t(3));
+    EventText text(*t);
+    const size_t lens[] = {65534, 65535, 70000};
+    for (size_t k = 0; k < 3; ++k) {
+      QCOMPARE(size_t(t->length[big[k]]), lens[k]);
+      auto raw = text(big[k]);
+      QCOMPARE(raw.size(), lens[k]);
+      QVERIFY(raw.starts_with(head));
+      QVERIFY(raw.ends_with(tail));
+    }
+    QCOMPARE(t->length.wideCount(), size_t(2));
+  }
+
   // Offsets above 4 GiB (OffsetColumn): the bulk fill of pieces in any order
   // gives what appending one by one gives, across epochs inside and between pieces.
   void offsetEpochs() {

@@ -12,11 +12,13 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace steadyscope {
@@ -29,42 +31,85 @@ inline constexpr StrId kNoStr = 0;  // id 0 is the empty / absent string
 /// Distinct `cat` values a trace may have (Trace::cat is 16 bits); more is refused.
 inline constexpr size_t kMaxCategories = 65535;
 
-/// A column of 64-bit ids (correlation, External id, flow id, or a StrId for
-/// ids written as strings) held in 32 bits each: ids are small counters in
-/// every trace we have seen, and each column of the model is as many fresh
-/// pages at load (the dominant cost on the VMs we run on). A value outside
-/// int32 is stored as kWide and kept in a side table sorted by event.
-class IdColumn {
+/// A column of values held in a narrower type N: in every trace we have seen
+/// ids are small counters, durations under 2 s and event texts under 64 KiB,
+/// and each column of the model is as many fresh pages at load (the dominant
+/// cost on the VMs we run on). A value that does not fit is stored as kWide
+/// (N's reserved marker) and kept in a side table sorted by event, so []
+/// always returns the full value W.
+template <typename N, typename W, N Marker>
+class NarrowColumn {
 public:
-  static constexpr int32_t kWide = INT32_MIN;
-  static bool fitsNarrow(int64_t v) { return v > INT32_MIN && v <= INT32_MAX; }
-  int64_t operator[](size_t i) const {
-    const int32_t v = narrow_[i];
-    return v != kWide ? v : wideAt(i);
+  static constexpr N kWide = Marker;
+  static bool fitsNarrow(W v) { return std::in_range<N>(v) && static_cast<N>(v) != kWide; }
+  W operator[](size_t i) const {
+    const N v = narrow_[i];
+    return v != kWide ? static_cast<W>(v) : wideAt(i);
   }
   size_t size() const { return narrow_.size(); }
   bool empty() const { return narrow_.empty(); }
-  void push_back(int64_t v) {
+  void push_back(W v) {
     narrow_.push_back(0);
     set(narrow_.size() - 1, v);
   }
   /// Sets entry i (not safe to call concurrently with another set of a wide value).
-  void set(size_t i, int64_t v);
-  /// The 32-bit storage, for the loader's bulk fill: write v when fitsNarrow(v),
-  /// else kWide and hand (i, v) to adoptWide.
-  Column<int32_t>& narrow() { return narrow_; }
-  /// Installs the wide values collected by a bulk fill (any order, distinct events).
-  void adoptWide(std::vector<std::pair<uint32_t, int64_t>> wide);
+  void set(size_t i, W v) {
+    auto it = wide_.begin() + (findWide(i) - wide_.cbegin());
+    const bool had = it != wide_.end() && it->first == i;
+    if (fitsNarrow(v)) {
+      narrow_[i] = static_cast<N>(v);
+      if (had) wide_.erase(it);
+      return;
+    }
+    narrow_[i] = kWide;
+    if (had) it->second = v;
+    else wide_.insert(it, {static_cast<uint32_t>(i), v});
+  }
+  /// The narrow storage, for bulk fills: write v when fitsNarrow(v), else kWide
+  /// and hand (i, v) to adoptWide / mergeWide.
+  Column<N>& narrow() { return narrow_; }
+  const Column<N>& narrow() const { return narrow_; }
+  /// Installs the wide values collected by a bulk fill (any order, distinct
+  /// events), replacing the side table.
+  void adoptWide(std::vector<std::pair<uint32_t, W>> wide) {
+    std::sort(wide.begin(), wide.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    wide_ = std::move(wide);
+  }
+  /// Adds wide values for events that have no side-table entry yet.
+  void mergeWide(std::vector<std::pair<uint32_t, W>> more) {
+    if (more.empty()) return;
+    more.insert(more.end(), wide_.begin(), wide_.end());
+    adoptWide(std::move(more));
+  }
+  /// The side-table value of event i, if it has one.
+  std::optional<W> wideEntry(size_t i) const {
+    auto it = findWide(i);
+    if (it != wide_.end() && it->first == i) return it->second;
+    return std::nullopt;
+  }
   size_t wideCount() const { return wide_.size(); }
-  size_t bytes() const { return narrow_.size() * sizeof(int32_t) + wide_.size() * sizeof(wide_[0]); }
+  size_t bytes() const { return narrow_.size() * sizeof(N) + wide_.size() * sizeof(wide_[0]); }
 
 private:
-  using Wide = std::vector<std::pair<uint32_t, int64_t>>;
-  Wide::const_iterator findWide(size_t i) const;  // first entry for event >= i
-  int64_t wideAt(size_t i) const;
-  Column<int32_t> narrow_;
+  using Wide = std::vector<std::pair<uint32_t, W>>;
+  typename Wide::const_iterator findWide(size_t i) const {  // first entry for event >= i
+    return std::lower_bound(wide_.begin(), wide_.end(), static_cast<uint32_t>(i),
+                            [](const auto& e, uint32_t k) { return e.first < k; });
+  }
+  W wideAt(size_t i) const {
+    auto it = findWide(i);
+    return it != wide_.end() && it->first == i ? it->second : W{};
+  }
+  Column<N> narrow_;
   Wide wide_;  // (event, value), sorted by event
 };
+
+/// Correlation / External / flow ids (or a StrId for ids written as strings),
+/// and durations in ns: 32 bits each.
+using IdColumn = NarrowColumn<int32_t, int64_t, INT32_MIN>;
+using DurColumn = IdColumn;
+/// Byte lengths of the events' texts: 16 bits each.
+using LengthColumn = NarrowColumn<uint16_t, uint32_t, UINT16_MAX>;
 
 /// The byte offsets of the events' texts in 32 bits each, with the rare 4 GiB
 /// epochs above them as a list of change points: offset = epoch << 32 | low.
@@ -274,9 +319,9 @@ public:
 
   // ---- columns, one entry per event in file order ----
   Column<int64_t> tsNs;      // ts in ns (0 when absent)
-  Column<int64_t> durNs;     // dur in ns (0 when absent), or paired duration for B
+  DurColumn durNs;           // dur in ns (0 when absent), or paired duration for B
   OffsetColumn offset;       // byte offset of the event's JSON text
-  Column<uint32_t> length;   // byte length of that text
+  LengthColumn length;       // byte length of that text
   Column<StrId> name;
   Column<uint16_t> cat;      // index into categories (at most kMaxCategories)
   Column<Ph> ph;
