@@ -25,6 +25,9 @@ inline std::string_view trimJsonWs(std::string_view t) {
 /// `tok` is the raw token (may carry trailing whitespace). Accepts Python's
 /// json extensions NaN / Infinity / -Infinity as NonFinite.
 ParsedNumber parseMicros(std::string_view tok);
+/// The general parser behind parseMicros (which has a fast path for plain
+/// decimals); the same results for every input, kept callable for the tests.
+ParsedNumber parseMicrosGeneral(std::string_view tok);
 
 /// Parses an integral JSON number (ids). Returns false for non-integers;
 /// `1.0` is accepted as 1 (JSON value equality as Python compares dict keys).

@@ -12,6 +12,8 @@
 #endif
 #include <QtTest>
 
+#include "io/numbers.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -378,6 +380,47 @@ private slots:
     QCOMPARE(t->corr.wideCount(), wide);
     QCOMPARE(wide, size_t(5 * 4));  // 5e9, INT32_MIN, -2^31-1, INT64_MAX, INT64_MIN; 4 events each
     QCOMPARE(t->extId.wideCount(), size_t(5));
+  }
+
+  // parseMicros' fast path (plain decimals of up to 19 digits, eight at a
+  // time) must give exactly what the general parser gives, for every shape:
+  // random decimals of 1..22 digits with and without fraction, sign, leading
+  // zeros and trailing whitespace, and hand-picked edges (19/20 digits, the
+  // int64 ns limit, sub-ns fractions, exponents, junk, NaN).
+  void parseMicrosFastPath() {
+    std::vector<std::string> toks = {"0", "-0", "0.0", "1", "-1", "1.", ".5", "-", "", " ", "1e3", "1E-3", "1.5e2",
+                                     "NaN", "Infinity", "-Infinity", "12a", "1.2.3", "1..2", "00012.5000",
+                                     "9223372036854775", "9223372036854775.807", "9223372036854775.808",
+                                     "-9223372036854775.808", "9999999999999999999", "99999999999999999999",
+                                     "1234567890123456789", "12345678901234567890", "0.0000000000000000001",
+                                     "1.0000000000000000001", "6520488434380.778", "6520488434380.7781",
+                                     "1700000000000000.123", "1700000000000000.1234", "7.485\n", "11.470  ", "5\t"};
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    auto next = [&] { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x; };
+    for (int k = 0; k < 200000; ++k) {
+      std::string t;
+      if (next() % 4 == 0) t += '-';
+      const int intDigits = 1 + static_cast<int>(next() % 20);
+      for (int d = 0; d < intDigits; ++d) t += static_cast<char>('0' + (d == 0 && next() % 3 ? 1 + next() % 9 : next() % 10));
+      if (next() % 3) {
+        t += '.';
+        const int fracDigits = 1 + static_cast<int>(next() % 12);
+        const bool nsOnly = next() % 2;  // digits past the third zero: whole ns, the fast path's domain
+        for (int d = 0; d < fracDigits; ++d) t += static_cast<char>('0' + (nsOnly && d >= 3 ? 0 : next() % 10));
+      }
+      if (next() % 8 == 0) t += " \n";
+      toks.push_back(std::move(t));
+    }
+    for (const std::string& t : toks) {
+      const io::ParsedNumber a = io::parseMicros(t), b = io::parseMicrosGeneral(t);
+      const bool same = a.status == b.status && a.isInt == b.isInt && a.inexact == b.inexact && a.ns == b.ns &&
+                        std::memcmp(&a.exact, &b.exact, sizeof(double)) == 0;
+      QVERIFY2(same, qPrintable(QString("'%1': fast ns %2 st %3 int %4 inexact %5, general ns %6 st %7 int %8 inexact %9")
+                                    .arg(QString::fromStdString(t)).arg(a.ns).arg(int(a.status)).arg(a.isInt)
+                                    .arg(a.inexact).arg(b.ns).arg(int(b.status)).arg(b.isInt).arg(b.inexact)));
+    }
+    QCOMPARE(io::parseMicros("6520488434380.778").ns, int64_t(6520488434380778));
+    QCOMPARE(io::parseMicros("-12345678.9").ns, int64_t(-12345678900));
   }
 
   // Categories are 16-bit ids: 65,535 distinct values load, one more is a
