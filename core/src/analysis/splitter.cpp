@@ -290,7 +290,7 @@ SplitResult Splitter::plan(const SplitOptions& o) {
       __builtin_prefetch(&t.flags[a]);
       __builtin_prefetch(&t.tsNs[a]);
       __builtin_prefetch(t.durNs.narrow().data() + a);
-      __builtin_prefetch(&t.name[a]);
+      __builtin_prefetch(t.name.narrow().data() + a);
     };
     for (size_t k = 0; k < kAhead; ++k) prefetch(k);
     for (size_t k = 0; k < det.roots.size(); ++k) {

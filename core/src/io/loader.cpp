@@ -133,16 +133,22 @@ public:
   /// Installs the side tables of the compact columns (after the last piece).
   void adoptSideTables() {
     std::vector<std::pair<EventIdx, int64_t>> corr, ext, dur;
-    std::vector<std::pair<EventIdx, uint32_t>> len, changes;
+    std::vector<std::pair<EventIdx, uint32_t>> len, name, lane, changes;
     auto add = [](auto& all, const auto& part) { all.insert(all.end(), part.begin(), part.end()); };
     for (auto& w : wide_) {
       add(corr, w.corr);
       add(ext, w.ext);
       add(dur, w.dur);
       add(len, w.len);
+      add(name, w.name);
+      add(lane, w.lane);
       add(changes, w.offsetChanges);
     }
     wide_.clear();
+    // Names and lanes are still the workers' local ids here; the remap
+    // replaces these tables with the global ids' (see remapRanges).
+    tr_.name.adoptWide(std::move(name));
+    tr_.lane.adoptWide(std::move(lane));
     tr_.corr.adoptWide(std::move(corr));
     tr_.extId.adoptWide(std::move(ext));
     tr_.durNs.adoptWide(std::move(dur));
@@ -153,14 +159,14 @@ public:
 private:
   struct Wide {  // values that do not fit their narrow column, by event
     std::vector<std::pair<EventIdx, int64_t>> corr, ext, dur;
-    std::vector<std::pair<EventIdx, uint32_t>> len, offsetChanges;
+    std::vector<std::pair<EventIdx, uint32_t>> len, name, lane, offsetChanges;
   };
   struct Dest {
     size_t base = 0;
     int64_t* ts = nullptr;
     int32_t *dur = nullptr, *corr = nullptr, *ext = nullptr;
     uint32_t* off = nullptr;
-    uint32_t *name = nullptr, *lane = nullptr;
+    uint16_t *name = nullptr, *lane = nullptr;
     uint16_t *len = nullptr, *cat = nullptr, *flags = nullptr;
     Ph* ph = nullptr;
   };
@@ -169,7 +175,7 @@ private:
   void eachColumn(F&& f) {
     Trace& t = tr_;
     f(t.tsNs); f(t.durNs.narrow()); f(t.corr.narrow()); f(t.extId.narrow()); f(t.offset.low()); f(t.length.narrow());
-    f(t.name); f(t.lane); f(t.cat); f(t.flags); f(t.ph);
+    f(t.name.narrow()); f(t.lane.narrow()); f(t.cat); f(t.flags); f(t.ph);
   }
 
   /// Under the lock: reserves [size, size + c.size()) for `c` and records its
@@ -210,8 +216,8 @@ private:
     if (base == SIZE_MAX) return {};
     Trace& t = tr_;
     return {base, t.tsNs.data() + base, t.durNs.narrow().data() + base, t.corr.narrow().data() + base,
-            t.extId.narrow().data() + base, t.offset.low().data() + base, t.name.data() + base,
-            t.lane.data() + base, t.length.narrow().data() + base, t.cat.data() + base,
+            t.extId.narrow().data() + base, t.offset.low().data() + base, t.name.narrow().data() + base,
+            t.lane.narrow().data() + base, t.length.narrow().data() + base, t.cat.data() + base,
             t.flags.data() + base, t.ph.data() + base};
   }
 
@@ -239,8 +245,9 @@ private:
     const size_t n = c.size();
     if (!n) return;
     auto put = [n](auto* dst, const auto& src) { std::memcpy(dst, src.data(), n * sizeof(*dst)); };
-    put(d.ts, c.tsNs); put(d.name, c.name); put(d.lane, c.lane);
-    put(d.cat, c.cat); put(d.flags, c.flags); put(d.ph, c.ph);
+    put(d.ts, c.tsNs); put(d.cat, c.cat); put(d.flags, c.flags); put(d.ph, c.ph);
+    narrowInto<NameColumn>(c.name, d.name, d.base, wide.name);
+    narrowInto<LaneColumn>(c.lane, d.lane, d.base, wide.lane);
     narrowInto<DurColumn>(c.durNs, d.dur, d.base, wide.dur);
     narrowInto<LengthColumn>(c.length, d.len, d.base, wide.len);
     narrowInto<IdColumn>(c.corr, d.corr, d.base, wide.corr);
@@ -750,16 +757,33 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
   sink.adoptSideTables();
   {
     Trace& T = *tr;
+    // Local ids -> global ids. Names and lanes are 16-bit with side tables: a
+    // global id may need the table where the local one did not, or the other
+    // way round, so each thread collects the global ids that do not fit and
+    // the tables are replaced after the join (they hold the local ids, read
+    // here, until then).
+    std::vector<std::pair<EventIdx, uint32_t>> wideName[2], wideLane[2];
+    // Usually every global id fits: no test per event then.
+    const bool namesFit = T.strings.size() < NameColumn::kWide;
+    const bool lanesFit = T.lanes.size() < LaneColumn::kWide;
+    uint16_t* nameN = T.name.narrow().data();
+    uint16_t* laneN = T.lane.narrow().data();
     auto remapRanges = [&](size_t first, size_t step) {
+      auto& wn = wideName[first];
+      auto& wl = wideLane[first];
       for (size_t r = first; r < sink.ranges.size(); r += step) {
         const auto& rg = sink.ranges[r];
         const auto& sm = strMap[rg.worker];
         const auto& cm = catMap[rg.worker];
         const auto& lm = laneMap[rg.worker];
         for (EventIdx i = rg.begin; i < rg.end; ++i) {
-          T.name[i] = sm[T.name[i]];
+          const uint32_t nm = sm[T.name[i]];
+          if (namesFit || NameColumn::fitsNarrow(nm)) nameN[i] = static_cast<uint16_t>(nm);
+          else { nameN[i] = NameColumn::kWide; wn.emplace_back(i, nm); }
           T.cat[i] = cm[T.cat[i]];
-          T.lane[i] = lm[T.lane[i]];
+          const uint32_t ln = lm[T.lane[i]];
+          if (lanesFit || LaneColumn::fitsNarrow(ln)) laneN[i] = static_cast<uint16_t>(ln);
+          else { laneN[i] = LaneColumn::kWide; wl.emplace_back(i, ln); }
           const uint16_t fl = T.flags[i];
           // String ids are StrIds, below 2^31 (checked above): they stay narrow.
           if (fl & ev::CorrIsStr) T.corr.narrow()[i] = static_cast<int32_t>(sm[static_cast<size_t>(T.corr[i])]);
@@ -774,6 +798,10 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
     } else {
       remapRanges(0, 1);
     }
+    wideName[0].insert(wideName[0].end(), wideName[1].begin(), wideName[1].end());
+    wideLane[0].insert(wideLane[0].end(), wideLane[1].begin(), wideLane[1].end());
+    T.name.adoptWide(std::move(wideName[0]));
+    T.lane.adoptWide(std::move(wideLane[0]));
   }
   for (const auto& [i, d] : sink.exactTs) tr->exactTsUs.emplace(i, d);
   for (const auto& [i, d] : sink.exactDur) tr->exactDurUs.emplace(i, d);

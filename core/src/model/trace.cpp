@@ -150,7 +150,7 @@ uint64_t Trace::anomalyCount() const {
 
 size_t Trace::columnBytes() const {
   auto b = [](const auto& c) { return c.size() * sizeof(c[0]); };
-  return b(tsNs) + durNs.bytes() + offset.bytes() + length.bytes() + b(name) + b(cat) + b(ph) + b(flags) + b(lane) +
+  return b(tsNs) + durNs.bytes() + offset.bytes() + length.bytes() + name.bytes() + b(cat) + b(ph) + b(flags) + lane.bytes() +
          b(depth) + corr.bytes() + extId.bytes();
 }
 

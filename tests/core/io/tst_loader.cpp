@@ -423,6 +423,45 @@ private slots:
     QCOMPARE(io::parseMicros("-12345678.9").ns, int64_t(-12345678900));
   }
 
+  // Names and lanes are 16-bit ids with side tables (NameColumn,
+  // LaneColumn): ~68,600 distinct names and as many (pid, tid) lanes read back
+  // exactly, whether a worker's local id or the global id is the one beyond
+  // 16 bits (one piece; 64 KiB pieces on 2 threads, whose local ids differ
+  // from the global ones), and each lane lists its own events.
+  void wideNamesAndLanes_data() {
+    QTest::addColumn<unsigned>("threads");
+    QTest::addColumn<qulonglong>("pieceBytes");
+    QTest::newRow("one piece") << 1u << qulonglong(1u << 30);
+    QTest::newRow("64 KiB pieces, 2 threads") << 2u << qulonglong(64u << 10);
+  }
+  void wideNamesAndLanes() {
+    QFETCH(unsigned, threads);
+    QFETCH(qulonglong, pieceBytes);
+    constexpr int kN = 80000;
+    std::string ev;
+    for (int k = 0; k < kN; ++k) {
+      if (k) ev += ",";
+      // every 7th event reuses a common name on a common lane
+      const bool common = k % 7 == 0;
+      ev += "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" + (common ? std::string("common") : "n" + std::to_string(k)) +
+            "\",\"pid\":1,\"tid\":" + std::to_string(common ? 0 : k) + ",\"ts\":" + std::to_string(k) + ",\"dur\":1}";
+    }
+    auto t = mustLoad(wrap(ev), LoadOptions{.threads = threads, .pieceBytes = static_cast<size_t>(pieceBytes)});
+    QCOMPARE(t->size(), size_t(kN));
+    QVERIFY(t->name.wideCount() > 0);
+    QVERIFY(t->lane.wideCount() > 0);
+    for (int k = 0; k < kN; ++k) {
+      const auto i = static_cast<EventIdx>(k);
+      const bool common = k % 7 == 0;
+      const std::string want = common ? std::string("common") : "n" + std::to_string(k);
+      if (t->nameOf(i) != want) QFAIL(qPrintable(QString("event %1: name %2").arg(k).arg(QString::fromUtf8(t->nameOf(i).data(), int(t->nameOf(i).size())))));
+      const Lane& lane = t->lanes[t->lane[i]];
+      if (lane.tid.type != JsonKey::Type::Int || lane.tid.i != (common ? 0 : k)) QFAIL(qPrintable(QString("event %1: wrong lane").arg(k)));
+      if (!common && !(lane.events.size() == 1 && lane.events[0] == i)) QFAIL(qPrintable(QString("event %1: lane events").arg(k)));
+    }
+    QCOMPARE(t->lanes.size(), size_t(kN - (kN + 6) / 7 + 1));
+  }
+
   // Categories are 16-bit ids: 65,535 distinct values load, one more is a
   // clear error (not a silent wrap), whether one worker sees them all or the
   // workers' union is what exceeds the limit.

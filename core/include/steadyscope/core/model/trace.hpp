@@ -110,6 +110,10 @@ using IdColumn = NarrowColumn<int32_t, int64_t, INT32_MIN>;
 using DurColumn = IdColumn;
 /// Byte lengths of the events' texts: 16 bits each.
 using LengthColumn = NarrowColumn<uint16_t, uint32_t, UINT16_MAX>;
+/// Name ids (StrId) and lane indices: 16 bits each (a trace has a few
+/// thousand distinct names and a few dozen lanes; more go to the side table).
+using NameColumn = NarrowColumn<uint16_t, uint32_t, UINT16_MAX>;
+using LaneColumn = NarrowColumn<uint16_t, uint32_t, UINT16_MAX>;
 
 /// The byte offsets of the events' texts in 32 bits each, with the rare 4 GiB
 /// epochs above them as a list of change points: offset = epoch << 32 | low.
@@ -322,11 +326,11 @@ public:
   DurColumn durNs;           // dur in ns (0 when absent), or paired duration for B
   OffsetColumn offset;       // byte offset of the event's JSON text
   LengthColumn length;       // byte length of that text
-  Column<StrId> name;
+  NameColumn name;
   Column<uint16_t> cat;      // index into categories (at most kMaxCategories)
   Column<Ph> ph;
   Column<uint16_t> flags;    // ev::* bits
-  Column<uint32_t> lane;     // index into lanes
+  LaneColumn lane;           // index into lanes
   Column<uint16_t> depth;    // nesting depth within the lane (timeline)
   IdColumn corr;             // args.correlation, or flow id for s/t/f
   IdColumn extId;            // args["External id"]
