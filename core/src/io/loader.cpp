@@ -361,12 +361,46 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   // kept here and put in the column's side table after the join: the other
   // thread reads that table meanwhile.
   std::unordered_map<EventIdx, int64_t> pairedWide;
-  std::thread laneThread([&] {
   const int32_t* narrowDur = tr.durNs.narrow().data();
   auto durOf = [&](EventIdx i) -> int64_t {
     const int32_t v = narrowDur[i];
     return v != DurColumn::kWide ? v : wideDur(tr.durNs, pairedWide, i);
   };
+  // Nesting depth is per lane and shared: once the lanes are sorted and
+  // paired, both threads take lanes (largest first) until none is left. Every
+  // event of a lane gets its depth here; the main thread's counting pass
+  // writes 0 for the events in no lane (no pre-zeroing pass).
+  tr.depth.resize(n);  // address space only until written
+  std::vector<uint32_t> depthOrder;
+  std::atomic<bool> depthReady{false};
+  std::atomic<size_t> depthNext{0};
+  auto depthWork = [&] {
+    std::vector<int64_t> ends;
+    for (size_t k; (k = depthNext.fetch_add(1, std::memory_order_relaxed)) < depthOrder.size();) {
+      Lane& lane = tr.lanes[depthOrder[k]];
+      ends.clear();
+      uint16_t maxDepth = 0;
+      for (EventIdx i : lane.events) {
+        bool slice = (tr.ph[i] == Ph::Complete && (tr.flags[i] & ev::HasDur)) ||
+                     (tr.ph[i] == Ph::Begin && !paired.empty() && paired[i]);
+        if (!slice) {
+          tr.depth[i] = 0;
+          continue;
+        }
+        int64_t ts = tr.tsNs[i];
+        while (!ends.empty() && ends.back() <= ts) ends.pop_back();
+        uint16_t d = static_cast<uint16_t>(std::min<size_t>(ends.size(), UINT16_MAX));
+        tr.depth[i] = d;
+        maxDepth = std::max(maxDepth, d);
+        int64_t e = ts + std::max<int64_t>(durOf(i), 0);
+        // A child ending after its parent is clipped for nesting purposes.
+        if (!ends.empty()) e = std::min(e, ends.back());
+        ends.push_back(e);
+      }
+      lane.maxDepth = maxDepth;
+    }
+  };
+  std::thread laneThread([&] {
   LoadTimer lt;
   // ---- lanes: events with a ts, sorted by (ts, longer first, file order) ----
   std::vector<uint32_t> laneCount(tr.lanes.size(), 0);
@@ -422,29 +456,15 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   }
 
   lt.mark("  lanes: B/E pairs");
-  // ---- nesting depth per lane ----
-  tr.depth.assign(n, 0);
-  std::vector<int64_t> ends;
-  for (auto& lane : tr.lanes) {
-    ends.clear();
-    uint16_t maxDepth = 0;
-    for (EventIdx i : lane.events) {
-      bool slice = (tr.ph[i] == Ph::Complete && (tr.flags[i] & ev::HasDur)) ||
-                   (tr.ph[i] == Ph::Begin && !paired.empty() && paired[i]);
-      if (!slice) continue;
-      int64_t ts = tr.tsNs[i];
-      while (!ends.empty() && ends.back() <= ts) ends.pop_back();
-      uint16_t d = static_cast<uint16_t>(std::min<size_t>(ends.size(), UINT16_MAX));
-      tr.depth[i] = d;
-      maxDepth = std::max(maxDepth, d);
-      int64_t e = ts + std::max<int64_t>(durOf(i), 0);
-      // A child ending after its parent is clipped for nesting purposes.
-      if (!ends.empty()) e = std::min(e, ends.back());
-      ends.push_back(e);
-    }
-    lane.maxDepth = maxDepth;
-  }
-
+  // ---- nesting depth per lane (shared with the main thread) ----
+  depthOrder.resize(tr.lanes.size());
+  for (size_t l = 0; l < depthOrder.size(); ++l) depthOrder[l] = static_cast<uint32_t>(l);
+  std::stable_sort(depthOrder.begin(), depthOrder.end(), [&](uint32_t a, uint32_t b) {
+    return tr.lanes[a].events.size() > tr.lanes[b].events.size();
+  });
+  depthReady.store(true, std::memory_order_release);
+  depthReady.notify_one();
+  depthWork();
   lt.mark("  lanes: depth");
   });
   LoadTimer mt;
@@ -462,6 +482,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
     if (ph == Ph::Complete && !(fl & ev::HasDur)) addAnomaly(anomalies, A_DurMissing, i);
     if ((fl & ev::HasDur) && tr.durNs[i] < 0) addAnomaly(anomalies, A_DurNegative, i);
     if (ph != Ph::Metadata && !(fl & ev::HasTs)) addAnomaly(anomalies, A_TsMissing, i);
+    if (ph == Ph::Metadata || !(fl & ev::HasTs)) tr.depth[i] = 0;  // in no lane (see depthWork)
     if (ph != Ph::Metadata && (fl & ev::HasTs) && tr.tsNs[i] > 0) {
       firstTs = std::min(firstTs, tr.tsNs[i]);
       int64_t d = (fl & ev::HasDur) && tr.durNs[i] > 0 ? tr.durNs[i] : 0;
@@ -582,6 +603,9 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   }
 
   mt.mark("  gpu: unions");
+  depthReady.wait(false, std::memory_order_acquire);
+  depthWork();
+  mt.mark("  depth (shared)");
   laneThread.join();
   for (EventIdx b : pairedB) tr.flags[b] |= ev::DurFromPair;
   tr.durNs.mergeWide({pairedWide.begin(), pairedWide.end()});

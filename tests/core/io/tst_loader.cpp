@@ -276,6 +276,47 @@ private slots:
     QCOMPARE(t->nameOf(0), std::string_view("op},{\"x"));
   }
 
+  // Every event gets its nesting depth, whichever thread computes its lane's
+  // (depth is shared between finalize's two threads) and also the events in no
+  // lane (metadata, no ts), with the allocator's memory dirty beforehand so
+  // that an event left unwritten would not read as 0 by luck.
+  void depthOfEveryEvent() {
+    for (int round = 0; round < 3; ++round) {
+      {
+        std::vector<std::unique_ptr<char[]>> dirty;
+        for (size_t sz : {size_t(200), size_t(4096), size_t(70000)}) {
+          dirty.emplace_back(new char[sz]);
+          std::memset(dirty.back().get(), 0x5a, sz);
+        }
+      }
+      std::string ev =
+          R"({"ph":"M","name":"thread_name","pid":1,"tid":1,"ts":5,"args":{"name":"t"}},)"
+          R"({"ph":"X","name":"nots","pid":1,"tid":1,"dur":5},)"
+          R"({"ph":"X","name":"outer","pid":1,"tid":1,"ts":100,"dur":100},)"
+          R"({"ph":"X","name":"inner","pid":1,"tid":1,"ts":110,"dur":40},)"
+          R"({"ph":"i","name":"instant","pid":1,"tid":1,"ts":120},)"
+          R"({"ph":"X","name":"innermost","pid":1,"tid":1,"ts":120,"dur":10},)"
+          R"({"ph":"X","name":"sibling","pid":1,"tid":1,"ts":160,"dur":10},)"
+          R"({"ph":"X","name":"after","pid":1,"tid":1,"ts":300,"dur":10},)"
+          R"({"ph":"B","name":"span","pid":1,"tid":2,"ts":100},)"
+          R"({"ph":"X","name":"inspan","pid":1,"tid":2,"ts":110,"dur":10},)"
+          R"({"ph":"E","name":"spanend","pid":1,"tid":2,"ts":200},)"
+          R"({"ph":"X","name":"k","cat":"kernel","pid":0,"tid":7,"ts":100,"dur":10})";
+      auto t = mustLoad(wrap(ev));
+      const std::map<std::string, uint16_t> want = {
+          {"thread_name", 0}, {"nots", 0},    {"outer", 0},  {"inner", 1},   {"instant", 0}, {"innermost", 2},
+          {"sibling", 1},     {"after", 0},   {"span", 0},   {"inspan", 1},  {"spanend", 0}, {"k", 0}};
+      QCOMPARE(t->size(), want.size());
+      for (EventIdx i = 0; i < t->size(); ++i) {
+        const std::string nm(t->nameOf(i));
+        QVERIFY2(want.count(nm), nm.c_str());
+        QCOMPARE(t->depth[i], want.at(nm));
+      }
+      QCOMPARE(t->lanes[t->lane[2]].maxDepth, uint16_t(2));
+      QCOMPARE(t->lanes[t->lane[8]].maxDepth, uint16_t(1));
+    }
+  }
+
   void awkwardShapes() {
     std::string ev =
         // B/E pairs on a string tid, unsorted, one unmatched B and one unmatched E
