@@ -521,7 +521,8 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   idDense.reserve(static_cast<size_t>(denseLimit));
   auto dense = [&](int64_t id) -> uint8_t& {
     const auto k = static_cast<size_t>(id);
-    if (k >= idDense.size()) idDense.resize(k + 1, 0);  // within the reserve
+    if (k >= idDense.size())  // within the reserve; geometric, not one call per new id
+      idDense.resize(std::min(static_cast<size_t>(denseLimit), std::max(k + 1, idDense.size() * 2 + 4096)), 0);
     return idDense[k];
   };
   // Kernel intervals per device; a lane's device is looked up once.
