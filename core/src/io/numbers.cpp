@@ -1,6 +1,7 @@
 #include "io/numbers.hpp"
 
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -21,7 +22,9 @@ constexpr auto kMaxScalable = [] {
   return t;
 }();
 
-// Eight ASCII digits at p, as one number (SWAR: three multiply-shift steps).
+// Eight ASCII digits at p, as one number (SWAR: three multiply-shift steps;
+// the first character is the lowest byte).
+static_assert(std::endian::native == std::endian::little, "eightDigits assumes little-endian loads");
 inline bool eightDigits(const char* p, uint64_t& out) {
   uint64_t v;
   std::memcpy(&v, p, 8);

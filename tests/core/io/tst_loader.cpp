@@ -465,26 +465,36 @@ private slots:
   }
 
   // Names and lanes are 16-bit ids with side tables (NameColumn,
-  // LaneColumn): ~68,600 distinct names and as many (pid, tid) lanes read back
+  // LaneColumn): ~68,600 (or ~231,000) distinct names and as many (pid, tid) lanes read back
   // exactly, whether a worker's local id or the global id is the one beyond
   // 16 bits (one piece; 64 KiB pieces on 2 threads, whose local ids differ
   // from the global ones), and each lane lists its own events.
   void wideNamesAndLanes_data() {
     QTest::addColumn<unsigned>("threads");
     QTest::addColumn<qulonglong>("pieceBytes");
-    QTest::newRow("one piece") << 1u << qulonglong(1u << 30);
-    QTest::newRow("64 KiB pieces, 2 threads") << 2u << qulonglong(64u << 10);
+    QTest::addColumn<int>("events");
+    QTest::newRow("one piece") << 1u << qulonglong(1u << 30) << 80000;
+    QTest::newRow("64 KiB pieces, 2 threads") << 2u << qulonglong(64u << 10) << 80000;
+    // Above 2^18 events the remap itself runs on two threads; each worker then
+    // sees > 65,535 names, so names first met late by one worker are wide
+    // locally while their global id (from the other worker) may be narrow.
+    QTest::newRow("270k events, 2 threads, two-thread remap") << 2u << qulonglong(1u << 20) << 270000;
   }
   void wideNamesAndLanes() {
     QFETCH(unsigned, threads);
     QFETCH(qulonglong, pieceBytes);
-    constexpr int kN = 80000;
+    QFETCH(int, events);
+    const int kN = events;
+    auto nameOfEvent = [&](int k) {
+      if (k % 7 == 0) return std::string("common");  // every 7th event: a common name on a common lane
+      if (k < 100 || k >= kN - 100) return "edge" + std::to_string(k < 100 ? k : kN - 1 - k);  // first and last 100 share names
+      return "n" + std::to_string(k);
+    };
     std::string ev;
     for (int k = 0; k < kN; ++k) {
       if (k) ev += ",";
-      // every 7th event reuses a common name on a common lane
       const bool common = k % 7 == 0;
-      ev += "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" + (common ? std::string("common") : "n" + std::to_string(k)) +
+      ev += "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" + nameOfEvent(k) +
             "\",\"pid\":1,\"tid\":" + std::to_string(common ? 0 : k) + ",\"ts\":" + std::to_string(k) + ",\"dur\":1}";
     }
     auto t = mustLoad(wrap(ev), LoadOptions{.threads = threads, .pieceBytes = static_cast<size_t>(pieceBytes)});
@@ -494,13 +504,14 @@ private slots:
     for (int k = 0; k < kN; ++k) {
       const auto i = static_cast<EventIdx>(k);
       const bool common = k % 7 == 0;
-      const std::string want = common ? std::string("common") : "n" + std::to_string(k);
+      const std::string want = nameOfEvent(k);
       if (t->nameOf(i) != want) QFAIL(qPrintable(QString("event %1: name %2").arg(k).arg(QString::fromUtf8(t->nameOf(i).data(), int(t->nameOf(i).size())))));
       const Lane& lane = t->lanes[t->lane[i]];
       if (lane.tid.type != JsonKey::Type::Int || lane.tid.i != (common ? 0 : k)) QFAIL(qPrintable(QString("event %1: wrong lane").arg(k)));
       if (!common && !(lane.events.size() == 1 && lane.events[0] == i)) QFAIL(qPrintable(QString("event %1: lane events").arg(k)));
     }
     QCOMPARE(t->lanes.size(), size_t(kN - (kN + 6) / 7 + 1));
+    QVERIFY(t->name[1] == t->name[static_cast<EventIdx>(kN - 2)]);  // edge1 at both ends: one id
   }
 
   // Categories are 16-bit ids: 65,535 distinct values load, one more is a

@@ -61,7 +61,7 @@ public:
   /// called twice and key twice per event; no list of the members is needed.
   template <typename ForEach, typename KeyFn>
   void build(const KeyRange& range, ForEach&& forEach, KeyFn&& key);
-  /// The same from a list of events (file order).
+  /// The same from a list of events (file order); key is called three times per event.
   template <typename KeyFn>
   void build(const EventList& events, KeyFn&& key) {
     KeyRange r;
