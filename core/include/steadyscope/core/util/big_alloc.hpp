@@ -61,18 +61,18 @@ template <typename T>
 using Column = std::vector<T, BigAllocator<T>>;
 
 namespace bigmem {
-/// From this size on, a fresh block is cheaper on one huge page (one fault,
-/// ~0.13 ms here) than on 4 KiB pages (~13 us each: 64 KiB = 16 faults).
-inline constexpr size_t kHugeWorthBytes = size_t(64) << 10;
+/// Blocks below this size stay on 4 KiB pages (operator new). A huge page is
+/// one fault (~0.13 ms) when the host has backed the memory, but ~4-5 ms when
+/// it has not (every fresh process here), against ~13 us per 4 KiB page: below
+/// ~1.5 MiB the small pages win in a fresh process, and a temporary of a few
+/// hundred KiB rounded up to a whole huge page touched 2 MiB for it (session 6:
+/// the splitter's first plan 80 -> 71 ms median, peak anonymous -6 MiB).
+inline constexpr size_t kHugeWorthBytes = kMmapThreshold;
 } // namespace bigmem
 
-/// Reserves room for n elements; a block of kHugeWorthBytes or more is made at
-/// least kMmapThreshold so that it lands on huge pages. For temporaries that
-/// are filled once (up to 2 MiB of address space, and of memory once touched).
+/// Reserves room for n elements, for temporaries that are filled once.
 template <typename T>
 void reserveFresh(Column<T>& c, size_t n) {
-  if (n * sizeof(T) >= bigmem::kHugeWorthBytes && n * sizeof(T) < bigmem::kMmapThreshold)
-    n = (bigmem::kMmapThreshold + sizeof(T) - 1) / sizeof(T);
   c.reserve(n);
 }
 
