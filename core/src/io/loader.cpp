@@ -22,6 +22,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -349,6 +350,10 @@ void addAnomaly(std::array<AnomalyCounter, A_Count>& a, AnomalyCode code, int64_
   return col[i];
 }
 
+/// An event in its lane's time-sorted list: it has a ts and is not metadata.
+/// (Finalize builds the lanes from this and zeroes the depth of the others.)
+inline bool inLane(uint16_t flags, Ph ph) { return (flags & ev::HasTs) && ph != Ph::Metadata; }
+
 void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   const size_t n = tr.size();
   // Two independent halves run in parallel: (lanes, B/E pairing, depth) on a
@@ -405,10 +410,10 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   // ---- lanes: events with a ts, sorted by (ts, longer first, file order) ----
   std::vector<uint32_t> laneCount(tr.lanes.size(), 0);
   for (EventIdx i = 0; i < n; ++i)
-    if ((tr.flags[i] & ev::HasTs) && tr.ph[i] != Ph::Metadata) ++laneCount[tr.lane[i]];
+    if (inLane(tr.flags[i], tr.ph[i])) ++laneCount[tr.lane[i]];
   for (size_t l = 0; l < tr.lanes.size(); ++l) tr.lanes[l].events.reserve(laneCount[l]);
   for (EventIdx i = 0; i < n; ++i)
-    if ((tr.flags[i] & ev::HasTs) && tr.ph[i] != Ph::Metadata) tr.lanes[tr.lane[i]].events.push_back(i);
+    if (inLane(tr.flags[i], tr.ph[i])) tr.lanes[tr.lane[i]].events.push_back(i);
   // With file order as the last key the order is total, so any sort gives the
   // stable sort's result.
   const int64_t* tsCol = tr.tsNs.data();
@@ -482,7 +487,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
     if (ph == Ph::Complete && !(fl & ev::HasDur)) addAnomaly(anomalies, A_DurMissing, i);
     if ((fl & ev::HasDur) && tr.durNs[i] < 0) addAnomaly(anomalies, A_DurNegative, i);
     if (ph != Ph::Metadata && !(fl & ev::HasTs)) addAnomaly(anomalies, A_TsMissing, i);
-    if (ph == Ph::Metadata || !(fl & ev::HasTs)) tr.depth[i] = 0;  // in no lane (see depthWork)
+    if (!inLane(fl, ph)) tr.depth[i] = 0;  // depthWork writes the others
     if (ph != Ph::Metadata && (fl & ev::HasTs) && tr.tsNs[i] > 0) {
       firstTs = std::min(firstTs, tr.tsNs[i]);
       int64_t d = (fl & ev::HasDur) && tr.durNs[i] > 0 ? tr.durNs[i] : 0;
@@ -793,6 +798,15 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
     const bool lanesFit = T.lanes.size() < LaneColumn::kWide;
     uint16_t* nameN = T.name.narrow().data();
     uint16_t* laneN = T.lane.narrow().data();
+    auto store = [](uint16_t* narrow, auto& wide, EventIdx i, uint32_t v, bool allFit) {
+      if (allFit || NameColumn::fitsNarrow(v)) {
+        narrow[i] = static_cast<uint16_t>(v);
+      } else {
+        narrow[i] = NameColumn::kWide;
+        wide.emplace_back(i, v);
+      }
+    };
+    static_assert(std::is_same_v<NameColumn, LaneColumn>);
     auto remapRanges = [&](size_t first, size_t step) {
       auto& wn = wideName[first];
       auto& wl = wideLane[first];
@@ -802,13 +816,9 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
         const auto& cm = catMap[rg.worker];
         const auto& lm = laneMap[rg.worker];
         for (EventIdx i = rg.begin; i < rg.end; ++i) {
-          const uint32_t nm = sm[T.name[i]];
-          if (namesFit || NameColumn::fitsNarrow(nm)) nameN[i] = static_cast<uint16_t>(nm);
-          else { nameN[i] = NameColumn::kWide; wn.emplace_back(i, nm); }
+          store(nameN, wn, i, sm[T.name[i]], namesFit);
           T.cat[i] = cm[T.cat[i]];
-          const uint32_t ln = lm[T.lane[i]];
-          if (lanesFit || LaneColumn::fitsNarrow(ln)) laneN[i] = static_cast<uint16_t>(ln);
-          else { laneN[i] = LaneColumn::kWide; wl.emplace_back(i, ln); }
+          store(laneN, wl, i, lm[T.lane[i]], lanesFit);
           const uint16_t fl = T.flags[i];
           // String ids are StrIds, below 2^31 (checked above): they stay narrow.
           if (fl & ev::CorrIsStr) T.corr.narrow()[i] = static_cast<int32_t>(sm[static_cast<size_t>(T.corr[i])]);

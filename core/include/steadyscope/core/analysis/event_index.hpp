@@ -58,16 +58,10 @@ class CorrGroups {
 public:
   /// Groups the events that forEach(fn) hands to fn (file order, the same
   /// events each call; `range` describes their keys) by key(e). forEach is
-  /// called twice and key twice per event; no list of the members is needed.
+  /// called at most twice and key once per event per call; no list of the
+  /// members is needed.
   template <typename ForEach, typename KeyFn>
   void build(const KeyRange& range, ForEach&& forEach, KeyFn&& key);
-  /// The same from a list of events (file order); key is called three times per event.
-  template <typename KeyFn>
-  void build(const EventList& events, KeyFn&& key) {
-    KeyRange r;
-    for (EventIdx e : events) r.add(key(e));
-    build(r, [&](auto&& fn) { for (EventIdx e : events) fn(e); }, key);
-  }
   std::optional<uint32_t> slotOf(const CorrKey& k) const {
     if (dense_) {  // the usual case, inline
       if (k.tag != 0 || k.v < min_) return std::nullopt;

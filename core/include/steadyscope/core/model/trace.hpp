@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <optional>
 #include <memory>
 #include <span>
 #include <string>
@@ -80,12 +79,6 @@ public:
     if (more.empty()) return;
     more.insert(more.end(), wide_.begin(), wide_.end());
     adoptWide(std::move(more));
-  }
-  /// The side-table value of event i, if it has one.
-  std::optional<W> wideEntry(size_t i) const {
-    auto it = findWide(i);
-    if (it != wide_.end() && it->first == i) return it->second;
-    return std::nullopt;
   }
   size_t wideCount() const { return wide_.size(); }
   size_t bytes() const { return narrow_.size() * sizeof(N) + wide_.size() * sizeof(wide_[0]); }

@@ -60,23 +60,18 @@ struct BigAllocator {
 template <typename T>
 using Column = std::vector<T, BigAllocator<T>>;
 
-namespace bigmem {
-/// Blocks below this size stay on 4 KiB pages (operator new). A huge page is
-/// one fault (~0.13 ms) when the host has backed the memory, but ~4-5 ms when
-/// it has not (every fresh process here), against ~13 us per 4 KiB page: below
-/// ~1.5 MiB the small pages win in a fresh process, and a temporary of a few
-/// hundred KiB rounded up to a whole huge page touched 2 MiB for it (session 6:
+/// Reserves room for n elements, for temporaries that are filled once. Blocks
+/// under kMmapThreshold stay on 4 KiB pages: a huge page is one fault (~0.13
+/// ms) when the host has backed the memory but ~4-5 ms when it has not (every
+/// fresh process here), against ~13 us per 4 KiB page, so rounding a few
+/// hundred KiB up to a huge page of its own cost more than it saved (session 6:
 /// the splitter's first plan 80 -> 71 ms median, peak anonymous -6 MiB).
-inline constexpr size_t kHugeWorthBytes = kMmapThreshold;
-} // namespace bigmem
-
-/// Reserves room for n elements, for temporaries that are filled once.
 template <typename T>
 void reserveFresh(Column<T>& c, size_t n) {
   c.reserve(n);
 }
 
-/// n zero (value-initialised) elements, placed as reserveFresh places them.
+/// n zero (value-initialised) elements, reserved as reserveFresh reserves them.
 template <typename T>
 Column<T> zeroedFresh(size_t n) {
   Column<T> c;
