@@ -152,6 +152,78 @@ private slots:
     QVERIFY(idx2.gpuByCorr.eventsOf({6, 0}).empty());
   }
 
+  // A trace big enough for the index's scan to run over two halves side by
+  // side (>= 2^18 events): the lists must come out whole and in file order,
+  // the key ranges merged (the smallest correlation id sits in the second
+  // half, the largest in the first; a string id only in the second half
+  // makes the grouping sorted rather than counted), metadata from both halves.
+  void indexScanHalves_data() {
+    QTest::addColumn<bool>("stringKeyInSecondHalf");
+    QTest::newRow("int keys") << false;
+    QTest::newRow("a string key in the second half") << true;
+  }
+  void indexScanHalves() {
+    QFETCH(bool, stringKeyInSecondHalf);
+    constexpr int kN = 270000;  // events, 7 kinds in turn
+    std::string js = "{\"traceEvents\": [\n";
+    EventList kernels, annotations, gpuAnnotations, metadata;
+    const int stringAt = kN - 24;  // a kernel near the end (kN - 24 is a multiple of 7)
+    for (int i = 0; i < kN; ++i) {
+      if (i) js += ",\n";
+      const std::string ts = std::to_string(i), corr = std::to_string(kN - i);
+      switch (i % 7) {
+        case 0:
+          kernels.push_back(static_cast<EventIdx>(i));
+          js += R"({"ph":"X","cat":"kernel","name":"k","pid":2,"tid":7,"ts":)" + ts + R"(,"dur":1,"args":{"correlation":)" +
+                (stringKeyInSecondHalf && i == stringAt ? "\"" + corr + "\"" : corr) + "}}";
+          break;
+        case 1: js += R"({"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":)" + ts + R"(,"dur":1})"; break;
+        case 2: js += R"({"ph":"s","cat":"ac2g","name":"f","pid":1,"tid":1,"ts":)" + ts + R"(,"id":)" + std::to_string(i / 7) + "}"; break;
+        case 3: js += R"({"ph":"f","cat":"ac2g","name":"f","pid":2,"tid":7,"ts":)" + ts + R"(,"id":)" + std::to_string(i / 7) + R"(,"bp":"e"})"; break;
+        case 4:
+          annotations.push_back(static_cast<EventIdx>(i));
+          js += R"({"ph":"X","cat":"user_annotation","name":"a","pid":1,"tid":1,"ts":)" + ts + R"(,"dur":1})";
+          break;
+        case 5:
+          gpuAnnotations.push_back(static_cast<EventIdx>(i));
+          js += R"({"ph":"X","cat":"gpu_user_annotation","name":"g","pid":2,"tid":8,"ts":)" + ts + R"(,"dur":1,"args":{"correlation":)" + corr + "}}";
+          break;
+        default:
+          if (i % 1000 == 6) {  // a few metadata events (no ts), in both halves
+            metadata.push_back(static_cast<EventIdx>(i));
+            js += R"({"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"t"}})";
+          } else {
+            js += R"({"ph":"X","cat":"cuda_runtime","name":"launch","pid":1,"tid":1,"ts":)" + ts + R"(,"dur":1,"args":{"correlation":)" + corr + "}}";
+          }
+      }
+    }
+    js += "]}";
+    auto t = load(js);
+    QCOMPARE(t->size(), size_t(kN));
+    EventIndex idx(*t);
+    QCOMPARE(idx.kernels, kernels);
+    QCOMPARE(idx.annotations, annotations);
+    QCOMPARE(idx.gpuAnnotations, gpuAnnotations);
+    QCOMPARE(idx.metadata, metadata);
+    QCOMPARE(idx.nGpuEventsInTrace, uint64_t(kernels.size()));
+    QCOMPARE(idx.gpuByCorr.dense(), !stringKeyInSecondHalf);
+    // Dense: one slot per id in the range (3 .. kN); sorted: one per distinct key.
+    QCOMPARE(idx.gpuByCorr.slotCount(),
+             stringKeyInSecondHalf ? kernels.size() + gpuAnnotations.size() : size_t(kN - 3 + 1));
+    auto events = [](std::span<const EventIdx> sp) { return EventList(sp.begin(), sp.end()); };
+    for (const EventList* list : {&kernels, &gpuAnnotations})
+      for (EventIdx e : *list) QCOMPARE(events(idx.gpuByCorr.eventsOf(idx.corrKey(e))), (EventList{e}));
+    if (stringKeyInSecondHalf)  // "24" is not 24: the int key has no member
+      QVERIFY(idx.gpuByCorr.eventsOf({kN - stringAt, 0}).empty());
+    QVERIFY(idx.flowsById.dense());
+    size_t flowIds = 0;
+    for (int i = 2; i < kN; i += 7, ++flowIds) {
+      const auto fs = static_cast<EventIdx>(i);
+      QCOMPARE(events(idx.flowsById.eventsOf(idx.corrKey(fs))), i + 1 < kN ? (EventList{fs, fs + 1}) : (EventList{fs}));
+    }
+    QCOMPARE(idx.flowsById.slotCount(), flowIds);
+  }
+
   // ---------------------------------------------------------------- E1
   void e1_parse_data() {
     QTest::addColumn<QString>("name");
