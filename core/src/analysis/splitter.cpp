@@ -300,7 +300,7 @@ SplitResult Splitter::plan(const SplitOptions& o) {
       const EventIdx e = det.roots[k];
       RootInfo ri;
       ri.event = e;
-      ri.name = std::string(t.nameOf(e));
+      ri.name = t.nameOf(e);
       ri.tsUs = idx.tsUs(e);
       ri.durUs = idx.durUs(e);
       uint32_t& s = stepOfName[t.name[e]];
@@ -418,7 +418,7 @@ SplitResult Splitter::plan(const SplitOptions& o) {
         const int64_t i = range->a + (k - range->s);
         c.kind = "iteration";
         c.idx = JsonValue::integer(i);
-        const std::string& nm = r.roots[static_cast<size_t>(k)].name;
+        const std::string_view nm = r.roots[static_cast<size_t>(k)].name;
         if (nm == "warmup" || nm == "wrapup") c.fileName = fmt::format("{}_{}.json.gz", r.baseName, nm);
         else if (matchesKnownPattern(nm)) c.fileName = fmt::format("{}_iteration_{}_{}.json.gz", r.baseName, i, sanitizeRootName(nm));
         else c.fileName = fmt::format("{}_iteration_{}.json.gz", r.baseName, i);
@@ -448,7 +448,7 @@ SplitResult Splitter::plan(const SplitOptions& o) {
     // ---- Stage 2 inputs
     r.workingRoots.reserve(static_cast<size_t>(range->e - range->s));
     for (int64_t k = range->s; k < range->e; ++k) {
-      const std::string& nm = r.roots[static_cast<size_t>(k)].name;
+      const std::string_view nm = r.roots[static_cast<size_t>(k)].name;
       if (nm != "warmup" && nm != "wrapup") r.workingRoots.push_back(static_cast<size_t>(k));
     }
     Column<StepDetails> steps;
@@ -777,7 +777,7 @@ JsonValue splitResultToJson(const SplitResult& r) {
   for (const RootInfo& ri : r.roots) {
     JsonValue x = JsonValue::object();
     x.set("event", JsonValue::integer(ri.event));
-    x.set("name", JsonValue::string(ri.name));
+    x.set("name", JsonValue::string(std::string(ri.name)));
     x.set("ts_us", JsonValue::real(ri.tsUs));
     x.set("dur_us", JsonValue::real(ri.durUs));
     x.set("kind", JsonValue::string(annotationKindName(ri.step.kind)));

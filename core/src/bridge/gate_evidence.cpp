@@ -51,7 +51,7 @@ double medianOf(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-bool isBookend(const std::string& name) { return name == "warmup" || name == "wrapup"; }
+bool isBookend(std::string_view name) { return name == "warmup" || name == "wrapup"; }
 
 gate::Finding makeFinding(std::string code, gate::Mode m, std::string chunk, std::string sentence,
                           gate::JsonValue details = gate::JsonValue::object()) {

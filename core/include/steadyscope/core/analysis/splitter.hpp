@@ -71,9 +71,12 @@ enum class SplitOutcome : uint8_t {
 };
 const char* splitOutcomeName(SplitOutcome o);
 
+/// One detected root. `name` views the trace's string pool: a SplitResult is
+/// valid while the Trace it was planned on lives (its event indices refer to
+/// that trace too).
 struct RootInfo {
   EventIdx event = 0;
-  std::string name;
+  std::string_view name;
   double tsUs = 0.0;
   double durUs = 0.0;
   StepDetails step;
