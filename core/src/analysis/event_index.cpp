@@ -65,74 +65,40 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
   // of ~0.8 M events each were a third of the index's fresh memory): the scan
   // records their key ranges, the flows as a bitmap over the events, and the
   // groupings then walk the kernel and GPU-annotation lists or the bitmap.
-  // The scan runs over two halves of the events side by side (the second
-  // half's lists are appended afterwards; file order is kept), the halves
-  // split on a multiple of 64 so each writes its own words of the flow bitmap.
-  struct Lists {
-    EventList metadata, annotations, gpuAnnotations, kernels;
-    KeyRange gpuKeys, flowKeys;
-    uint64_t nGpu = 0;
-  };
+  KeyRange gpuKeys, flowKeys;
   Column<uint64_t> flowBits = zeroedFresh<uint64_t>((n + 63) / 64);
-  auto scan = [&](size_t lo, size_t hi, Lists& out) {
-    for (size_t k = lo; k < hi; ++k) {
-      const auto i = static_cast<EventIdx>(k);
-      const uint16_t f = trace.flags[i];
-      const CatRole r = roles_[trace.cat[i]];
-      if (isGpuKernelRole(r)) ++out.nGpu;
-      const bool noTs = !(f & ev::HasTs) || (f & ev::TsPresentNull);
-      if (noTs || (options.metadataAllM && trace.ph[i] == Ph::Metadata)) {
-        out.metadata.push_back(i);
-        continue;
-      }
-      const Ph ph = trace.ph[i];
-      if (ph == Ph::FlowStart || ph == Ph::FlowEnd) {
-        if (f & ev::HasId) {
-          flowBits[k >> 6] |= uint64_t(1) << (k & 63);
-          out.flowKeys.add(corrKey(i));
-        }
-        continue;
-      }
-      if (!(f & ev::HasDur)) continue;
-      if (r == CatRole::UserAnnotation) {
-        if (!(f & ev::HasInputDims)) out.annotations.push_back(i);
-        continue;
-      }
-      if (r == CatRole::GpuUserAnnotation) {
-        out.gpuAnnotations.push_back(i);
-        if (f & ev::HasCorr) out.gpuKeys.add(corrKey(i));
-      } else if (isGpuKernelRole(r)) {
-        out.kernels.push_back(i);
-        if (f & ev::HasCorr) out.gpuKeys.add(corrKey(i));
-      }
+  kernels.reserve(trace.stats.gpuEvents + 1024);
+  for (size_t k = 0; k < n; ++k) {
+    const auto i = static_cast<EventIdx>(k);
+    const uint16_t f = trace.flags[i];
+    const CatRole r = roles_[trace.cat[i]];
+    if (isGpuKernelRole(r)) ++nGpuEventsInTrace;
+    const bool noTs = !(f & ev::HasTs) || (f & ev::TsPresentNull);
+    if (noTs || (options.metadataAllM && trace.ph[i] == Ph::Metadata)) {
+      metadata.push_back(i);
+      continue;
     }
-  };
-  Lists head, tail;
-  const bool split = n >= (size_t(1) << 18);
-  const size_t mid = split ? (n / 2) & ~size_t(63) : n;
-  head.kernels.reserve(trace.stats.gpuEvents + 1024);  // the final list: room for both halves
-  if (split) tail.kernels.reserve(trace.stats.gpuEvents / 2 + trace.stats.gpuEvents / 8 + 1024);
-  runSideBySide(split, [&] { scan(mid, n, tail); }, [&] { scan(0, mid, head); });
-  auto append = [](EventList& to, const EventList& from) { to.insert(to.end(), from.begin(), from.end()); };
-  auto merge = [](KeyRange& to, const KeyRange& from) {
-    to.mn = std::min(to.mn, from.mn);
-    to.mx = std::max(to.mx, from.mx);
-    to.count += from.count;
-    to.allInt = to.allInt && from.allInt;
-  };
-  append(head.metadata, tail.metadata);
-  append(head.annotations, tail.annotations);
-  append(head.gpuAnnotations, tail.gpuAnnotations);
-  append(head.kernels, tail.kernels);
-  merge(head.gpuKeys, tail.gpuKeys);
-  merge(head.flowKeys, tail.flowKeys);
-  metadata = std::move(head.metadata);
-  annotations = std::move(head.annotations);
-  gpuAnnotations = std::move(head.gpuAnnotations);
-  kernels = std::move(head.kernels);
-  nGpuEventsInTrace = head.nGpu + tail.nGpu;
-  const KeyRange gpuKeys = head.gpuKeys, flowKeys = head.flowKeys;
-  tail = Lists{};  // its blocks back to the allocator for the groupings
+    const Ph ph = trace.ph[i];
+    if (ph == Ph::FlowStart || ph == Ph::FlowEnd) {
+      if (f & ev::HasId) {
+        flowBits[k >> 6] |= uint64_t(1) << (k & 63);
+        flowKeys.add(corrKey(i));
+      }
+      continue;
+    }
+    if (!(f & ev::HasDur)) continue;
+    if (r == CatRole::UserAnnotation) {
+      if (!(f & ev::HasInputDims)) annotations.push_back(i);
+      continue;
+    }
+    if (r == CatRole::GpuUserAnnotation) {
+      gpuAnnotations.push_back(i);
+      if (f & ev::HasCorr) gpuKeys.add(corrKey(i));
+    } else if (isGpuKernelRole(r)) {
+      kernels.push_back(i);
+      if (f & ev::HasCorr) gpuKeys.add(corrKey(i));
+    }
+  }
   timer.mark("  index: scan");
   auto key = [this](EventIdx e) { return corrKey(e); };
   // Two independent halves, one per core for big traces: (flow groups, GPU

@@ -152,18 +152,18 @@ private slots:
     QVERIFY(idx2.gpuByCorr.eventsOf({6, 0}).empty());
   }
 
-  // A trace big enough for the index's scan to run over two halves side by
-  // side (>= 2^18 events): the lists must come out whole and in file order,
-  // the key ranges merged (the smallest correlation id sits in the second
-  // half, the largest in the first; a string id only in the second half
-  // makes the grouping sorted rather than counted), metadata from both halves.
-  void indexScanHalves_data() {
-    QTest::addColumn<bool>("stringKeyInSecondHalf");
+  // The index of a bigger trace (270k events, above the size where its
+  // groupings run side by side): the lists whole and in file order, the key
+  // range spanning the trace (the smallest correlation id near the end, the
+  // largest at the start; one string id near the end makes the grouping
+  // sorted rather than counted), metadata from the whole file.
+  void indexOfABiggerTrace_data() {
+    QTest::addColumn<bool>("stringKeyNearTheEnd");
     QTest::newRow("int keys") << false;
-    QTest::newRow("a string key in the second half") << true;
+    QTest::newRow("a string key near the end") << true;
   }
-  void indexScanHalves() {
-    QFETCH(bool, stringKeyInSecondHalf);
+  void indexOfABiggerTrace() {
+    QFETCH(bool, stringKeyNearTheEnd);
     constexpr int kN = 270000;  // events, 7 kinds in turn
     std::string js = "{\"traceEvents\": [\n";
     EventList kernels, annotations, gpuAnnotations, metadata;
@@ -175,7 +175,7 @@ private slots:
         case 0:
           kernels.push_back(static_cast<EventIdx>(i));
           js += R"({"ph":"X","cat":"kernel","name":"k","pid":2,"tid":7,"ts":)" + ts + R"(,"dur":1,"args":{"correlation":)" +
-                (stringKeyInSecondHalf && i == stringAt ? "\"" + corr + "\"" : corr) + "}}";
+                (stringKeyNearTheEnd && i == stringAt ? "\"" + corr + "\"" : corr) + "}}";
           break;
         case 1: js += R"({"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":)" + ts + R"(,"dur":1})"; break;
         case 2: js += R"({"ph":"s","cat":"ac2g","name":"f","pid":1,"tid":1,"ts":)" + ts + R"(,"id":)" + std::to_string(i / 7) + "}"; break;
@@ -206,14 +206,14 @@ private slots:
     QCOMPARE(idx.gpuAnnotations, gpuAnnotations);
     QCOMPARE(idx.metadata, metadata);
     QCOMPARE(idx.nGpuEventsInTrace, uint64_t(kernels.size()));
-    QCOMPARE(idx.gpuByCorr.dense(), !stringKeyInSecondHalf);
+    QCOMPARE(idx.gpuByCorr.dense(), !stringKeyNearTheEnd);
     // Dense: one slot per id in the range (3 .. kN); sorted: one per distinct key.
     QCOMPARE(idx.gpuByCorr.slotCount(),
-             stringKeyInSecondHalf ? kernels.size() + gpuAnnotations.size() : size_t(kN - 3 + 1));
+             stringKeyNearTheEnd ? kernels.size() + gpuAnnotations.size() : size_t(kN - 3 + 1));
     auto events = [](std::span<const EventIdx> sp) { return EventList(sp.begin(), sp.end()); };
     for (const EventList* list : {&kernels, &gpuAnnotations})
       for (EventIdx e : *list) QCOMPARE(events(idx.gpuByCorr.eventsOf(idx.corrKey(e))), (EventList{e}));
-    if (stringKeyInSecondHalf)  // "24" is not 24: the int key has no member
+    if (stringKeyNearTheEnd)  // "24" is not 24: the int key has no member
       QVERIFY(idx.gpuByCorr.eventsOf({kN - stringAt, 0}).empty());
     QVERIFY(idx.flowsById.dense());
     size_t flowIds = 0;
