@@ -207,7 +207,8 @@ Attribution attributeGpuTime(const EventIndex& index, const EventList& instances
   return a;
 }
 
-CoverageReport auditRoots(const EventIndex& index, const EventList& roots) {
+CoverageReport auditRoots(const EventIndex& index, const EventList& roots,
+                          const std::function<void(size_t)>& whileAuditing) {
   const Trace& t = index.trace();
   CoverageReport rep;
   const double g = index.totalGpuTime().asDouble();
@@ -222,10 +223,15 @@ CoverageReport auditRoots(const EventIndex& index, const EventList& roots) {
   // them side by side (one pass over the kernels, one over the CPU lanes).
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
   Column<uint8_t> marked = zeroedFresh<uint8_t>(index.gpuByCorr.slotCount());
+  const bool parallel = index.kernels.size() >= (size_t(1) << 16);
   auto mark = [&] {
     PhaseTimer t2("STEADYSCOPE_SPLIT_TIMING", "split");
     for (const auto& [lane, span] : perLane) markCorrelatedInside(index, lane, span.first, span.second, marked);
     t2.mark("  audit: CPU marks");
+    if (whileAuditing && parallel) {
+      whileAuditing(roots.size());
+      t2.mark("  audit: idle work");
+    }
   };
   // The span attribution and its sum need no marks: done while they are made.
   Column<uint8_t> flags;
@@ -235,7 +241,7 @@ CoverageReport auditRoots(const EventIndex& index, const EventList& roots) {
     spansSum = sumFlagged(index, flags);
     timer.mark("  audit: spans");
   };
-  runSideBySide(index.kernels.size() >= (size_t(1) << 16), mark, spans);
+  runSideBySide(parallel, mark, spans);
   timer.mark("  audit: join");
   // Selected = attributed by span or by a marked correlation id. When the
   // marks add no kernel, the selected sum is the span sum (same additions).
@@ -265,7 +271,8 @@ CoverageReport auditRoots(const EventIndex& index, const EventList& roots) {
   return rep;
 }
 
-std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index) {
+std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index,
+                                                        const std::function<void(size_t)>& whileAuditing) {
   const Trace& t = index.trace();
   DetectionCandidate c;
   c.method = "annotation:tier";
@@ -287,7 +294,7 @@ std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index
     matching(matchesNativePattern);
   }
   if (c.roots.empty()) return std::nullopt;
-  c.coverage = auditRoots(index, c.roots);
+  c.coverage = auditRoots(index, c.roots, whileAuditing);
   gradeCandidate(c, true);
   c.diagnostics.set("n_roots", JsonValue::integer(static_cast<int64_t>(c.roots.size())));
   c.diagnostics.set("root_family", JsonValue::string(rootFamily(t, c.roots)));
@@ -296,7 +303,8 @@ std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index
   return c;
 }
 
-std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index) {
+std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index,
+                                                       const std::function<void(size_t)>& whileAuditing) {
   const Trace& t = index.trace();
   std::vector<std::string> order;
   std::unordered_map<std::string, EventList> groups;
@@ -323,7 +331,7 @@ std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index)
   c.method = "family:unknown_only";
   c.phaseConfidence = "unknown";
   c.roots = groups[*best];
-  c.coverage = auditRoots(index, c.roots);
+  c.coverage = auditRoots(index, c.roots, whileAuditing);
   gradeCandidate(c, false);
   c.diagnostics.set("n_roots", JsonValue::integer(static_cast<int64_t>(c.roots.size())));
   c.diagnostics.set("root_family", JsonValue::string(*best));
@@ -419,12 +427,18 @@ TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand,
 Detection detectRoots(const EventIndex& index, const DetectionOptions& options) {
   Detection d;
   bool done = false;
-  if (auto c1 = detectKnownAnnotations(index)) {
+  // The hook runs once: with the first audit (the candidate usually chosen).
+  bool hookUsed = false;
+  const std::function<void(size_t)> once = [&](size_t n) {
+    if (!hookUsed && options.whileAuditing) options.whileAuditing(n);
+    hookUsed = true;
+  };
+  if (auto c1 = detectKnownAnnotations(index, once)) {
     d.tried.push_back(*c1);
     if (c1->status == SplitStatus::Splittable) { d.chosen = *c1; done = true; }
   }
   if (!done) {
-    if (auto c2 = detectUnknownFamilies(index)) {
+    if (auto c2 = detectUnknownFamilies(index, once)) {
       d.tried.push_back(*c2);
       if (c2->status == SplitStatus::Splittable) { d.chosen = *c2; done = true; }
     }

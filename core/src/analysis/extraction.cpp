@@ -65,32 +65,28 @@ TileSet buildTiles(const EventIndex& index, const EventList& roots) {
     auto& g = groups[lane];
     auto byTs = [&](EventIdx a, EventIdx b) { return index.tsPy(a) < index.tsPy(b); };
     if (!std::is_sorted(g.begin(), g.end(), byTs)) std::stable_sort(g.begin(), g.end(), byTs);
-    Column<Tile> tiles;
-    reserveFresh(tiles, g.size());
-    tiles.resize(g.size());
+    // Straight into the entries (no per-lane tile list: fresh memory is what
+    // costs here); the last tile needs the median of the others' lengths.
     Column<PyNum> lengths;
     reserveFresh(lengths, g.size());
+    auto emit = [&](EventIdx e, const Tile& tile) {
+      out.entries.push_back({lane, index.tsUs(e), tile});
+      out.maxEnd = out.maxEnd ? pyMax(*out.maxEnd, tile.b) : tile.b;
+    };
     for (size_t k = 0; k + 1 < g.size(); ++k) {
       const PyNum ts = index.tsPy(g[k]), end = index.endPy(g[k]), next = index.tsPy(g[k + 1]);
-      if (next >= end) {
-        tiles[k] = {ts, next};
-      } else {
-        tiles[k] = {ts, end};
+      Tile tile{ts, next};
+      if (!(next >= end)) {
+        tile.b = end;
         ++out.overlaps;
       }
-      lengths.push_back(tiles[k].b - tiles[k].a);
+      lengths.push_back(tile.b - tile.a);
+      emit(g[k], tile);
     }
     const EventIdx last = g.back();
-    if (g.size() >= 2) {
-      const PyNum ts = index.tsPy(last);
-      tiles.back() = {ts, pyMax(index.endPy(last), ts + pyMedian(lengths))};
-    } else {
-      tiles.back() = {index.tsPy(last), index.endPy(last)};
-    }
-    for (size_t k = 0; k < g.size(); ++k) {
-      out.entries.push_back({lane, index.tsUs(g[k]), tiles[k]});
-      out.maxEnd = out.maxEnd ? pyMax(*out.maxEnd, tiles[k].b) : tiles[k].b;
-    }
+    const PyNum lastTs = index.tsPy(last);
+    emit(last, g.size() >= 2 ? Tile{lastTs, pyMax(index.endPy(last), lastTs + pyMedian(lengths))}
+                             : Tile{lastTs, index.endPy(last)});
   }
   // Sort by key; among equal keys keep the last written (a dict assignment).
   auto byKey = [](const TileSet::Entry& x, const TileSet::Entry& y) {

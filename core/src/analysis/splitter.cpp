@@ -227,6 +227,13 @@ const Detection& Splitter::detection(const EventIndex& idx, bool trimKeepsStatus
   if (!detection_ || detectionTrimKeepsStatus_ != trimKeepsStatus) {
     DetectionOptions dopt;
     dopt.trimKeepsStatus = trimKeepsStatus;
+    // The root list and the tiles are the next stage's big fresh blocks;
+    // fault them in on the core the audit leaves idle (fresh pages cost ~2
+    // ms/MiB on the VMs we run on; D-014, docs/BENCHMARKS.md session 7).
+    dopt.whileAuditing = [](size_t nRoots) {
+      bigmem::prefault(nRoots * sizeof(TileSet::Entry));
+      bigmem::prefault(nRoots * sizeof(RootInfo));
+    };
     detection_ = detectRoots(idx, dopt);
     detectionTrimKeepsStatus_ = trimKeepsStatus;
   }

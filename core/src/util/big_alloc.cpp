@@ -58,16 +58,18 @@ constexpr size_t kMaxRetainedBlocks = 64;
 void* takeRetained(size_t size) {
   Retained& r = retained();
   std::lock_guard<std::mutex> lock(r.m);
+  // Best fit; among equal sizes the most recently retained (warmest: a
+  // prefaulted block, or one freed a moment ago, rather than an old reserve
+  // that may never have been touched).
   size_t best = SIZE_MAX;
-  for (size_t k = 0; k < r.blocks.size(); ++k)
+  for (size_t k = r.blocks.size(); k-- > 0;)
     if (r.blocks[k].second >= size && (best == SIZE_MAX || r.blocks[k].second < r.blocks[best].second)) best = k;
   if (best == SIZE_MAX) return nullptr;
   auto [p, have] = r.blocks[best];
   if (have > size) {
     r.blocks[best] = {p + size, have - size};
   } else {
-    r.blocks[best] = r.blocks.back();
-    r.blocks.pop_back();
+    r.blocks.erase(r.blocks.begin() + static_cast<std::ptrdiff_t>(best));  // keeps the others' order
   }
   return p;
 }
@@ -92,6 +94,21 @@ void releaseRetained() noexcept {
   std::lock_guard<std::mutex> lock(r.m);
   for (auto [p, size] : r.blocks) ::munmap(p, size);
   r.blocks.clear();
+}
+
+void prefault(size_t bytes) noexcept {
+  if (bytes < kMmapThreshold) return;
+  const size_t size = roundUp(bytes, kHuge);
+  char* p = nullptr;
+  try {
+    p = static_cast<char*>(allocate(size));
+  } catch (...) {
+    return;
+  }
+  // One write per 4 KiB page (one fault per 2 MiB where huge pages are on).
+  // The block is ours until it is handed back, and its contents are free.
+  for (size_t off = 0; off < size; off += 4096) reinterpret_cast<volatile char*>(p)[off] = 0;
+  deallocate(p, size);
 }
 
 void* allocate(size_t bytes) {

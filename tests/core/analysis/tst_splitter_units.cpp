@@ -224,6 +224,36 @@ private slots:
     QCOMPARE(idx.flowsById.slotCount(), flowIds);
   }
 
+  // The audit's idle-core hook (DetectionOptions::whileAuditing, where the
+  // splitter faults in its next stages' memory): called once, with the number
+  // of roots, when the audit runs on two cores (>= 2^16 kernels), and without
+  // any effect on the detection.
+  void auditIdleHook() {
+    std::vector<sstest::StepSpec> steps;
+    for (int i = 0; i < 20; ++i) {
+      sstest::StepSpec st;
+      st.name = sstest::vllmDetailedName(0, 0, 16, 16);
+      st.st = 1000000 + 400000LL * i;
+      st.dur = "390000.0";
+      st.kernelDurs.assign(3300, 40);
+      steps.push_back(st);
+    }
+    auto t = load(sstest::e6Trace(steps));
+    EventIndex idx(*t);
+    QVERIFY(idx.kernels.size() >= (size_t(1) << 16));
+    std::vector<size_t> calls;
+    DetectionOptions withHook;
+    withHook.whileAuditing = [&](size_t n) { calls.push_back(n); };
+    const Detection a = detectRoots(idx, withHook);
+    const Detection b = detectRoots(idx, {});
+    QCOMPARE(calls, std::vector<size_t>{20});
+    QCOMPARE(a.chosen.roots, b.chosen.roots);
+    QCOMPARE(a.chosen.roots.size(), size_t(20));
+    QVERIFY(a.chosen.coverage && b.chosen.coverage);
+    QCOMPARE(a.chosen.coverage->coveredSelected, b.chosen.coverage->coveredSelected);
+    QCOMPARE(int(a.chosen.status), int(b.chosen.status));
+  }
+
   // ---------------------------------------------------------------- E1
   void e1_parse_data() {
     QTest::addColumn<QString>("name");

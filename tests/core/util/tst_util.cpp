@@ -11,6 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <vector>
+
+#include <sys/mman.h>
 
 using namespace steadyscope;
 
@@ -32,10 +35,10 @@ private slots:
     bigmem::deallocate(b, 3 * MiB);
     QCOMPARE(bigmem::retainedBytes(), 10 * MiB);
     char* c = static_cast<char*>(bigmem::allocate(2 * MiB));  // best fit: the front of b's block
-    QCOMPARE(c, b);
+    QCOMPARE(static_cast<void*>(c), static_cast<void*>(b));
     QCOMPARE(bigmem::retainedBytes(), 8 * MiB);
     char* d = static_cast<char*>(bigmem::allocate(6 * MiB));  // all of a's block
-    QCOMPARE(d, a);
+    QCOMPARE(static_cast<void*>(d), static_cast<void*>(a));
     QCOMPARE(bigmem::retainedBytes(), 2 * MiB);
     char* e = static_cast<char*>(bigmem::allocate(4 * MiB));  // nothing fits: fresh
     QVERIFY(e != a && e != b);
@@ -51,6 +54,32 @@ private slots:
     void* small = bigmem::allocate(1000);
     bigmem::deallocate(small, 1000);
     QCOMPARE(bigmem::retainedBytes(), size_t(0));
+  }
+
+  // prefault faults a block in and retains it: the next allocation of that
+  // size gets it with its pages already resident. Among retained blocks of
+  // the same size the most recently retained is handed out first.
+  void prefaultAndWarmestFirst() {
+    bigmem::releaseRetained();
+    const size_t MiB = size_t(1) << 20;
+    bigmem::prefault(1000);  // under the threshold: nothing
+    QCOMPARE(bigmem::retainedBytes(), size_t(0));
+    bigmem::prefault(3 * MiB);
+    QCOMPARE(bigmem::retainedBytes(), 4 * MiB);
+    char* p = static_cast<char*>(bigmem::allocate(3 * MiB + 1));
+    QCOMPARE(bigmem::retainedBytes(), size_t(0));
+    std::vector<unsigned char> res(4 * MiB / 4096);
+    QCOMPARE(::mincore(p, 4 * MiB, res.data()), 0);
+    for (size_t k = 0; k < res.size(); ++k) QVERIFY2(res[k] & 1, qPrintable(QString("page %1 not resident").arg(k)));
+    // Two blocks of one size: the later one retained comes back first.
+    char* q = static_cast<char*>(bigmem::allocate(4 * MiB));
+    bigmem::deallocate(p, 3 * MiB + 1);
+    bigmem::deallocate(q, 4 * MiB);
+    QCOMPARE(bigmem::retainedBytes(), 8 * MiB);
+    char* r = static_cast<char*>(bigmem::allocate(4 * MiB));
+    QCOMPARE(static_cast<void*>(r), static_cast<void*>(q));  // pointers, not C strings
+    bigmem::deallocate(r, 4 * MiB);
+    bigmem::releaseRetained();
   }
 
   // sortNearlySorted must give std::sort's result for any input: in order,

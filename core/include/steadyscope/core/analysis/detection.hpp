@@ -5,6 +5,7 @@
 #include <steadyscope/core/analysis/event_index.hpp>
 #include <steadyscope/core/analysis/pyfmt.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,7 +40,10 @@ struct Attribution {
 };
 Attribution attributeGpuTime(const EventIndex& index, const EventList& instances);
 
-CoverageReport auditRoots(const EventIndex& index, const EventList& roots);
+/// `whileAuditing` (may be empty) runs on the helper core once its half is
+/// done (see DetectionOptions::whileAuditing).
+CoverageReport auditRoots(const EventIndex& index, const EventList& roots,
+                          const std::function<void(size_t)>& whileAuditing = {});
 
 /// One detector outcome (the cascade remembers all of them).
 struct DetectionCandidate {
@@ -66,6 +70,10 @@ struct DetectionOptions {
   /// Fix for spec §8 B2/B20: after a trim keep the pre-trim status instead of
   /// re-grading from the new coverage alone.
   bool trimKeepsStatus = false;
+  /// Called at most once, with the number of roots, on the core that would
+  /// otherwise wait during the first coverage audit (its CPU-mark half is the
+  /// shorter one): the splitter faults in memory for its next stages there.
+  std::function<void(size_t)> whileAuditing;
 };
 
 /// Result of Stage 1 + trim.
@@ -79,9 +87,11 @@ struct Detection {
 };
 
 /// Tier 1 (§2.3); nullopt when no annotation matches a known pattern.
-std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index);
+std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index,
+                                                        const std::function<void(size_t)>& whileAuditing = {});
 /// Tier 2 (§2.5); nullopt when no family qualifies.
-std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index);
+std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index,
+                                                       const std::function<void(size_t)>& whileAuditing = {});
 
 /// Tiers 1 and 2 and the fallback; then the trim.
 Detection detectRoots(const EventIndex& index, const DetectionOptions& options = {});

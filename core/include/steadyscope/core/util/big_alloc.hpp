@@ -26,6 +26,13 @@ void deallocate(void* p, size_t bytes) noexcept;
 /// allocations: touching them again is nearly free, fresh pages are not.
 /// Their contents are whatever was left in them (Column never promises zeros).
 size_t retainedBytes() noexcept;
+/// Faults in a block of `bytes` (rounded up to 2 MiB; nothing under
+/// kMmapThreshold) and retains it, so that the next allocation of about that
+/// size finds warm pages. For a thread that would otherwise idle while
+/// another one works: a fresh page costs the same wherever it is touched, so
+/// this only pays when it runs on an idle core ahead of the allocation.
+/// Best effort: never throws.
+void prefault(size_t bytes) noexcept;
 void releaseRetained() noexcept;        // unmaps every retained block
 } // namespace bigmem
 
