@@ -111,6 +111,19 @@ void prefault(size_t bytes) noexcept {
   deallocate(p, size);
 }
 
+bool populate(void* p, size_t bytes) noexcept {
+#ifdef MADV_POPULATE_WRITE
+  if (!p || bytes == 0) return true;
+  const auto begin = reinterpret_cast<uintptr_t>(p) & ~uintptr_t(4095);
+  const auto end = roundUp(reinterpret_cast<uintptr_t>(p) + bytes, 4096);
+  return ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE) == 0;
+#else
+  (void)p;
+  (void)bytes;
+  return false;
+#endif
+}
+
 void* allocate(size_t bytes) {
   if (bytes < kMmapThreshold) return ::operator new(bytes);
   const size_t size = roundUp(bytes, kHuge);

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include <sys/mman.h>
@@ -80,6 +81,37 @@ private slots:
     QCOMPARE(static_cast<void*>(r), static_cast<void*>(q));  // pointers, not C strings
     bigmem::deallocate(r, 4 * MiB);
     bigmem::releaseRetained();
+  }
+
+  // populate faults in a block's pages without changing a byte, also while
+  // another thread writes the same block.
+  void populateKeepsContents() {
+    const size_t MiB = size_t(1) << 20, n = 6 * MiB;
+    // Plain 4 KiB pages (a huge page would bring in its neighbours anyway).
+    void* m = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    QVERIFY(m != MAP_FAILED);
+    ::madvise(m, n, MADV_NOHUGEPAGE);
+    auto* p = static_cast<unsigned char*>(m);
+    // Every other 4 KiB page is written (the first half before, the second
+    // half during the call); the others only populate can bring in.
+    for (size_t off = 0; off < n / 2; off += 8192) p[off + 7] = static_cast<unsigned char>(off / 4096 + 1);
+    std::thread writer([&] {
+      for (size_t off = n / 2; off < n; off += 8192) p[off + 7] = static_cast<unsigned char>(off / 4096 + 1);
+    });
+    const bool ok = bigmem::populate(p, n);
+    writer.join();
+    if (!ok) {
+      ::munmap(m, n);
+      QSKIP("MADV_POPULATE_WRITE is not available on this kernel");
+    }
+    std::vector<unsigned char> res(n / 4096);
+    QCOMPARE(::mincore(p, n, res.data()), 0);
+    for (size_t k = 0; k < res.size(); ++k) {
+      QVERIFY(res[k] & 1);
+      QCOMPARE(int(p[k * 4096 + 7]), k % 2 ? 0 : int(static_cast<unsigned char>(k + 1)));
+      QCOMPARE(int(p[k * 4096]), 0);  // untouched bytes read as zero
+    }
+    ::munmap(m, n);
   }
 
   // sortNearlySorted must give std::sort's result for any input: in order,

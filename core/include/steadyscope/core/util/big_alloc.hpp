@@ -33,6 +33,11 @@ size_t retainedBytes() noexcept;
 /// this only pays when it runs on an idle core ahead of the allocation.
 /// Best effort: never throws.
 void prefault(size_t bytes) noexcept;
+/// Faults in the pages of [p, p + bytes) that are not yet present without
+/// changing any byte (MADV_POPULATE_WRITE), so another thread may be writing
+/// the same memory meanwhile. For an idle core ahead of a thread that is
+/// about to fill a block it owns. False where the kernel cannot (< 5.14).
+bool populate(void* p, size_t bytes) noexcept;
 void releaseRetained() noexcept;        // unmaps every retained block
 } // namespace bigmem
 
