@@ -73,6 +73,7 @@ struct DetectionOptions {
   /// Called at most once, with the number of roots, on the core that would
   /// otherwise wait during the first coverage audit (its CPU-mark half is the
   /// shorter one): the splitter faults in memory for its next stages there.
+  /// Runs on a helper thread: it must not throw.
   std::function<void(size_t)> whileAuditing;
 };
 
