@@ -361,6 +361,14 @@ SplitResult Splitter::plan(const SplitOptions& o) {
     return r;
   }
 
+  // The steps of stage 2 (a copy per working root, ~1 MB on big traces):
+  // their block is faulted in here, while the tile thread still works.
+  Column<StepDetails> steps;
+  if (tileThread.joinable()) {
+    steps.reserve(det.roots.size());
+    bigmem::populate(steps.data(), steps.capacity() * sizeof(StepDetails));
+  }
+
   // ---- tiles
   if (r.gapFill) {
     timer.mark("manifest");
@@ -458,8 +466,7 @@ SplitResult Splitter::plan(const SplitOptions& o) {
       const std::string_view nm = r.roots[static_cast<size_t>(k)].name;
       if (nm != "warmup" && nm != "wrapup") r.workingRoots.push_back(static_cast<size_t>(k));
     }
-    Column<StepDetails> steps;
-    reserveFresh(steps, r.workingRoots.size());
+    reserveFresh(steps, r.workingRoots.size());  // within the block reserved above when there is one
     for (size_t k : r.workingRoots) steps.push_back(r.roots[k].step);
     r.servingAnnotations = !steps.empty() && isServingKind(steps.front().kind);
     if (o.llmInference && !r.servingAnnotations && !steps.empty()) {
