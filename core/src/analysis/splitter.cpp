@@ -227,13 +227,11 @@ const Detection& Splitter::detection(const EventIndex& idx, bool trimKeepsStatus
   if (!detection_ || detectionTrimKeepsStatus_ != trimKeepsStatus) {
     DetectionOptions dopt;
     dopt.trimKeepsStatus = trimKeepsStatus;
-    // The root list and the tiles are the next stage's big fresh blocks;
-    // fault them in on the core the audit leaves idle (fresh pages cost ~2
-    // ms/MiB on the VMs we run on; D-014, docs/BENCHMARKS.md session 7).
-    dopt.whileAuditing = [](size_t nRoots) {
-      bigmem::prefault(nRoots * sizeof(TileSet::Entry));
-      bigmem::prefault(nRoots * sizeof(RootInfo));
-    };
+    // The root list is the next stage's big fresh block on the main thread;
+    // fault it in on the core the audit leaves idle (fresh pages cost ~2
+    // ms/MiB on the VMs we run on; D-014, D-017). The tile thread's own
+    // block is not: the main thread's side of that stage is as long.
+    dopt.whileAuditing = [](size_t nRoots) { bigmem::prefault(nRoots * sizeof(RootInfo)); };
     detection_ = detectRoots(idx, dopt);
     detectionTrimKeepsStatus_ = trimKeepsStatus;
   }
