@@ -162,23 +162,23 @@ int benchSplit(const Args& args) {
     analysis::SplitOptions o = sa.options;
     o.outputDir = tmpDir + "/run" + std::to_string(k);
     const auto u0 = std::chrono::steady_clock::now();
-    auto again2 = loadTrace(sa.trace, {});
-    if (!again2) {
-      std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), again2.error().describe().c_str());
+    auto reloaded = loadTrace(sa.trace, {});
+    if (!reloaded) {
+      std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), reloaded.error().describe().c_str());
       break;
     }
     Run run{};
     run.load = secondsSince(u0);
     const auto u1 = std::chrono::steady_clock::now();
-    analysis::Splitter sp(again2.value());
-    analysis::SplitResult rr = sp.plan(o);
+    analysis::Splitter runSplitter(reloaded.value());
+    analysis::SplitResult runResult = runSplitter.plan(o);
     run.split = secondsSince(u1);
     const auto u2 = std::chrono::steady_clock::now();
-    auto ww = sp.write(rr);
+    auto written = runSplitter.write(runResult);
     run.write = secondsSince(u2);
     run.total = secondsSince(u0);
-    if (!ww) {
-      std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), ww.error().describe().c_str());
+    if (!written) {
+      std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), written.error().describe().c_str());
       break;
     }
     later.push_back(run);
@@ -204,14 +204,14 @@ int benchSplit(const Args& args) {
       std::sort(v.begin(), v.end());
       return v[v.size() / 2];
     };
-    std::vector<double> tot, sp, share;
+    std::vector<double> tot, splits, share;
     for (const Run& x : later) {
       tot.push_back(x.total);
-      sp.push_back(x.split);
+      splits.push_back(x.split);
       share.push_back(100.0 * x.split / x.load);
     }
     std::printf("later runs     total best %.3f s, median %.3f s; split median %.3f s (%.1f%% of load, median)\n",
-                *std::min_element(tot.begin(), tot.end()), median(tot), median(sp), median(share));
+                *std::min_element(tot.begin(), tot.end()), median(tot), median(splits), median(share));
   }
   return outcome == analysis::SplitOutcome::Error ? 1 : 0;
 }

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 namespace steadyscope::analysis {
 
@@ -68,10 +69,12 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
   KeyRange gpuKeys, flowKeys;
   Column<uint64_t> flowBits = zeroedFresh<uint64_t>((n + 63) / 64);
   kernels.reserve(trace.stats.gpuEvents + 1024);
-  // The kernel list is the scan's one big block and often fresh: its pages
-  // are faulted in on the other core, ahead of the scan's writes.
-  auto warmKernels = [&] { bigmem::populate(kernels.data(), kernels.capacity() * sizeof(EventIdx)); };
-  auto scan = [&] {
+  // The kernel list is the scan's one big block and often fresh: on big
+  // traces its pages are faulted in on the other core, ahead of the scan's
+  // writes (populate changes no byte).
+  std::jthread warmKernels;
+  if (n >= (size_t(1) << 18))
+    warmKernels = std::jthread([&] { bigmem::populate(kernels.data(), kernels.capacity() * sizeof(EventIdx)); });
   for (size_t k = 0; k < n; ++k) {
     const auto i = static_cast<EventIdx>(k);
     const uint16_t f = trace.flags[i];
@@ -103,8 +106,7 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
       if (f & ev::HasCorr) gpuKeys.add(corrKey(i));
     }
   }
-  };
-  runSideBySide(n >= (size_t(1) << 18), warmKernels, scan);
+  if (warmKernels.joinable()) warmKernels.join();
   timer.mark("  index: scan");
   auto key = [this](EventIdx e) { return corrKey(e); };
   // Two independent halves, one per core for big traces: (flow groups, GPU

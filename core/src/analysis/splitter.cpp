@@ -277,8 +277,8 @@ SplitResult Splitter::plan(const SplitOptions& o) {
   // The tiles need only the root events: build them on the other core while
   // the roots are described and the manifest is written (joined below, or on
   // any early return by the jthread).
-  // The root list first: it takes the warm block the load left (fresh memory
-  // is what costs here), the tile thread's smaller blocks come from malloc.
+  // The root list first, so that it takes the block the coverage audit
+  // prefaulted for it (Splitter::detection) before the tile thread allocates.
   r.roots.reserve(det.roots.size());
   TileSet tiles;
   std::jthread tileThread;
