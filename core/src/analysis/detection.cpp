@@ -46,7 +46,7 @@ int64_t edgeMarginNs(double us) {
   return static_cast<int64_t>(std::ceil((std::nextafter(a, INFINITY) - a) * 1000.0)) * 2 + 2;
 }
 
-// Marks (in `marked`, by gpuByCorr slot) the correlation ids of correlated CPU
+// Marks (in `marked`, by EventIndex::gpuSlotOf) the correlation ids of correlated CPU
 // events on `lane` with a <= ts < b and end <= b. Events clearly inside (in
 // integer ns, away from the edges) skip the exact float test.
 void markCorrelatedInside(const EventIndex& index, uint32_t lane, double a, double b,
@@ -63,7 +63,7 @@ void markCorrelatedInside(const EventIndex& index, uint32_t lane, double a, doub
       if (!(a <= tsUs && tsUs < b)) return;
       if (!(index.endPy(e).asDouble() <= b)) return;
     }
-    if (auto s = index.gpuByCorr.slotOf(index.corrKey(e))) marked[*s] = 1;
+    if (auto s = index.gpuSlotOf(index.corrKey(e))) marked[*s] = 1;
   });
 }
 
@@ -152,12 +152,12 @@ Column<uint8_t> attributedKernels(const EventIndex& index, const EventList& inst
     return flags;
   }
   *strategy = "correlation";
-  Column<uint8_t> marked = zeroedFresh<uint8_t>(index.gpuByCorr.slotCount());
+  Column<uint8_t> marked = zeroedFresh<uint8_t>(index.gpuSlotCount());
   for (EventIdx r : instances) markCorrelatedInside(index, t.lane[r], index.tsUs(r), index.endPy(r).asDouble(), marked);
   for (size_t k = 0; k < index.kernels.size(); ++k) {
     EventIdx e = index.kernels[k];
     if (!index.hasCorr(e)) continue;
-    if (auto s = index.gpuByCorr.slotOf(index.corrKey(e))) flags[k] = marked[*s];
+    if (auto s = index.gpuSlotOf(index.corrKey(e))) flags[k] = marked[*s];
   }
   return flags;
 }
@@ -222,7 +222,7 @@ CoverageReport auditRoots(const EventIndex& index, const EventList& roots,
   // The two attributions read the index only and write their own flags: run
   // them side by side (one pass over the kernels, one over the CPU lanes).
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
-  Column<uint8_t> marked = zeroedFresh<uint8_t>(index.gpuByCorr.slotCount());
+  Column<uint8_t> marked = zeroedFresh<uint8_t>(index.gpuSlotCount());
   const bool parallel = index.kernels.size() >= (size_t(1) << 16);
   auto mark = [&] {
     PhaseTimer t2("STEADYSCOPE_SPLIT_TIMING", "split");
@@ -250,7 +250,7 @@ CoverageReport auditRoots(const EventIndex& index, const EventList& roots,
     if (flags[k]) continue;
     const EventIdx e = index.kernels[k];
     if (index.hasCorr(e))
-      if (auto s = index.gpuByCorr.slotOf(index.corrKey(e)); s && marked[*s]) {
+      if (auto s = index.gpuSlotOf(index.corrKey(e)); s && marked[*s]) {
         flags[k] = 2;  // selected by its correlation id only
         extra = true;
       }

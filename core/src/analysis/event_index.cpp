@@ -34,6 +34,36 @@ std::optional<uint32_t> CorrGroups::slotOfSparse(const CorrKey& k) const {
   return static_cast<uint32_t>(it - keys_.begin());
 }
 
+void CorrKeySet::finish() {
+  // A bitmap when it is no bigger than ~16 bytes per key (and a few KiB at least).
+  dense_ = range_.count > 0 && range_.allInt &&
+           static_cast<double>(range_.mx) - static_cast<double>(range_.mn) + 1.0 <=
+               static_cast<double>(range_.count) * 128.0 + 65536.0;
+  if (dense_) {
+    min_ = range_.mn;
+    max_ = range_.mx;
+    bits_.assign(static_cast<size_t>(max_ - min_) / 64 + 1, 0);
+    size_ = 0;
+    for (const CorrKey& k : keys_) {
+      const auto s = static_cast<uint64_t>(k.v - min_);
+      uint64_t& w = bits_[s >> 6];
+      const uint64_t b = uint64_t(1) << (s & 63);
+      size_ += (w & b) == 0;
+      w |= b;
+    }
+    keys_.clear();
+    keys_.shrink_to_fit();
+    return;
+  }
+  std::sort(keys_.begin(), keys_.end());
+  keys_.erase(std::unique(keys_.begin(), keys_.end()), keys_.end());
+  size_ = keys_.size();
+}
+
+bool CorrKeySet::containsSparse(const CorrKey& k) const {
+  return std::binary_search(keys_.begin(), keys_.end(), k);
+}
+
 namespace {
 
 bool containsCi(std::string_view hay, std::string_view needle) {
@@ -62,12 +92,14 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
     else if (t == "gpu_memset") roles_[c] = CatRole::Memset;
   }
   const size_t n = trace.size();
-  // The members of the two correlation groupings are not listed (two lists
-  // of ~0.8 M events each were a third of the index's fresh memory): the scan
-  // records their key ranges, the flows as a bitmap over the events, and the
-  // groupings then walk the kernel and GPU-annotation lists or the bitmap.
-  KeyRange gpuKeys, flowKeys;
-  Column<uint64_t> flowBits = zeroedFresh<uint64_t>((n + 63) / 64);
+  // The id groupings are not built here (a plan needs the ids of its chunks
+  // only: groupingsFor). The scan records the ids' ranges and the flow
+  // events as a bitmap over the events; the groupings then walk the kernel
+  // and GPU-annotation lists or the bitmap.
+  KeyRange& gpuKeys = gpuKeys_;
+  KeyRange& flowKeys = flowKeys_;
+  flowBits_ = zeroedFresh<uint64_t>((n + 63) / 64);
+  uint64_t* flowBits = flowBits_.data();
   kernels.reserve(trace.stats.gpuEvents + 1024);
   // The kernel list is the scan's one big block and often fresh: on big
   // traces its pages are faulted in on the other core, ahead of the scan's
@@ -108,17 +140,11 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
   }
   if (warmKernels.joinable()) warmKernels.join();
   timer.mark("  index: scan");
-  auto key = [this](EventIdx e) { return corrKey(e); };
-  // Two independent halves, one per core for big traces: (flow groups, GPU
-  // total, collective names) and (correlation groups, annotation order).
+  gpuSlotsDense_ = gpuKeys.dense();
+  // Two independent halves, one per core for big traces: (GPU total,
+  // collective names) and (annotation order).
   auto second = [&] {
     PhaseTimer t2("STEADYSCOPE_SPLIT_TIMING", "split");
-    flowsById.build(flowKeys, [&](auto&& fn) {
-      for (size_t w = 0; w < flowBits.size(); ++w)
-        for (uint64_t b = flowBits[w]; b; b &= b - 1)
-          fn(static_cast<EventIdx>(w * 64 + static_cast<size_t>(std::countr_zero(b))));
-    }, key);
-    t2.mark("  index: flow groups");
     // One pass over the kernels: the total GPU time (Python sum) and the
     // no-GPU-work check, the plain float sum (the coverage sums when every
     // kernel is attributed) and the collective kernel names (by name id;
@@ -145,23 +171,63 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
     t2.mark("  index: GPU sum+names");
   };
   auto first = [&] {
-    PhaseTimer t1("STEADYSCOPE_SPLIT_TIMING", "split");
-    // Kernels and GPU annotations with a correlation, merged back into file order.
-    gpuByCorr.build(gpuKeys, [&](auto&& fn) {
-      const uint16_t* flags = trace.flags.data();
-      size_t a = 0, b = 0;
-      const size_t na = gpuAnnotations.size(), nb = kernels.size();
-      while (a < na || b < nb) {
-        const EventIdx e = (b == nb || (a < na && gpuAnnotations[a] < kernels[b])) ? gpuAnnotations[a++] : kernels[b++];
-        if (flags[e] & ev::HasCorr) fn(e);
-      }
-    }, key);
-    t1.mark("  index: corr groups");
     auto byTs = [&](EventIdx x, EventIdx y) { return trace.tsUs(x) < trace.tsUs(y); };
     if (!std::is_sorted(annotations.begin(), annotations.end(), byTs))  // usually already in ts order
       std::stable_sort(annotations.begin(), annotations.end(), byTs);
   };
   runSideBySide(n >= (size_t(1) << 18), second, first);
+}
+
+template <typename Fn>
+void EventIndex::forEachCorrelatedGpu(Fn&& fn) const {
+  // Kernels and GPU annotations with a correlation, merged back into file order.
+  const uint16_t* flags = trace_->flags.data();
+  size_t a = 0, b = 0;
+  const size_t na = gpuAnnotations.size(), nb = kernels.size();
+  while (a < na || b < nb) {
+    const EventIdx e = (b == nb || (a < na && gpuAnnotations[a] < kernels[b])) ? gpuAnnotations[a++] : kernels[b++];
+    if (flags[e] & ev::HasCorr) fn(e);
+  }
+}
+
+template <typename Fn>
+void EventIndex::forEachFlow(Fn&& fn) const {
+  for (size_t w = 0; w < flowBits_.size(); ++w)
+    for (uint64_t b = flowBits_[w]; b; b &= b - 1)
+      fn(static_cast<EventIdx>(w * 64 + static_cast<size_t>(std::countr_zero(b))));
+}
+
+const CorrGroupings& EventIndex::groupings() const {
+  std::call_once(groupingsOnce_, [this] {
+    auto key = [this](EventIdx e) { return corrKey(e); };
+    runSideBySide(kernels.size() >= (size_t(1) << 16),
+                  [&] { groupings_.flows.build(flowKeys_, [&](auto&& fn) { forEachFlow(fn); }, key); },
+                  [&] { groupings_.gpu.build(gpuKeys_, [&](auto&& fn) { forEachCorrelatedGpu(fn); }, key); });
+  });
+  return groupings_;
+}
+
+CorrGroupings EventIndex::groupingsFor(const CorrKeySet& keys) const {
+  CorrGroupings g;
+  if (keys.empty()) return g;
+  auto key = [this](EventIdx e) { return corrKey(e); };
+  // The members first (few, usually: a plan's chunks are a small part of
+  // the trace), then a grouping of those alone.
+  auto restricted = [&](CorrGroups& out, auto&& forEachAll) {
+    EventList members;
+    KeyRange range;
+    forEachAll([&](EventIdx e) {
+      const CorrKey k = key(e);
+      if (!keys.contains(k)) return;
+      members.push_back(e);
+      range.add(k);
+    });
+    out.build(range, [&](auto&& fn) { for (EventIdx e : members) fn(e); }, key);
+  };
+  runSideBySide(kernels.size() >= (size_t(1) << 16),
+                [&] { restricted(g.flows, [&](auto&& fn) { forEachFlow(fn); }); },
+                [&] { restricted(g.gpu, [&](auto&& fn) { forEachCorrelatedGpu(fn); }); });
+  return g;
 }
 
 std::pair<size_t, size_t> EventIndex::laneBounds(uint32_t lane, double aUs, double bUs) const {

@@ -7,6 +7,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <unordered_map>
@@ -135,9 +136,32 @@ Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root, size
   return {index.tsPy(root), index.endPy(root)};
 }
 
-ChunkSelection selectChunk(const EventIndex& index, const EventList& roots, const TileSet* globalTiles,
-                           const ExtractionOptions& options) {
+void addChunkKeys(const EventIndex& index, const EventList& roots, const TileSet* globalTiles, CorrKeySet& keys) {
+  if (roots.empty()) return;
   const Trace& t = index.trace();
+  TileSet local;
+  const TileSet* tiles = globalTiles;
+  if (!tiles) {
+    local = buildTiles(index, roots);
+    tiles = &local;
+  }
+  double lo = INFINITY, hi = -INFINITY;
+  size_t hint = 0;
+  for (EventIdx r : roots) {
+    const Tile w = windowOf(index, *tiles, r, hint);
+    lo = std::min(lo, w.a.asDouble());
+    hi = std::max(hi, w.b.asDouble());
+  }
+  for (uint32_t l = 0; l < t.lanes.size(); ++l)
+    index.forEachInLane(l, lo, hi, [&](EventIdx e) {
+      if (index.hasCorr(e) && index.isExtractionCpu(e)) keys.add(index.corrKey(e));
+    });
+}
+
+ChunkSelection selectChunk(const EventIndex& index, const EventList& roots, const TileSet* globalTiles,
+                           const ExtractionOptions& options, const CorrGroupings* groups) {
+  const Trace& t = index.trace();
+  const CorrGroupings& byId = groups ? *groups : index.groupings();
   ChunkSelection sel;
   TileSet local;
   const TileSet* tiles = globalTiles;
@@ -198,14 +222,14 @@ ChunkSelection selectChunk(const EventIndex& index, const EventList& roots, cons
         if (std::find(order.begin(), order.end(), ck) == order.end()) order.push_back(ck);
     }
     for (const CorrKey& ck : order) {
-      for (EventIdx f : index.flowsById.eventsOf(ck)) {
+      for (EventIdx f : byId.flows.eventsOf(ck)) {
         if (options.flowsAc2gOnly && t.catOf(f) != "ac2g") continue;
         sel.events.push_back(f);
       }
     }
     std::optional<PyNum> lo, hi;
     for (const CorrKey& ck : order) {
-      for (EventIdx g : index.gpuByCorr.eventsOf(ck)) {
+      for (EventIdx g : byId.gpu.eventsOf(ck)) {
         if (options.dedupeGpuEvents && !seenGpu.insert(g).second) continue;
         sel.events.push_back(g);
         if (options.gpuAnnotationsNotWork && index.role(g) == CatRole::GpuUserAnnotation) continue;

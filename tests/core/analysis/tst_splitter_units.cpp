@@ -13,6 +13,9 @@
 
 #include <zlib.h>
 
+#include <map>
+#include <set>
+
 using namespace steadyscope;
 using namespace steadyscope::analysis;
 
@@ -60,6 +63,44 @@ int runCli(const QString& dir, const QStringList& args, QByteArray* err = nullpt
 }
 
 std::vector<int64_t> ints(std::initializer_list<int64_t> v) { return v; }
+
+// The index's restricted groupings and GPU slots against its full groupings:
+// for every key of `probe`, groupingsFor(set of `chosen`) lists exactly the
+// full grouping's events when the key is chosen and nothing otherwise; every
+// GPU event's id has a slot below gpuSlotCount(), distinct ids distinct slots.
+void checkRestrictedGroupings(const EventIndex& idx, const std::vector<CorrKey>& chosen,
+                              const std::vector<CorrKey>& probe) {
+  CorrKeySet set;
+  for (const CorrKey& k : chosen) set.add(k);
+  set.finish();
+  std::vector<CorrKey> distinct = chosen;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  QCOMPARE(set.size(), distinct.size());
+  const CorrGroupings part = idx.groupingsFor(set);
+  const CorrGroupings& full = idx.groupings();
+  auto events = [](std::span<const EventIdx> sp) { return EventList(sp.begin(), sp.end()); };
+  for (const CorrKey& k : probe) {
+    const bool in = std::binary_search(distinct.begin(), distinct.end(), k);
+    QCOMPARE(set.contains(k), in);
+    QCOMPARE(events(part.gpu.eventsOf(k)), in ? events(full.gpu.eventsOf(k)) : EventList{});
+    QCOMPARE(events(part.flows.eventsOf(k)), in ? events(full.flows.eventsOf(k)) : EventList{});
+  }
+  std::map<CorrKey, uint32_t> slotOfKey;
+  std::set<uint32_t> seenSlots;
+  const size_t n = idx.trace().size();
+  for (size_t i = 0; i < n; ++i) {
+    const auto e = static_cast<EventIdx>(i);
+    if (!idx.hasCorr(e) || !(isGpuKernelRole(idx.role(e)) || idx.role(e) == CatRole::GpuUserAnnotation)) continue;
+    if (!idx.hasTs(e) || !idx.hasDur(e)) continue;
+    const auto s = idx.gpuSlotOf(idx.corrKey(e));
+    QVERIFY(s.has_value());
+    QVERIFY(*s < idx.gpuSlotCount());
+    auto [it, fresh] = slotOfKey.emplace(idx.corrKey(e), *s);
+    if (fresh) QVERIFY(seenSlots.insert(*s).second);
+    else QCOMPARE(it->second, *s);
+  }
+}
 
 } // namespace
 
@@ -130,26 +171,34 @@ private slots:
     QCOMPARE(idx.kernels, (EventList{1, 2, 3, n - 3, n - 1}));
     QCOMPARE(idx.gpuAnnotations, (EventList{0, n - 2}));
     auto events = [](std::span<const EventIdx> s) { return EventList(s.begin(), s.end()); };
-    QVERIFY(idx.gpuByCorr.dense() == false);  // the string "8" makes them sorted, not counted
-    QCOMPARE(events(idx.gpuByCorr.eventsOf({7, 0})), (EventList{0, 1, 3}));
-    QCOMPARE(events(idx.gpuByCorr.eventsOf({8, 0})), (EventList{2, n - 2}));  // 8.0 == 8
-    QCOMPARE(events(idx.gpuByCorr.eventsOf(idx.corrKey(n - 1))), (EventList{n - 1}));
-    QVERIFY(idx.gpuByCorr.eventsOf({9, 0}).empty());
-    QCOMPARE(idx.flowsById.dense(), flowsDense);
+    QVERIFY(idx.groupings().gpu.dense() == false);  // the string "8" makes them sorted, not counted
+    QCOMPARE(events(idx.groupings().gpu.eventsOf({7, 0})), (EventList{0, 1, 3}));
+    QCOMPARE(events(idx.groupings().gpu.eventsOf({8, 0})), (EventList{2, n - 2}));  // 8.0 == 8
+    QCOMPARE(events(idx.groupings().gpu.eventsOf(idx.corrKey(n - 1))), (EventList{n - 1}));
+    QVERIFY(idx.groupings().gpu.eventsOf({9, 0}).empty());
+    QCOMPARE(idx.groupings().flows.dense(), flowsDense);
     for (int i = 0; i < 80; ++i) {
       const EventIdx s = static_cast<EventIdx>(4 + 2 * i);
-      QCOMPARE(events(idx.flowsById.eventsOf(idx.corrKey(s))), (EventList{s, s + 1}));
+      QCOMPARE(events(idx.groupings().flows.eventsOf(idx.corrKey(s))), (EventList{s, s + 1}));
     }
-    if (flowId3 != "3") QVERIFY(idx.flowsById.eventsOf({3, 0}).empty());
-    QVERIFY(idx.flowsById.eventsOf({80, 0}).empty());
+    if (flowId3 != "3") QVERIFY(idx.groupings().flows.eventsOf({3, 0}).empty());
+    QVERIFY(idx.groupings().flows.eventsOf({80, 0}).empty());
+    // Restricted to a few ids (ints, the string "8", flow 3 as written).
+    std::vector<CorrKey> probe = {{7, 0}, {8, 0}, {9, 0}, {3, 0}, {80, 0}, {0, 0}, {79, 0}};
+    for (size_t e = 0; e < t->size(); ++e)
+      if (idx.hasCorr(static_cast<EventIdx>(e)) || t->has(static_cast<EventIdx>(e), ev::HasId))
+        probe.push_back(idx.corrKey(static_cast<EventIdx>(e)));
+    checkRestrictedGroupings(idx, {{8, 0}, idx.corrKey(n - 1), idx.corrKey(4 + 2 * 3), {79, 0}, {8, 0}}, probe);
+    checkRestrictedGroupings(idx, {}, probe);
     // Without the string correlation the GPU keys are dense and give the same groups.
     ev.resize(ev.rfind(",\n"));
     auto t2 = load("{\"traceEvents\": [\n" + ev + "]}");
     EventIndex idx2(*t2);
-    QVERIFY(idx2.gpuByCorr.dense());
-    QCOMPARE(events(idx2.gpuByCorr.eventsOf({7, 0})), (EventList{0, 1, 3}));
-    QCOMPARE(events(idx2.gpuByCorr.eventsOf({8, 0})), (EventList{2, n - 2}));
-    QVERIFY(idx2.gpuByCorr.eventsOf({6, 0}).empty());
+    QVERIFY(idx2.groupings().gpu.dense());
+    QCOMPARE(events(idx2.groupings().gpu.eventsOf({7, 0})), (EventList{0, 1, 3}));
+    QCOMPARE(events(idx2.groupings().gpu.eventsOf({8, 0})), (EventList{2, n - 2}));
+    QVERIFY(idx2.groupings().gpu.eventsOf({6, 0}).empty());
+    checkRestrictedGroupings(idx2, {{7, 0}, {0, 0}, {1, 0}}, probe);
   }
 
   // The index of a bigger trace (270k events, above the size where its
@@ -206,22 +255,86 @@ private slots:
     QCOMPARE(idx.gpuAnnotations, gpuAnnotations);
     QCOMPARE(idx.metadata, metadata);
     QCOMPARE(idx.nGpuEventsInTrace, uint64_t(kernels.size()));
-    QCOMPARE(idx.gpuByCorr.dense(), !stringKeyNearTheEnd);
+    QCOMPARE(idx.groupings().gpu.dense(), !stringKeyNearTheEnd);
     // Dense: one slot per id in the range (3 .. kN); sorted: one per distinct key.
-    QCOMPARE(idx.gpuByCorr.slotCount(),
+    QCOMPARE(idx.groupings().gpu.slotCount(),
              stringKeyNearTheEnd ? kernels.size() + gpuAnnotations.size() : size_t(kN - 3 + 1));
     auto events = [](std::span<const EventIdx> sp) { return EventList(sp.begin(), sp.end()); };
     for (const EventList* list : {&kernels, &gpuAnnotations})
-      for (EventIdx e : *list) QCOMPARE(events(idx.gpuByCorr.eventsOf(idx.corrKey(e))), (EventList{e}));
+      for (EventIdx e : *list) QCOMPARE(events(idx.groupings().gpu.eventsOf(idx.corrKey(e))), (EventList{e}));
     if (stringKeyNearTheEnd)  // "24" is not 24: the int key has no member
-      QVERIFY(idx.gpuByCorr.eventsOf({kN - stringAt, 0}).empty());
-    QVERIFY(idx.flowsById.dense());
+      QVERIFY(idx.groupings().gpu.eventsOf({kN - stringAt, 0}).empty());
+    QVERIFY(idx.groupings().flows.dense());
     size_t flowIds = 0;
     for (int i = 2; i < kN; i += 7, ++flowIds) {
       const auto fs = static_cast<EventIdx>(i);
-      QCOMPARE(events(idx.flowsById.eventsOf(idx.corrKey(fs))), i + 1 < kN ? (EventList{fs, fs + 1}) : (EventList{fs}));
+      QCOMPARE(events(idx.groupings().flows.eventsOf(idx.corrKey(fs))), i + 1 < kN ? (EventList{fs, fs + 1}) : (EventList{fs}));
     }
-    QCOMPARE(idx.flowsById.slotCount(), flowIds);
+    QCOMPARE(idx.groupings().flows.slotCount(), flowIds);
+    // Restricted to every fifth GPU id and every third flow id (a dense key
+    // set) and to a handful of far-apart ids (a sorted one).
+    std::vector<CorrKey> some, few, probe;
+    for (EventIdx e : kernels) probe.push_back(idx.corrKey(e));
+    for (int i = 2; i < kN; i += 7) probe.push_back(idx.corrKey(static_cast<EventIdx>(i)));
+    for (size_t k = 0; k < probe.size(); k += probe.size() / 7) few.push_back(probe[k]);
+    for (size_t k = 0; k < kernels.size(); k += 5) some.push_back(idx.corrKey(kernels[k]));
+    for (int i = 2; i < kN; i += 21) some.push_back(idx.corrKey(static_cast<EventIdx>(i)));
+    checkRestrictedGroupings(idx, some, probe);
+    checkRestrictedGroupings(idx, few, probe);
+  }
+
+  // A plan groups only its chunks' ids (addChunkKeys + groupingsFor): each
+  // chunk's selection with those groupings equals its selection with the
+  // full ones, for single roots, runs, scattered roots, several chunks sharing
+  // one key set, with tiles and without (--no-gap-fill).
+  void chunkSelectionWithRestrictedGroupings_data() {
+    QTest::addColumn<bool>("gapFill");
+    QTest::newRow("tiles") << true;
+    QTest::newRow("no gap fill") << false;
+  }
+  void chunkSelectionWithRestrictedGroupings() {
+    QFETCH(bool, gapFill);
+    auto t = load(sstest::e6Trace(sstest::e6Steps()));
+    Splitter sp(t);
+    const SplitResult r = sp.plan(steady(4));
+    QVERIFY(r.roots.size() >= 8);
+    EventIndex idx(*t);
+    EventList all;
+    for (const RootInfo& ri : r.roots) all.push_back(ri.event);
+    const TileSet tiles = buildTiles(idx, all);
+    const TileSet* global = gapFill ? &tiles : nullptr;
+    const size_t n = all.size();
+    std::vector<EventList> chunks = {{all[0]}, {all[n - 1]}, EventList(all.begin() + 2, all.begin() + 6),
+                                     {all[1], all[4], all[n - 2]}, all};
+    auto same = [&](const EventList& roots, const CorrGroupings& part) {
+      const ChunkSelection a = selectChunk(idx, roots, global, {}, &part);
+      const ChunkSelection b = selectChunk(idx, roots, global, {});
+      QCOMPARE(a.events, b.events);
+      QCOMPARE(a.stats.numGpuEvents, b.stats.numGpuEvents);
+      QCOMPARE(a.stats.gpuBusyDuration.asDouble(), b.stats.gpuBusyDuration.asDouble());
+      QCOMPARE(a.stats.gpuDuration.asDouble(), b.stats.gpuDuration.asDouble());
+      QVERIFY(b.stats.numGpuEvents > 0);
+    };
+    for (const EventList& c : chunks) {
+      CorrKeySet keys;
+      addChunkKeys(idx, c, global, keys);
+      keys.finish();
+      QVERIFY(!keys.empty());
+      same(c, idx.groupingsFor(keys));
+    }
+    CorrKeySet keys;  // the first four chunks together
+    for (size_t k = 0; k < 4; ++k) addChunkKeys(idx, chunks[k], global, keys);
+    keys.finish();
+    const CorrGroupings part = idx.groupingsFor(keys);
+    for (size_t k = 0; k < 4; ++k) same(chunks[k], part);
+    // A set missing one of the chunk's ids does change the selection (the
+    // comparison above can fail).
+    CorrKeySet fewer;
+    addChunkKeys(idx, chunks[0], global, fewer);
+    fewer.finish();
+    const CorrGroupings partFewer = idx.groupingsFor(fewer);
+    QVERIFY(selectChunk(idx, chunks[2], global, {}, &partFewer).stats.numGpuEvents <
+            selectChunk(idx, chunks[2], global, {}).stats.numGpuEvents);
   }
 
   // The audit's idle-core hook (DetectionOptions::whileAuditing, where the

@@ -9,6 +9,7 @@
 #include <steadyscope/core/util/pynum.hpp>
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -49,6 +50,13 @@ struct KeyRange {
     if (k.tag != 0) { allInt = false; return; }
     mn = k.v < mn ? k.v : mn;
     mx = k.v > mx ? k.v : mx;
+  }
+  /// Integers close enough together for arrays indexed by id - mn (a
+  /// counting sort, per-id slots).
+  bool dense() const {
+    return count > 0 && allInt &&
+           static_cast<double>(mx) - static_cast<double>(mn) + 1.0 <=
+               static_cast<double>(count) * 4.0 + static_cast<double>(1 << 20);
   }
 };
 
@@ -92,6 +100,46 @@ private:
   EventList items_;
 };
 
+/// A set of correlation / flow ids (Python equality, as CorrKey). A bitmap
+/// over the range when the ids are integers close together (the usual case),
+/// else a sorted list.
+class CorrKeySet {
+public:
+  void add(const CorrKey& k) {
+    keys_.push_back(k);
+    range_.add(k);
+  }
+  /// Call once after the last add(), before contains().
+  void finish();
+  bool contains(const CorrKey& k) const {
+    if (dense_) {
+      if (k.tag != 0 || k.v < min_ || k.v > max_) return false;
+      const auto s = static_cast<uint64_t>(k.v - min_);
+      return (bits_[s >> 6] >> (s & 63)) & 1;
+    }
+    return containsSparse(k);
+  }
+  bool empty() const { return range_.count == 0; }
+  /// Distinct keys after finish().
+  size_t size() const { return size_; }
+
+private:
+  bool containsSparse(const CorrKey& k) const;
+  std::vector<CorrKey> keys_;  // as added; sorted and unique after finish() when sparse
+  KeyRange range_;
+  bool dense_ = false;
+  int64_t min_ = 0, max_ = -1;
+  std::vector<uint64_t> bits_;
+  size_t size_ = 0;
+};
+
+/// The events of each correlation id: kernels and correlated GPU annotations
+/// (gpu), flow events by their id (flows). Each list in file order.
+struct CorrGroupings {
+  CorrGroups gpu;
+  CorrGroups flows;
+};
+
 struct EventIndexOptions {
   /// Fix for spec §8 B4: every ph "M" event is metadata (the reference keeps
   /// only events without ts).
@@ -110,8 +158,27 @@ public:
   EventList gpuAnnotations;  // gpu_user_annotation with dur
   EventList kernels;         // kernel / gpu_memcpy / gpu_memset with ts and dur
   double kernelDurSum = 0.0;  // 0.0 + durUs(k0) + durUs(k1) + ... in list order (float sum)
-  CorrGroups gpuByCorr;                  // kernels + correlated gpu_user_annotations
-  CorrGroups flowsById;                  // ph s / f with an id
+  /// Every id's events, built on first use (thread-safe) and then kept:
+  /// ~10 MB of fresh memory on a 2.4 M-event trace, which a plan does not
+  /// need (it uses groupingsFor); for callers that look ids up freely.
+  const CorrGroupings& groupings() const;
+  /// The groupings restricted to `keys` (every event whose id is in the set,
+  /// none other): one pass over the GPU events and one over the flow events,
+  /// side by side on big traces.
+  CorrGroupings groupingsFor(const CorrKeySet& keys) const;
+  /// Dense per-id slots for marks over the GPU events' correlation ids
+  /// (gpuSlotCount() of them): an id that no GPU event has may have a slot
+  /// too, or none; an id that some GPU event has always has one.
+  std::optional<uint32_t> gpuSlotOf(const CorrKey& k) const {
+    if (gpuSlotsDense_) {
+      if (k.tag != 0 || k.v < gpuKeys_.mn || k.v > gpuKeys_.mx) return std::nullopt;
+      return static_cast<uint32_t>(k.v - gpuKeys_.mn);
+    }
+    return groupings().gpu.slotOf(k);
+  }
+  size_t gpuSlotCount() const {
+    return gpuSlotsDense_ ? static_cast<size_t>(gpuKeys_.mx - gpuKeys_.mn + 1) : groupings().gpu.slotCount();
+  }
   std::vector<bool> collectiveName;      // by StrId: kernel name has nccl / rccl / cross_device_reduce
   bool hasCollectives = false;
   uint64_t nGpuEventsInTrace = 0;        // every event with a kernel/memcpy/memset category
@@ -163,9 +230,18 @@ public:
 
 private:
   std::pair<size_t, size_t> laneBounds(uint32_t lane, double aUs, double bUs) const;
+  template <typename Fn>
+  void forEachCorrelatedGpu(Fn&& fn) const;
+  template <typename Fn>
+  void forEachFlow(Fn&& fn) const;
   const Trace* trace_;
   std::vector<CatRole> roles_;
   PyNum totalGpu_;
+  KeyRange gpuKeys_, flowKeys_;  // what the scan saw of the ids
+  bool gpuSlotsDense_ = false;
+  Column<uint64_t> flowBits_;    // the flow events with an id, as a bitmap over the events
+  mutable std::once_flag groupingsOnce_;
+  mutable CorrGroupings groupings_;
 };
 
 template <typename ForEach, typename KeyFn>
@@ -176,9 +252,7 @@ void CorrGroups::build(const KeyRange& range, ForEach&& forEach, KeyFn&& key) {
   items_.clear();
   if (range.count == 0) return;
   const int64_t mn = range.mn, mx = range.mx;
-  const bool dense = range.allInt && static_cast<double>(mx) - static_cast<double>(mn) + 1.0 <=
-                                         static_cast<double>(range.count) * 4.0 + static_cast<double>(1 << 20);
-  if (dense) {
+  if (range.dense()) {
     // Counting sort, no temporary arrays (fresh memory is what costs here):
     // offsets_[s] serves as slot s's cursor and is shifted back afterwards.
     dense_ = true;

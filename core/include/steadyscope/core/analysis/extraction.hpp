@@ -68,8 +68,16 @@ struct ChunkSelection {
 
 /// §4.2: events of a chunk whose roots are `roots` (in order). `globalTiles`
 /// null means --no-gap-fill (tiles are rebuilt from the chunk's own roots).
+/// `groups` must hold every id addChunkKeys adds for this chunk (groupingsFor
+/// a set it filled); null uses the index's full groupings.
 ChunkSelection selectChunk(const EventIndex& index, const EventList& roots, const TileSet* globalTiles,
-                           const ExtractionOptions& options);
+                           const ExtractionOptions& options, const CorrGroupings* groups = nullptr);
+
+/// Adds to `keys` the ids selectChunk(index, roots, globalTiles, ...) may
+/// look up: those of the CPU events on any lane within the time span of the
+/// chunk's windows (a superset of the events it selects). With groupingsFor,
+/// the groupings of several chunks cost one pass over the GPU and flow events.
+void addChunkKeys(const EventIndex& index, const EventList& roots, const TileSet* globalTiles, CorrKeySet& keys);
 
 /// §4.5: the distinct Input Dims[0][0] values of the selected attention /
 /// quant events, in the reference's (CPython set) order.
