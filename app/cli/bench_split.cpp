@@ -32,18 +32,20 @@ long rssAnonKb() {
 }
 
 class AnonSampler {
-public:
-  AnonSampler() : thread_([this] {
-      while (!stop_.load()) {
-        sample();
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      }
-    }) {}
+ public:
+  AnonSampler()
+      : thread_([this] {
+          while (!stop_.load()) {
+            sample();
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          }
+        }) {}
   ~AnonSampler() { stop(); }
   void sample() {
     long v = rssAnonKb();
     long cur = peak_.load();
-    while (v > cur && !peak_.compare_exchange_weak(cur, v)) {}
+    while (v > cur && !peak_.compare_exchange_weak(cur, v)) {
+    }
   }
   void stop() {
     if (!stop_.exchange(true) && thread_.joinable()) thread_.join();
@@ -51,7 +53,7 @@ public:
   }
   long peakKb() const { return peak_.load(); }
 
-private:
+ private:
   std::atomic<bool> stop_{false};
   std::atomic<long> peak_{0};
   std::thread thread_;
@@ -63,7 +65,7 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-} // namespace
+}  // namespace
 
 int benchSplit(const Args& args) {
   const std::string prog = "steadyscope-cli bench split";
@@ -88,10 +90,11 @@ int benchSplit(const Args& args) {
   if (int rc = parseSplitArgs(splitArgs, prog, false, sa)) return rc;
   if (sa.help) {
     printSplitHelp(prog);
-    std::printf("\nWith no -o the chunks go to a temporary directory that is removed afterwards.\n"
-                "With no mode flag, --find-steady-state is assumed.\n"
-                "--runs N (bench only): N load + split + write runs in this process; run 1 is the\n"
-                "first (fresh memory), later runs start after the previous model is released.\n");
+    std::printf(
+        "\nWith no -o the chunks go to a temporary directory that is removed afterwards.\n"
+        "With no mode flag, --find-steady-state is assumed.\n"
+        "--runs N (bench only): N load + split + write runs in this process; run 1 is the\n"
+        "first (fresh memory), later runs start after the previous model is released.\n");
     return 0;
   }
   std::string tmpDir;
@@ -185,8 +188,7 @@ int benchSplit(const Args& args) {
   }
   if (!tmpDir.empty()) ::nftw(tmpDir.c_str(), removeEntry, 16, FTW_DEPTH | FTW_PHYS);
   std::printf("trace          %s (%zu events)\n", sa.trace.c_str(), nEvents);
-  std::printf("outcome        %s, %zu roots, %zu chunks\n", analysis::splitOutcomeName(outcome), nRoots,
-              nChunks);
+  std::printf("outcome        %s, %zu roots, %zu chunks\n", analysis::splitOutcomeName(outcome), nRoots, nChunks);
   std::printf("load           %8.3f s\n", tLoad);
   std::printf("split          %8.3f s  (%.1f%% of load)\n", tSplit, tLoad > 0 ? 100.0 * tSplit / tLoad : 0.0);
   std::printf("split again    %8.3f s  (%.1f%% of load; same model, %zu chunks)\n", tAgain,
@@ -199,7 +201,8 @@ int benchSplit(const Args& args) {
   if (!later.empty()) {
     for (size_t k = 0; k < later.size(); ++k)
       std::printf("run %-2zu         load %.3f s, split %.3f s (%.1f%% of load), write %.3f s, total %.3f s\n", k + 2,
-                  later[k].load, later[k].split, 100.0 * later[k].split / later[k].load, later[k].write, later[k].total);
+                  later[k].load, later[k].split, 100.0 * later[k].split / later[k].load, later[k].write,
+                  later[k].total);
     auto median = [](std::vector<double> v) {
       std::sort(v.begin(), v.end());
       return v[v.size() / 2];
@@ -216,4 +219,4 @@ int benchSplit(const Args& args) {
   return outcome == analysis::SplitOutcome::Error ? 1 : 0;
 }
 
-} // namespace steadyscope::cli
+}  // namespace steadyscope::cli

@@ -5,4 +5,4 @@
 
 namespace steadyscope::cli {
 int benchSplit(const Args& args);
-} // namespace steadyscope::cli
+}  // namespace steadyscope::cli

@@ -26,21 +26,24 @@ using Clock = std::chrono::steady_clock;
 
 /// Samples RssAnon every millisecond to find the peak anonymous memory of a phase.
 class AnonSampler {
-public:
-  AnonSampler() : th_([this] {
-      while (!stop_.load()) {
-        uint64_t a = readMemoryFigures().rssAnon;
-        uint64_t cur = peak_.load();
-        while (a > cur && !peak_.compare_exchange_weak(cur, a)) {}
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-    }) {}
+ public:
+  AnonSampler()
+      : th_([this] {
+          while (!stop_.load()) {
+            uint64_t a = readMemoryFigures().rssAnon;
+            uint64_t cur = peak_.load();
+            while (a > cur && !peak_.compare_exchange_weak(cur, a)) {
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          }
+        }) {}
   uint64_t stop() {
     stop_ = true;
     th_.join();
     return std::max(peak_.load(), readMemoryFigures().rssAnon);
   }
-private:
+
+ private:
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> peak_{0};
   std::thread th_;
@@ -53,9 +56,12 @@ int benchLoad(const Args& args) {
   int runs = 3;
   unsigned threads = 2;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--runs" && i + 1 < args.size()) runs = std::max(1, std::atoi(args[++i].c_str()));
-    else if (args[i] == "--threads" && i + 1 < args.size()) threads = static_cast<unsigned>(std::max(1, std::atoi(args[++i].c_str())));
-    else if (path.empty()) path = args[i];
+    if (args[i] == "--runs" && i + 1 < args.size())
+      runs = std::max(1, std::atoi(args[++i].c_str()));
+    else if (args[i] == "--threads" && i + 1 < args.size())
+      threads = static_cast<unsigned>(std::max(1, std::atoi(args[++i].c_str())));
+    else if (path.empty())
+      path = args[i];
   }
   if (path.empty()) {
     std::fputs("Usage: steadyscope-cli bench load FILE [--runs N] [--threads T]\n", stderr);
@@ -97,11 +103,12 @@ int benchLoad(const Args& args) {
   // run 1's model is still held; from run 3 on, a load reuses the pages of the
   // model two runs back (docs/BENCHMARKS.md, session 4).
   if (runs >= 3)
-    std::printf("first load (fresh memory) %.3f s; later loads best %.3f s, median %.3f s\n", first,
-                later.front(), later[later.size() / 2]);
-  std::printf("memory: peak anonymous during first load %.1f MiB (RssAnon sampled every 1 ms; %.1f MiB before); "
-              "VmHWM %.1f MiB (includes file-backed text pages); now RssAnon %.1f MiB, RssFile %.1f MiB\n",
-              mib(peakAnon), mib(before.rssAnon), mib(after.vmHwm), mib(after.rssAnon), mib(after.rssFile));
+    std::printf("first load (fresh memory) %.3f s; later loads best %.3f s, median %.3f s\n", first, later.front(),
+                later[later.size() / 2]);
+  std::printf(
+      "memory: peak anonymous during first load %.1f MiB (RssAnon sampled every 1 ms; %.1f MiB before); "
+      "VmHWM %.1f MiB (includes file-backed text pages); now RssAnon %.1f MiB, RssFile %.1f MiB\n",
+      mib(peakAnon), mib(before.rssAnon), mib(after.vmHwm), mib(after.rssAnon), mib(after.rssFile));
   std::printf("model: %.1f bytes/event of columns\n",
               static_cast<double>(t.columnBytes()) / static_cast<double>(std::max<size_t>(1, t.size())));
   // Baselines on the same text in the same process.
@@ -113,26 +120,32 @@ int benchLoad(const Args& args) {
     if (bs == 0 || bare->seconds < bs) bs = bare->seconds;
   }
   if (t.source && t.source->text().empty() && t.source->size() > 0)
-    std::printf("baseline bare On-Demand pass: not run (the gzip text is not kept; it is re-inflated from checkpoints on demand)\n");
+    std::printf(
+        "baseline bare On-Demand pass: not run (the gzip text is not kept; it is re-inflated from checkpoints on "
+        "demand)\n");
   if (bs > 0)
-    std::printf("baseline bare On-Demand pass (%u threads, same pieces, pread into a reused buffer; best of %d): "
-                "%.3f s, %.2f GB/s -> load/bare = %.2fx\n",
-                threads, runs, bs, gb / bs, best / bs);
+    std::printf(
+        "baseline bare On-Demand pass (%u threads, same pieces, pread into a reused buffer; best of %d): "
+        "%.3f s, %.2f GB/s -> load/bare = %.2fx\n",
+        threads, runs, bs, gb / bs, best / bs);
   if (t.stats.compression != "none") {
     auto dec = baselineDecompress(path);
     if (dec && dec->seconds > 0)
-      std::printf("baseline decompression alone (ISA-L, reused 1 MiB buffer): %.3f s, %.2f GB/s out -> load/decompress = %.2fx\n",
-                  dec->seconds, static_cast<double>(dec->bytes) / 1e9 / dec->seconds, best / dec->seconds);
+      std::printf(
+          "baseline decompression alone (ISA-L, reused 1 MiB buffer): %.3f s, %.2f GB/s out -> load/decompress = "
+          "%.2fx\n",
+          dec->seconds, static_cast<double>(dec->bytes) / 1e9 / dec->seconds, best / dec->seconds);
   }
   return 0;
 }
 
-} // namespace
+}  // namespace
 
 int cmdBench(const Args& args) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-    std::puts("Usage: steadyscope-cli bench load FILE [--runs N] [--threads T]\n"
-              "       steadyscope-cli bench split TRACE [split options]");
+    std::puts(
+        "Usage: steadyscope-cli bench load FILE [--runs N] [--threads T]\n"
+        "       steadyscope-cli bench split TRACE [split options]");
     return args.empty() ? 2 : 0;
   }
   Args rest(args.begin() + 1, args.end());
@@ -144,4 +157,4 @@ int cmdBench(const Args& args) {
   return 2;
 }
 
-} // namespace steadyscope::cli
+}  // namespace steadyscope::cli

@@ -61,10 +61,10 @@ int usageError(const std::string& msg) {
 
 const char* mark(gate::RuleOutcome o) {
   switch (o) {
-  case gate::RuleOutcome::Passed: return "ok  ";
-  case gate::RuleOutcome::Failed: return "FAIL";
-  case gate::RuleOutcome::Skipped: return "skip";
-  case gate::RuleOutcome::Info: return "    ";
+    case gate::RuleOutcome::Passed: return "ok  ";
+    case gate::RuleOutcome::Failed: return "FAIL";
+    case gate::RuleOutcome::Skipped: return "skip";
+    case gate::RuleOutcome::Info: return "    ";
   }
   return "    ";
 }
@@ -94,7 +94,7 @@ void printText(const std::string& dir, const gate::GateResult& r, const std::vec
   }
 }
 
-} // namespace
+}  // namespace
 
 int cmdGate(const Args& args) {
   std::string dir;
@@ -254,9 +254,11 @@ int cmdGate(const Args& args) {
     std::fprintf(stderr, "steadyscope-cli gate: %s\n", r.error().describe().c_str());
     return 2;
   }
-  if (json) std::printf("%s\n", r->toJson().dump(2).c_str());
-  else printText(dir, r.value());
+  if (json)
+    std::printf("%s\n", r->toJson().dump(2).c_str());
+  else
+    printText(dir, r.value());
   return r->exitStatus();
 }
 
-} // namespace steadyscope::cli
+}  // namespace steadyscope::cli

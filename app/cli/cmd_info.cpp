@@ -32,34 +32,45 @@ Summary summarise(const Trace& t) {
     CatClass c = t.classOf(i);
     if (c != CatClass::UserAnnotation || t.ph[i] == Ph::Metadata) continue;
     std::string_view n = t.nameOf(i);
-    if (n.rfind("ProfilerStep#", 0) == 0) { ++s.profilerSteps; continue; }
-    if (n.rfind("execute_context_", 0) == 0) ++s.stepAnnotations["vllm_native"];
-    else if (n.rfind("execute_diffusion", 0) == 0) ++s.stepAnnotations["diffusion"];
-    else if (n.rfind("execute_", 0) == 0 && n.find("_context_") != std::string_view::npos) ++s.stepAnnotations["vllm_detailed"];
-    else if (n.rfind("step[", 0) == 0) ++s.stepAnnotations["sglang"];
-    else if (n.rfind("prefill[", 0) == 0 || n.rfind("decode[", 0) == 0) ++s.stepAnnotations["atom"];
+    if (n.rfind("ProfilerStep#", 0) == 0) {
+      ++s.profilerSteps;
+      continue;
+    }
+    if (n.rfind("execute_context_", 0) == 0)
+      ++s.stepAnnotations["vllm_native"];
+    else if (n.rfind("execute_diffusion", 0) == 0)
+      ++s.stepAnnotations["diffusion"];
+    else if (n.rfind("execute_", 0) == 0 && n.find("_context_") != std::string_view::npos)
+      ++s.stepAnnotations["vllm_detailed"];
+    else if (n.rfind("step[", 0) == 0)
+      ++s.stepAnnotations["sglang"];
+    else if (n.rfind("prefill[", 0) == 0 || n.rfind("decode[", 0) == 0)
+      ++s.stepAnnotations["atom"];
   }
   return s;
 }
 
 std::string usKey(int64_t ns) { return fmt::format("{:.3f}", ns / 1000.0); }
 
-} // namespace
+}  // namespace
 
 int cmdInfo(const Args& args) {
   std::string path;
   bool json = false;
   for (const auto& a : args) {
-    if (a == "--json") json = true;
+    if (a == "--json")
+      json = true;
     else if (a == "-h" || a == "--help") {
-      std::puts("Usage: steadyscope-cli info TRACE [--json]\n"
-                "Prints event counts per ph and cat, GPU events, lanes, devices, time span,\n"
-                "step-annotation counts and the loader's anomaly counters.");
+      std::puts(
+          "Usage: steadyscope-cli info TRACE [--json]\n"
+          "Prints event counts per ph and cat, GPU events, lanes, devices, time span,\n"
+          "step-annotation counts and the loader's anomaly counters.");
       return 0;
     } else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "steadyscope-cli info: unknown option %s\n", a.c_str());
       return 2;
-    } else if (path.empty()) path = a;
+    } else if (path.empty())
+      path = a;
     else {
       std::fprintf(stderr, "steadyscope-cli info: only one TRACE expected\n");
       return 2;
@@ -85,10 +96,16 @@ int cmdInfo(const Args& args) {
     o += fmt::format("  \"events\": {},\n  \"gpu_events\": {},\n", t.size(), t.stats.gpuEvents);
     o += "  \"ph\": {";
     bool first = true;
-    for (auto& [k, v] : t.stats.perPh) { o += fmt::format("{}\"{}\": {}", first ? "" : ", ", jsonEscape(k), v); first = false; }
+    for (auto& [k, v] : t.stats.perPh) {
+      o += fmt::format("{}\"{}\": {}", first ? "" : ", ", jsonEscape(k), v);
+      first = false;
+    }
     o += "},\n  \"cat\": {";
     first = true;
-    for (auto& [k, v] : t.stats.perCat) { o += fmt::format("{}\"{}\": {}", first ? "" : ", ", jsonEscape(k), v); first = false; }
+    for (auto& [k, v] : t.stats.perCat) {
+      o += fmt::format("{}\"{}\": {}", first ? "" : ", ", jsonEscape(k), v);
+      first = false;
+    }
     o += "},\n";
     o += fmt::format("  \"lanes\": {},\n  \"gpu_lanes\": {},\n  \"devices\": [", t.lanes.size(), gpuLanes);
     first = true;
@@ -100,7 +117,10 @@ int cmdInfo(const Args& args) {
     o += fmt::format("],\n  \"span_us\": [{}, {}],\n", usKey(t.stats.firstTsNs), usKey(t.stats.lastEndNs));
     o += fmt::format("  \"profiler_steps\": {},\n  \"step_annotations\": {{", s.profilerSteps);
     first = true;
-    for (auto& [k, v] : s.stepAnnotations) { o += fmt::format("{}\"{}\": {}", first ? "" : ", ", k, v); first = false; }
+    for (auto& [k, v] : s.stepAnnotations) {
+      o += fmt::format("{}\"{}\": {}", first ? "" : ", ", k, v);
+      first = false;
+    }
     o += "},\n  \"anomalies\": [";
     first = true;
     for (const auto& a : t.anomalies) {
@@ -113,8 +133,8 @@ int cmdInfo(const Args& args) {
     return 0;
   }
   std::string o;
-  o += fmt::format("{}\n  {} bytes on disk ({}), {} bytes of JSON\n", t.path, t.stats.fileBytes,
-                   t.stats.compression, t.stats.jsonBytes);
+  o += fmt::format("{}\n  {} bytes on disk ({}), {} bytes of JSON\n", t.path, t.stats.fileBytes, t.stats.compression,
+                   t.stats.jsonBytes);
   o += fmt::format("  {} events, {} GPU events (kernel/memcpy/memset)\n", t.size(), t.stats.gpuEvents);
   o += "  per ph: ";
   for (auto& [k, v] : t.stats.perPh) o += fmt::format("{}={} ", k, v);
@@ -129,14 +149,14 @@ int cmdInfo(const Args& args) {
   o += fmt::format("  time span {:.3f} ms\n", (t.stats.lastEndNs - t.stats.firstTsNs) / 1e6);
   o += fmt::format("  ProfilerStep annotations: {}\n", s.profilerSteps);
   for (auto& [k, v] : s.stepAnnotations) o += fmt::format("  {} step annotations: {}\n", k, v);
-  if (t.anomalies.empty()) o += "  anomalies: none\n";
+  if (t.anomalies.empty())
+    o += "  anomalies: none\n";
   else {
     o += fmt::format("  anomalies ({}):\n", t.anomalyCount());
-    for (const auto& a : t.anomalies)
-      o += fmt::format("    {:<24} {:>9}  {}\n", a.code, a.count, a.explanation);
+    for (const auto& a : t.anomalies) o += fmt::format("    {:<24} {:>9}  {}\n", a.code, a.count, a.explanation);
   }
   std::fputs(o.c_str(), stdout);
   return 0;
 }
 
-} // namespace steadyscope::cli
+}  // namespace steadyscope::cli

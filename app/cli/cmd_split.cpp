@@ -37,12 +37,18 @@ bool looksNegativeNumber(const std::string& s) {
   auto digit = [](char c) { return c >= '0' && c <= '9'; };
   size_t i = 1, n = s.size();
   size_t intDigits = 0;
-  while (i < n && digit(s[i])) { ++i; ++intDigits; }
+  while (i < n && digit(s[i])) {
+    ++i;
+    ++intDigits;
+  }
   if (i == n) return intDigits > 0;
   if (s[i] != '.') return false;
   ++i;
   size_t frac = 0;
-  while (i < n && digit(s[i])) { ++i; ++frac; }
+  while (i < n && digit(s[i])) {
+    ++i;
+    ++frac;
+  }
   return i == n && frac > 0;
 }
 
@@ -59,9 +65,13 @@ std::optional<int64_t> parseInt(const std::string& s) {
   if (t[0] == '+' || t[0] == '-') digits += t[k++];
   bool lastUs = true;
   for (; k < t.size(); ++k) {
-    if (std::isdigit(static_cast<unsigned char>(t[k]))) { digits += t[k]; lastUs = false; }
-    else if (t[k] == '_' && !lastUs) lastUs = true;
-    else return std::nullopt;
+    if (std::isdigit(static_cast<unsigned char>(t[k]))) {
+      digits += t[k];
+      lastUs = false;
+    } else if (t[k] == '_' && !lastUs)
+      lastUs = true;
+    else
+      return std::nullopt;
   }
   if (lastUs) return std::nullopt;
   errno = 0;
@@ -80,7 +90,7 @@ std::optional<double> parseFloat(const std::string& s) {
   return v;
 }
 
-} // namespace
+}  // namespace
 
 void printSplitHelp(const std::string& prog) {
   std::printf(kUsageLine, prog.c_str());
@@ -157,29 +167,47 @@ int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequire
   auto apply = [&](const Opt& o, const std::string& v) -> int {
     std::string d = o.dest;
     auto& so = out.options;
-    if (d == "help") out.help = true;
-    else if (d == "output_dir") { so.outputDir = v; haveOutput = true; }
-    else if (d == "iterations") so.iterations = v;
-    else if (d == "store_single_iteration") so.storeSingleIteration = true;
-    else if (d == "find_steady_state") so.findSteadyState = true;
-    else if (d == "divide_phases") so.dividePhases = true;
-    else if (d == "no_gap_fill") so.noGapFill = true;
-    else if (d == "allow_degraded") so.allowDegraded = true;
-    else if (d == "llm_inference") so.llmInference = true;
-    else if (d == "busy_ratio_column") so.busyRatioColumn = true;
-    else if (d == "json") out.json = true;
-    else if (d == "fix") fixList += (fixList.empty() ? "" : ",") + v;
+    if (d == "help")
+      out.help = true;
+    else if (d == "output_dir") {
+      so.outputDir = v;
+      haveOutput = true;
+    } else if (d == "iterations")
+      so.iterations = v;
+    else if (d == "store_single_iteration")
+      so.storeSingleIteration = true;
+    else if (d == "find_steady_state")
+      so.findSteadyState = true;
+    else if (d == "divide_phases")
+      so.dividePhases = true;
+    else if (d == "no_gap_fill")
+      so.noGapFill = true;
+    else if (d == "allow_degraded")
+      so.allowDegraded = true;
+    else if (d == "llm_inference")
+      so.llmInference = true;
+    else if (d == "busy_ratio_column")
+      so.busyRatioColumn = true;
+    else if (d == "json")
+      out.json = true;
+    else if (d == "fix")
+      fixList += (fixList.empty() ? "" : ",") + v;
     else if (d == "num_steps" || d == "CONC" || d == "max_num_seq") {
       auto x = parseInt(v);
       if (!x) return usageError(prog, "argument " + displayName(o) + ": invalid int value: '" + v + "'");
-      if (d == "num_steps") so.numSteps = *x;
-      else if (d == "CONC") so.conc.conc = *x;
-      else so.maxNumSeq = *x;
+      if (d == "num_steps")
+        so.numSteps = *x;
+      else if (d == "CONC")
+        so.conc.conc = *x;
+      else
+        so.maxNumSeq = *x;
     } else if (d == "OSL" || d == "R") {
       auto x = parseFloat(v);
       if (!x) return usageError(prog, "argument " + displayName(o) + ": invalid float value: '" + v + "'");
-      if (d == "OSL") so.conc.osl = *x;
-      else so.conc.r = *x;
+      if (d == "OSL")
+        so.conc.osl = *x;
+      else
+        so.conc.r = *x;
     }
     return 0;
   };
@@ -190,16 +218,25 @@ int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequire
       positionals.push_back(a);
       continue;
     }
-    if (a == "--") { onlyPositional = true; continue; }
+    if (a == "--") {
+      onlyPositional = true;
+      continue;
+    }
     const Opt* hit = nullptr;
     std::optional<std::string> inlineValue;
     if (a.rfind("--", 0) == 0) {
       std::string name = a, val;
       auto eq = a.find('=');
-      if (eq != std::string::npos) { name = a.substr(0, eq); inlineValue = a.substr(eq + 1); }
+      if (eq != std::string::npos) {
+        name = a.substr(0, eq);
+        inlineValue = a.substr(eq + 1);
+      }
       std::vector<const Opt*> cands;
       for (const Opt& o : opts) {
-        if (name == o.longName) { cands = {&o}; break; }
+        if (name == o.longName) {
+          cands = {&o};
+          break;
+        }
         if (std::string(o.longName).rfind(name, 0) == 0) cands.push_back(&o);
       }
       if (cands.size() > 1) {
@@ -207,7 +244,10 @@ int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequire
         for (const Opt* c : cands) list += (list.empty() ? "" : ", ") + std::string(c->longName);
         return usageError(prog, "ambiguous option: " + name + " could match " + list);
       }
-      if (cands.empty()) { unknown.push_back(a); continue; }
+      if (cands.empty()) {
+        unknown.push_back(a);
+        continue;
+      }
       hit = cands.front();
     } else {
       for (const Opt& o : opts) {
@@ -217,11 +257,18 @@ int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequire
           break;
         }
       }
-      if (!hit) { unknown.push_back(a); continue; }
-      if (!hit->takesValue && inlineValue) { unknown.push_back(a); continue; }
+      if (!hit) {
+        unknown.push_back(a);
+        continue;
+      }
+      if (!hit->takesValue && inlineValue) {
+        unknown.push_back(a);
+        continue;
+      }
     }
     if (!hit->takesValue) {
-      if (inlineValue) return usageError(prog, "argument " + displayName(*hit) + ": ignored explicit argument '" + *inlineValue + "'");
+      if (inlineValue)
+        return usageError(prog, "argument " + displayName(*hit) + ": ignored explicit argument '" + *inlineValue + "'");
       if (int rc = apply(*hit, "")) return rc;
       if (out.help) return 0;
       continue;
@@ -304,4 +351,4 @@ int cmdSplit(const Args& args) {
   return 0;
 }
 
-} // namespace steadyscope::cli
+}  // namespace steadyscope::cli

@@ -14,4 +14,4 @@ int cmdBench(const Args& args);  // cmd_bench.cpp  — bench load | bench split
 int cmdSplit(const Args& args);  // cmd_split.cpp  — the TraceLens-compatible splitter
 int cmdGate(const Args& args);   // cmd_gate.cpp   — the chunk-quality gate / review
 
-} // namespace steadyscope::cli
+}  // namespace steadyscope::cli

@@ -22,7 +22,7 @@ const char* kUsage =
     "  -h, --help                 show this help (or `steadyscope-cli <command> --help`)\n"
     "  -V, --version              print the version\n";
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {

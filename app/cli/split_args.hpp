@@ -20,4 +20,4 @@ struct SplitArgs {
 int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequired, SplitArgs& out);
 void printSplitHelp(const std::string& prog);
 
-} // namespace steadyscope::cli
+}  // namespace steadyscope::cli

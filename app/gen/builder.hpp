@@ -26,7 +26,7 @@ struct Kern {
 enum Stream : int { kCompute = 0, kComm = 1, kStreamCount = 2 };
 
 class Builder {
-public:
+ public:
   Builder(EventWriter& w, const Options& opt, Ns t0);
 
   Rng& rng() { return m_rng; }
@@ -60,10 +60,10 @@ public:
 
   std::uint64_t overlappingKernels() const { return m_overlaps; }
 
-private:
+ private:
   Ns placeOnStream(int stream, Ns launchTs, Ns dur);
-  void gpuEvent(Cat cat, std::string_view name, int stream, Ns ts, Ns dur, std::int64_t corr,
-                std::int64_t ext, std::int64_t bytes);
+  void gpuEvent(Cat cat, std::string_view name, int stream, Ns ts, Ns dur, std::int64_t corr, std::int64_t ext,
+                std::int64_t bytes);
 
   EventWriter& m_w;
   const Options& m_opt;
@@ -85,4 +85,4 @@ private:
 constexpr int kCpuPid = 1234;
 constexpr int kGpuPid = 0;
 
-} // namespace steadyscope::gen
+}  // namespace steadyscope::gen

@@ -13,16 +13,14 @@ namespace steadyscope::gen {
 
 namespace {
 
-constexpr Ns kSmallT0 = 2'718'281'828;                 // 2718281.828 us
-constexpr Ns kEpochT0 = 1'767'189'312'123'456'000;      // ~1.767e15 us
+constexpr Ns kSmallT0 = 2'718'281'828;              // 2718281.828 us
+constexpr Ns kEpochT0 = 1'767'189'312'123'456'000;  // ~1.767e15 us
 constexpr std::int64_t kBaseTimeNs = 1'767'189'312'000'000'000;
 
-std::string headerText(const Options& opt)
-{
+std::string headerText(const Options& opt) {
   const int worldSize = opt.style == Style::Training ? 8 : 1;
   std::string ranks;
-  for (int r = 0; r < worldSize; ++r)
-    ranks += (r ? ", " : "") + std::to_string(r);
+  for (int r = 0; r < worldSize; ++r) ranks += (r ? ", " : "") + std::to_string(r);
   return fmt::format(
       "{{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n    {{\n"
       "      \"id\": 0, \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 85029158912,\n"
@@ -40,33 +38,35 @@ std::string headerText(const Options& opt)
       worldSize, ranks);
 }
 
-std::string footerText(const Options& opt)
-{
-  return fmt::format("\n  ],\n  \"traceName\": \"steadyscope_gen_{}_seed{}.pt.trace.json\",\n"
-                     "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": {}\n}}\n",
-                     styleName(opt.style), opt.seed, opt.epoch ? 0 : kBaseTimeNs);
+std::string footerText(const Options& opt) {
+  return fmt::format(
+      "\n  ],\n  \"traceName\": \"steadyscope_gen_{}_seed{}.pt.trace.json\",\n"
+      "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": {}\n}}\n",
+      styleName(opt.style), opt.seed, opt.epoch ? 0 : kBaseTimeNs);
 }
 
-const char* processName(Style s)
-{
+const char* processName(Style s) {
   switch (s) {
-  case Style::Vllm: return "VLLM::EngineCore";
-  case Style::Sglang: return "sglang::scheduler";
-  case Style::Atom: return "ATOM::ModelRunner";
-  case Style::Diffusion: return "xDiT::worker";
-  case Style::Training: return "python3";
+    case Style::Vllm: return "VLLM::EngineCore";
+    case Style::Sglang: return "sglang::scheduler";
+    case Style::Atom: return "ATOM::ModelRunner";
+    case Style::Diffusion: return "xDiT::worker";
+    case Style::Training: return "python3";
   }
   return "python3";
 }
 
 class TraceRun {
-public:
+ public:
   TraceRun(const Options& opt, ByteSink& sink)
-      : m_opt(opt), m_w(sink, opt), m_t0(opt.epoch ? kEpochT0 : kSmallT0), m_b(m_w, opt, m_t0),
-        m_planRng(opt.seed, 2), m_graphRng(opt.seed, 6) {}
+      : m_opt(opt),
+        m_w(sink, opt),
+        m_t0(opt.epoch ? kEpochT0 : kSmallT0),
+        m_b(m_w, opt, m_t0),
+        m_planRng(opt.seed, 2),
+        m_graphRng(opt.seed, 6) {}
 
-  Truth run(int steps)
-  {
+  Truth run(int steps) {
     m_truth.stepsRequested = steps;
     m_truth.annotationFormat = annotationFormat(m_opt);
     const bool serving = m_opt.style == Style::Vllm || m_opt.style == Style::Sglang || m_opt.style == Style::Atom;
@@ -74,21 +74,18 @@ public:
     m_w.writeHeader(headerText(m_opt));
     metadata();
     Ns t = m_t0 + us(1000);
-    for (std::size_t i = 0; i < m_truth.plan.steps.size(); ++i)
-      t = step(static_cast<int>(i), m_truth.plan.steps[i], t);
+    for (std::size_t i = 0; i < m_truth.plan.steps.size(); ++i) t = step(static_cast<int>(i), m_truth.plan.steps[i], t);
     footer(t);
     return finish();
   }
 
-private:
-  void meta(std::string_view name, const Track& t, bool process, std::string_view args)
-  {
+ private:
+  void meta(std::string_view name, const Track& t, bool process, std::string_view args) {
     const std::string& tid = process ? m_zeroTid : t.tid;
     m_w.metadata(name, t.pid, tid, &m_t0, args);
   }
 
-  void metadata()
-  {
+  void metadata() {
     m_zeroTid = m_opt.stringIds ? "\"0\"" : "0";
     const Track& cpu = m_b.cpuTrack();
     meta("process_name", cpu, true, fmt::format("\"name\": \"{}\"", processName(m_opt.style)));
@@ -111,45 +108,37 @@ private:
     m_w.commit(m_w.mark());
   }
 
-  void footer(Ns end)
-  {
+  void footer(Ns end) {
     const Track spans = makeTrack("\"Spans\"", "\"PyTorch Profiler\"");
-    m_w.complete(Cat::Trace, "PyTorch Profiler (0)", spans, m_t0, end - m_t0,
-                 [](Out& o) { o.s("\"Op count\": 0"); });
+    m_w.complete(Cat::Trace, "PyTorch Profiler (0)", spans, m_t0, end - m_t0, [](Out& o) { o.s("\"Op count\": 0"); });
     m_w.instant("Record Window End", makeTrack("\"\"", "\"\""), end + us(10));
     m_w.writeFooter(footerText(m_opt));
   }
 
-  Truth finish()
-  {
+  Truth finish() {
     m_w.finish();
     m_truth.counts = m_w.counts();
     m_truth.jsonBytes = m_w.jsonBytes();
     m_truth.overlappingGpuEvents = m_b.overlappingKernels();
     m_truth.shuffledWindows = m_w.shuffledWindows();
-    if (m_collectives > 1)
-      m_truth.meanCollectiveUs = m_collectiveSumUs / static_cast<double>(m_collectives - 1);
+    if (m_collectives > 1) m_truth.meanCollectiveUs = m_collectiveSumUs / static_cast<double>(m_collectives - 1);
     return m_truth;
   }
 
-  bool graphEligible(const StepPlan& s) const
-  {
-    if (m_opt.style == Style::Training || m_opt.style == Style::Diffusion)
-      return true;
+  bool graphEligible(const StepPlan& s) const {
+    if (m_opt.style == Style::Training || m_opt.style == Style::Diffusion) return true;
     return s.cr == 0 && s.gr > 0;
   }
 
-  ParsedCounts stepName(int i, const StepPlan& s)
-  {
+  ParsedCounts stepName(int i, const StepPlan& s) {
     switch (m_opt.style) {
-    case Style::Diffusion: return diffusionStepName(1, 1024, 1024, m_name);
-    case Style::Training: return trainingStepName(i, m_name);
-    default: return servingStepName(m_opt, s, m_name);
+      case Style::Diffusion: return diffusionStepName(1, 1024, 1024, m_name);
+      case Style::Training: return trainingStepName(i, m_name);
+      default: return servingStepName(m_opt, s, m_name);
     }
   }
 
-  Ns step(int i, const StepPlan& s, Ns t)
-  {
+  Ns step(int i, const StepPlan& s, Ns t) {
     t = betweenSteps(s, t);
     const ParsedCounts parsed = stepName(i, s);
     const bool graph = m_opt.graphSteps > 0.0 && graphEligible(s) && m_graphRng.chance(m_opt.graphSteps);
@@ -166,15 +155,14 @@ private:
     return t;
   }
 
-  void tally(ParsedCounts parsed, const StepPlan& s, bool graph, bool mirrored)
-  {
+  void tally(ParsedCounts parsed, const StepPlan& s, bool graph, bool mirrored) {
     auto& st = m_truth.steps;
     ++st.total;
     switch (classify(parsed)) {
-    case StepKind::PrefillOnly: ++st.prefillOnly; break;
-    case StepKind::PrefillDecode: ++st.prefillDecode; break;
-    case StepKind::DecodeOnly: ++st.decodeOnly; break;
-    case StepKind::Idle: ++st.idle; break;
+      case StepKind::PrefillOnly: ++st.prefillOnly; break;
+      case StepKind::PrefillDecode: ++st.prefillDecode; break;
+      case StepKind::DecodeOnly: ++st.decodeOnly; break;
+      case StepKind::Idle: ++st.idle; break;
     }
     st.graph += graph ? 1 : 0;
     st.idleGaps += s.idleGap ? 1 : 0;
@@ -184,10 +172,9 @@ private:
     m_truth.mirrors += mirrored ? 1 : 0;
   }
 
-  Ns betweenSteps(const StepPlan& s, Ns t)
-  {
-    static constexpr std::array<std::string_view, 4> kSchedOps = {
-        "aten::empty", "aten::to", "aten::_to_copy", "aten::item"};
+  Ns betweenSteps(const StepPlan& s, Ns t) {
+    static constexpr std::array<std::string_view, 4> kSchedOps = {"aten::empty", "aten::to", "aten::_to_copy",
+                                                                  "aten::item"};
     t += s.idleGap ? m_b.between(2000, 20000) : 0;
     t += m_b.between(40, 150);
     for (int j = 0; j < 2; ++j) {
@@ -199,17 +186,15 @@ private:
     return t + m_b.between(10, 40);
   }
 
-  Ns body(int i, const StepPlan& s, Ns t)
-  {
+  Ns body(int i, const StepPlan& s, Ns t) {
     switch (m_opt.style) {
-    case Style::Diffusion: return diffusionBody(i, t);
-    case Style::Training: return trainingBody(i, t);
-    default: return servingBody(s, t);
+      case Style::Diffusion: return diffusionBody(i, t);
+      case Style::Training: return trainingBody(i, t);
+      default: return servingBody(s, t);
     }
   }
 
-  Ns servingLayer(const StepPlan& s, Ns t, bool eager)
-  {
+  Ns servingLayer(const StepPlan& s, Ns t, bool eager) {
     const std::int64_t tok = std::max(1, s.ct + s.gt);
     auto j = [&](Ns base) { return m_b.jitter(base, 880, 1120); };
     if (eager) {
@@ -229,8 +214,7 @@ private:
                       {{tok, 32, 128}, {tok, 8, 128}, {tok, 8, 128}, {tok, 32, 128}}, attn);
   }
 
-  Ns servingBody(const StepPlan& s, Ns t)
-  {
+  Ns servingBody(const StepPlan& s, Ns t) {
     const std::int64_t tok = std::max(1, s.ct + s.gt);
     const std::int64_t reqs = std::max(1, s.cr + s.gr);
     t = m_b.copy(t, true, 8 * tok);
@@ -239,16 +223,14 @@ private:
     t = m_b.launch(t, "aten::index_select", {{tok, 4096}, {tok}},
                    {kn::kIndexSelect, m_b.jitter(us(2) + tok * 2, 900, 1100)});
     const bool eager = s.ct > 512;
-    for (int layer = 0; layer < m_opt.layers; ++layer)
-      t = servingLayer(s, t, eager);
+    for (int layer = 0; layer < m_opt.layers; ++layer) t = servingLayer(s, t, eager);
     t = m_b.launch(t, "aten::softmax", {{reqs, 151936}}, {kn::kSoftmax, m_b.jitter(us(4), 900, 1100)});
     t = m_b.launch(t, "aten::argmax", {{reqs, 151936}}, {kn::kArgmax, m_b.jitter(us(3), 900, 1100)});
     t = m_b.copy(t, false, 8 * reqs);
     return m_b.syncStream(t);
   }
 
-  Ns diffusionBody(int i, Ns t)
-  {
+  Ns diffusionBody(int i, Ns t) {
     const std::int64_t tokens = (1024 / 16) * (1024 / 16);
     const int warm = i < m_opt.warmupSteps ? 1600 : 1000;
     auto j = [&](Ns base) { return m_b.jitter(base, warm - 30, warm + 30); };
@@ -264,8 +246,7 @@ private:
     return m_b.syncStream(t);
   }
 
-  Ns trainingPass(Ns t, bool backward, int warm)
-  {
+  Ns trainingPass(Ns t, bool backward, int warm) {
     const Ns start = t;
     t += m_b.between(2, 5);
     auto j = [&](Ns base) { return m_b.jitter(base, warm - 20, warm + 20); };
@@ -282,17 +263,15 @@ private:
       }
     }
     t += m_b.between(2, 5);
-    m_b.frame(backward ? "autograd::engine::evaluate_function: MmBackward0" : "nn.Module: Transformer",
-              start, t - start);
+    m_b.frame(backward ? "autograd::engine::evaluate_function: MmBackward0" : "nn.Module: Transformer", start,
+              t - start);
     return t + m_b.between(3, 8);
   }
 
-  Ns trainingCollective(int i, Ns t)
-  {
+  Ns trainingCollective(int i, Ns t) {
     const Ns start = t;
     Ns dur = m_b.jitter(static_cast<Ns>(m_opt.collectiveUs * 1000.0), 980, 1020);
-    if (i == 0)
-      dur = static_cast<Ns>(static_cast<double>(dur) * m_opt.firstCollectiveFactor);
+    if (i == 0) dur = static_cast<Ns>(static_cast<double>(dur) * m_opt.firstCollectiveFactor);
     const double durUs = static_cast<double>(dur) / 1000.0;
     if (m_collectives++ == 0)
       m_truth.firstCollectiveUs = durUs;
@@ -302,12 +281,11 @@ private:
                    {kn::kAllReduce, dur}, kComm);
     t += m_b.between(1, 3);
     m_b.frame("DistributedDataParallel.reducer", start, t - start);
-    m_b.waitForStream(kCompute, kComm); // the optimizer waits for the gradients
+    m_b.waitForStream(kCompute, kComm);  // the optimizer waits for the gradients
     return t + m_b.between(3, 8);
   }
 
-  Ns trainingBody(int i, Ns t)
-  {
+  Ns trainingBody(int i, Ns t) {
     const int warm = i < m_opt.warmupSteps ? 1300 : 1000;
     t = m_b.copy(t, true, 8 * 8192);
     t = trainingPass(t, false, warm);
@@ -337,12 +315,11 @@ private:
   double m_collectiveSumUs = 0;
 };
 
-} // namespace
+}  // namespace
 
-Truth generateTrace(const Options& opt, int steps, ByteSink& sink)
-{
+Truth generateTrace(const Options& opt, int steps, ByteSink& sink) {
   TraceRun run(opt, sink);
   return run.run(steps);
 }
 
-} // namespace steadyscope::gen
+}  // namespace steadyscope::gen

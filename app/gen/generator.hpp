@@ -18,15 +18,15 @@ struct StepTally {
   std::uint64_t prefillDecode = 0;
   std::uint64_t decodeOnly = 0;
   std::uint64_t idle = 0;
-  std::uint64_t graph = 0;      // replayed without GPU events
-  std::uint64_t idleGaps = 0;   // long idle gaps before a step
-  std::uint64_t contextRequests = 0;   // engine truth, summed over steps
+  std::uint64_t graph = 0;            // replayed without GPU events
+  std::uint64_t idleGaps = 0;         // long idle gaps before a step
+  std::uint64_t contextRequests = 0;  // engine truth, summed over steps
   std::uint64_t generationRequests = 0;
 };
 
 struct Truth {
   int stepsRequested = 0;
-  Plan plan;                    // regions, steady region, peak concurrency
+  Plan plan;  // regions, steady region, peak concurrency
   StepTally steps;
   std::uint64_t roots = 0;
   std::uint64_t mirrors = 0;
@@ -46,4 +46,4 @@ Truth generateTrace(const Options& opt, int steps, ByteSink& sink);
 // Ground truth as a JSON document (category names as written in the trace).
 std::string truthJson(const Options& opt, const Truth& t);
 
-} // namespace steadyscope::gen
+}  // namespace steadyscope::gen

@@ -16,14 +16,12 @@ namespace {
 // Step count for --target-bytes: measure pilot runs into a null sink and
 // scale. The serving mix depends on the output length, which scales with the
 // step count, so the second pilot uses the output length of the first guess.
-int stepsForTarget(const Options& opt)
-{
+int stepsForTarget(const Options& opt) {
   constexpr int kPilotSteps = 1500;
   Options pilotOpt = opt;
   int steps = kPilotSteps;
   for (int round = 0; round < 2; ++round) {
-    if (opt.osl == 0)
-      pilotOpt.osl = std::clamp(steps / 6, 16, 1024);
+    if (opt.osl == 0) pilotOpt.osl = std::clamp(steps / 6, 16, 1024);
     NullSink pilotSink;
     const Truth pilot = generateTrace(pilotOpt, kPilotSteps, pilotSink);
     const double perStep =
@@ -33,15 +31,13 @@ int stepsForTarget(const Options& opt)
   return steps;
 }
 
-void writeTruthFile(const std::string& path, const std::string& json)
-{
+void writeTruthFile(const std::string& path, const std::string& json) {
   auto sink = openOutput(path, false, 0);
   sink->write(json.data(), json.size());
   sink->commit();
 }
 
-int run(const Options& opt)
-{
+int run(const Options& opt) {
   const auto start = std::chrono::steady_clock::now();
   const int steps = opt.targetBytes > 0 ? stepsForTarget(opt) : opt.steps;
   auto sink = openOutput(opt.out, opt.gzip(), opt.gzipLevel);
@@ -49,10 +45,8 @@ int run(const Options& opt)
   sink->commit();
   truth.storedBytes = sink->storedBytes();
   const std::string json = truthJson(opt, truth);
-  if (!opt.truthPath.empty())
-    writeTruthFile(opt.truthPath, json);
-  if (!opt.quiet)
-    std::fputs(json.c_str(), stdout);
+  if (!opt.truthPath.empty()) writeTruthFile(opt.truthPath, json);
+  if (!opt.quiet) std::fputs(json.c_str(), stdout);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr, "steadyscope-gen: %s: %llu events, %.1f MB JSON (%.1f MB stored) in %.2f s, %.0f MB/s\n",
                opt.out.c_str(), static_cast<unsigned long long>(truth.counts.total),
@@ -61,14 +55,12 @@ int run(const Options& opt)
   return 0;
 }
 
-} // namespace
+}  // namespace
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
   int exitCode = 0;
   const auto opt = parseOptions(argc, argv, exitCode);
-  if (!opt)
-    return exitCode;
+  if (!opt) return exitCode;
   try {
     return run(*opt);
   } catch (const std::exception& e) {

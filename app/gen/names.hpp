@@ -31,7 +31,7 @@ extern const std::string_view kSiluBackward;
 extern const std::string_view kGemmBackward;
 extern const std::string_view kCrossEntropy;
 extern const std::string_view kAllReduce;
-} // namespace kn
+}  // namespace kn
 
 // What a splitter's annotation parser derives from a name (§2.4); drives the
 // per-kind step counts of the ground truth.
@@ -51,4 +51,4 @@ ParsedCounts trainingStepName(int index, std::string& name);
 // Label of the annotation format, e.g. "vllm_native" or "profiler_step".
 std::string annotationFormat(const Options& opt);
 
-} // namespace steadyscope::gen
+}  // namespace steadyscope::gen

@@ -59,8 +59,7 @@ Awkward shapes
 )";
 
 template <class T>
-bool parseNumber(std::string_view s, T& out)
-{
+bool parseNumber(std::string_view s, T& out) {
   if constexpr (std::is_floating_point_v<T>) {
     char* end = nullptr;
     const std::string tmp(s);
@@ -72,40 +71,39 @@ bool parseNumber(std::string_view s, T& out)
   }
 }
 
-bool parseBytes(std::string_view s, std::uint64_t& out)
-{
+bool parseBytes(std::string_view s, std::uint64_t& out) {
   std::uint64_t mult = 1;
   if (!s.empty()) {
     switch (s.back()) {
-    case 'K': case 'k': mult = 1ULL << 10; break;
-    case 'M': case 'm': mult = 1ULL << 20; break;
-    case 'G': case 'g': mult = 1ULL << 30; break;
-    default: break;
+      case 'K':
+      case 'k': mult = 1ULL << 10; break;
+      case 'M':
+      case 'm': mult = 1ULL << 20; break;
+      case 'G':
+      case 'g': mult = 1ULL << 30; break;
+      default: break;
     }
-    if (mult != 1)
-      s.remove_suffix(1);
+    if (mult != 1) s.remove_suffix(1);
   }
   double v = 0;
-  if (!parseNumber(s, v) || v < 0)
-    return false;
+  if (!parseNumber(s, v) || v < 0) return false;
   out = static_cast<std::uint64_t>(v * static_cast<double>(mult));
   return true;
 }
 
-bool parseStyle(std::string_view s, Style& out)
-{
-  static const std::map<std::string_view, Style> names = {
-      {"vllm", Style::Vllm}, {"sglang", Style::Sglang}, {"atom", Style::Atom},
-      {"diffusion", Style::Diffusion}, {"training", Style::Training}};
+bool parseStyle(std::string_view s, Style& out) {
+  static const std::map<std::string_view, Style> names = {{"vllm", Style::Vllm},
+                                                          {"sglang", Style::Sglang},
+                                                          {"atom", Style::Atom},
+                                                          {"diffusion", Style::Diffusion},
+                                                          {"training", Style::Training}};
   auto it = names.find(s);
-  if (it == names.end())
-    return false;
+  if (it == names.end()) return false;
   out = it->second;
   return true;
 }
 
-bool parseAnnotation(std::string_view s, Annotation& out)
-{
+bool parseAnnotation(std::string_view s, Annotation& out) {
   if (s == "native")
     out = Annotation::Native;
   else if (s == "detailed")
@@ -120,13 +118,22 @@ bool inUnit(double v) { return v >= 0.0 && v <= 1.0; }
 using ValueHandler = std::function<bool(Options&, std::string_view)>;
 using FlagHandler = std::function<void(Options&)>;
 
-const std::map<std::string_view, ValueHandler>& valueOptions()
-{
+const std::map<std::string_view, ValueHandler>& valueOptions() {
   static const std::map<std::string_view, ValueHandler> m = {
-      {"--out", [](Options& o, std::string_view v) { o.out = v; return !v.empty(); }},
-      {"--truth", [](Options& o, std::string_view v) { o.truthPath = v; return !v.empty(); }},
-      {"--gzip-level", [](Options& o, std::string_view v) {
-         return parseNumber(v, o.gzipLevel) && o.gzipLevel >= 0 && o.gzipLevel <= 3; }},
+      {"--out",
+       [](Options& o, std::string_view v) {
+         o.out = v;
+         return !v.empty();
+       }},
+      {"--truth",
+       [](Options& o, std::string_view v) {
+         o.truthPath = v;
+         return !v.empty();
+       }},
+      {"--gzip-level",
+       [](Options& o, std::string_view v) {
+         return parseNumber(v, o.gzipLevel) && o.gzipLevel >= 0 && o.gzipLevel <= 3;
+       }},
       {"--style", [](Options& o, std::string_view v) { return parseStyle(v, o.style); }},
       {"--annotation", [](Options& o, std::string_view v) { return parseAnnotation(v, o.annotation); }},
       {"--steps", [](Options& o, std::string_view v) { return parseNumber(v, o.steps) && o.steps > 0; }},
@@ -135,32 +142,32 @@ const std::map<std::string_view, ValueHandler>& valueOptions()
       {"--conc", [](Options& o, std::string_view v) { return parseNumber(v, o.conc) && o.conc > 0; }},
       {"--isl", [](Options& o, std::string_view v) { return parseNumber(v, o.isl) && o.isl > 1; }},
       {"--osl", [](Options& o, std::string_view v) { return parseNumber(v, o.osl) && o.osl > 1; }},
-      {"--token-budget", [](Options& o, std::string_view v) {
-         return parseNumber(v, o.tokenBudget) && o.tokenBudget > 0; }},
-      {"--layers", [](Options& o, std::string_view v) {
-         return parseNumber(v, o.layers) && o.layers > 0 && o.layers <= 1000; }},
-      {"--idle-steps", [](Options& o, std::string_view v) {
-         return parseNumber(v, o.idleStepFrac) && inUnit(o.idleStepFrac); }},
-      {"--idle-gaps", [](Options& o, std::string_view v) {
-         return parseNumber(v, o.idleGapFrac) && inUnit(o.idleGapFrac); }},
-      {"--warmup-steps", [](Options& o, std::string_view v) {
-         return parseNumber(v, o.warmupSteps) && o.warmupSteps >= 0; }},
-      {"--collective-us", [](Options& o, std::string_view v) {
-         return parseNumber(v, o.collectiveUs) && o.collectiveUs > 0; }},
-      {"--first-collective-factor", [](Options& o, std::string_view v) {
-         return parseNumber(v, o.firstCollectiveFactor) && o.firstCollectiveFactor > 0; }},
-      {"--graph-steps", [](Options& o, std::string_view v) {
-         return parseNumber(v, o.graphSteps) && inUnit(o.graphSteps); }},
-      {"--bad-dur", [](Options& o, std::string_view v) {
-         return parseNumber(v, o.badDur) && inUnit(o.badDur); }},
-      {"--unsorted-window", [](Options& o, std::string_view v) {
-         return parseNumber(v, o.unsortedWindow) && o.unsortedWindow >= 2; }},
+      {"--token-budget",
+       [](Options& o, std::string_view v) { return parseNumber(v, o.tokenBudget) && o.tokenBudget > 0; }},
+      {"--layers",
+       [](Options& o, std::string_view v) { return parseNumber(v, o.layers) && o.layers > 0 && o.layers <= 1000; }},
+      {"--idle-steps",
+       [](Options& o, std::string_view v) { return parseNumber(v, o.idleStepFrac) && inUnit(o.idleStepFrac); }},
+      {"--idle-gaps",
+       [](Options& o, std::string_view v) { return parseNumber(v, o.idleGapFrac) && inUnit(o.idleGapFrac); }},
+      {"--warmup-steps",
+       [](Options& o, std::string_view v) { return parseNumber(v, o.warmupSteps) && o.warmupSteps >= 0; }},
+      {"--collective-us",
+       [](Options& o, std::string_view v) { return parseNumber(v, o.collectiveUs) && o.collectiveUs > 0; }},
+      {"--first-collective-factor",
+       [](Options& o, std::string_view v) {
+         return parseNumber(v, o.firstCollectiveFactor) && o.firstCollectiveFactor > 0;
+       }},
+      {"--graph-steps",
+       [](Options& o, std::string_view v) { return parseNumber(v, o.graphSteps) && inUnit(o.graphSteps); }},
+      {"--bad-dur", [](Options& o, std::string_view v) { return parseNumber(v, o.badDur) && inUnit(o.badDur); }},
+      {"--unsorted-window",
+       [](Options& o, std::string_view v) { return parseNumber(v, o.unsortedWindow) && o.unsortedWindow >= 2; }},
   };
   return m;
 }
 
-const std::map<std::string_view, FlagHandler>& flagOptions()
-{
+const std::map<std::string_view, FlagHandler>& flagOptions() {
   static const std::map<std::string_view, FlagHandler> m = {
       {"--be-pairs", [](Options& o) { o.bePairs = true; }},
       {"--string-ids", [](Options& o) { o.stringIds = true; }},
@@ -173,22 +180,17 @@ const std::map<std::string_view, FlagHandler>& flagOptions()
   return m;
 }
 
-std::optional<Options> fail(int& exitCode, const std::string& msg)
-{
+std::optional<Options> fail(int& exitCode, const std::string& msg) {
   std::fprintf(stderr, "steadyscope-gen: %s (see --help)\n", msg.c_str());
   exitCode = 2;
   return std::nullopt;
 }
 
-} // namespace
+}  // namespace
 
-bool Options::gzip() const
-{
-  return out.size() >= 3 && out.compare(out.size() - 3, 3, ".gz") == 0;
-}
+bool Options::gzip() const { return out.size() >= 3 && out.compare(out.size() - 3, 3, ".gz") == 0; }
 
-std::optional<Options> parseOptions(int argc, char** argv, int& exitCode)
-{
+std::optional<Options> parseOptions(int argc, char** argv, int& exitCode) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
@@ -199,8 +201,7 @@ std::optional<Options> parseOptions(int argc, char** argv, int& exitCode)
       exitCode = 0;
       return std::nullopt;
     }
-    if (arg == "-o")
-      arg = "--out";
+    if (arg == "-o") arg = "--out";
     if (auto eq = arg.find('='); arg.starts_with("--") && eq != std::string_view::npos) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
@@ -211,36 +212,28 @@ std::optional<Options> parseOptions(int argc, char** argv, int& exitCode)
       continue;
     }
     auto v = valueOptions().find(arg);
-    if (v == valueOptions().end())
-      return fail(exitCode, "unknown option '" + std::string(arg) + "'");
+    if (v == valueOptions().end()) return fail(exitCode, "unknown option '" + std::string(arg) + "'");
     if (!hasInline) {
-      if (i + 1 >= argc)
-        return fail(exitCode, "missing value for " + std::string(arg));
+      if (i + 1 >= argc) return fail(exitCode, "missing value for " + std::string(arg));
       value = argv[++i];
     }
-    if (!v->second(o, value))
-      return fail(exitCode, "bad value '" + std::string(value) + "' for " + std::string(arg));
+    if (!v->second(o, value)) return fail(exitCode, "bad value '" + std::string(value) + "' for " + std::string(arg));
   }
-  if (o.out.empty())
-    return fail(exitCode, "no output file (-o)");
+  if (o.out.empty()) return fail(exitCode, "no output file (-o)");
   return o;
 }
 
-const char* styleName(Style s)
-{
+const char* styleName(Style s) {
   switch (s) {
-  case Style::Vllm: return "vllm";
-  case Style::Sglang: return "sglang";
-  case Style::Atom: return "atom";
-  case Style::Diffusion: return "diffusion";
-  case Style::Training: return "training";
+    case Style::Vllm: return "vllm";
+    case Style::Sglang: return "sglang";
+    case Style::Atom: return "atom";
+    case Style::Diffusion: return "diffusion";
+    case Style::Training: return "training";
   }
   return "?";
 }
 
-const char* annotationName(Annotation a)
-{
-  return a == Annotation::Native ? "native" : "detailed";
-}
+const char* annotationName(Annotation a) { return a == Annotation::Native ? "native" : "detailed"; }
 
-} // namespace steadyscope::gen
+}  // namespace steadyscope::gen

@@ -18,11 +18,11 @@ struct Options {
   Annotation annotation = Annotation::Native;
   int steps = 300;
   std::uint64_t seed = 1;
-  std::uint64_t targetBytes = 0; // 0: use `steps`
+  std::uint64_t targetBytes = 0;  // 0: use `steps`
   // serving schedule
   int conc = 16;
   int isl = 2048;
-  int osl = 0; // 0: scaled with the step count
+  int osl = 0;  // 0: scaled with the step count
   int tokenBudget = 2048;
   int layers = 4;
   double idleStepFrac = 0.01;
@@ -55,4 +55,4 @@ std::optional<Options> parseOptions(int argc, char** argv, int& exitCode);
 const char* styleName(Style s);
 const char* annotationName(Annotation a);
 
-} // namespace steadyscope::gen
+}  // namespace steadyscope::gen

@@ -9,8 +9,7 @@
 
 namespace steadyscope::gen {
 
-inline std::uint64_t splitmix64(std::uint64_t& state)
-{
+inline std::uint64_t splitmix64(std::uint64_t& state) {
   std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
@@ -18,18 +17,15 @@ inline std::uint64_t splitmix64(std::uint64_t& state)
 }
 
 class Rng {
-public:
+ public:
   // `stream` separates independent sequences drawn from one user seed, so
   // e.g. the anomaly choices never shift the timing sequence.
-  explicit Rng(std::uint64_t seed, std::uint64_t stream = 0)
-  {
+  explicit Rng(std::uint64_t seed, std::uint64_t stream = 0) {
     std::uint64_t sm = seed ^ (stream * 0xD1B54A32D192ED03ULL);
-    for (auto& word : m_s)
-      word = splitmix64(sm);
+    for (auto& word : m_s) word = splitmix64(sm);
   }
 
-  std::uint64_t next()
-  {
+  std::uint64_t next() {
     const std::uint64_t result = rotl(m_s[1] * 5, 7) * 9;
     const std::uint64_t t = m_s[1] << 17;
     m_s[2] ^= m_s[0];
@@ -42,10 +38,9 @@ public:
   }
 
   // Uniform integer in [lo, hi] (inclusive); lo <= hi.
-  std::int64_t range(std::int64_t lo, std::int64_t hi)
-  {
+  std::int64_t range(std::int64_t lo, std::int64_t hi) {
     const auto span = static_cast<std::uint64_t>(hi - lo) + 1;
-    if (span == 0) // full 64-bit range
+    if (span == 0)  // full 64-bit range
       return static_cast<std::int64_t>(next());
     return lo + static_cast<std::int64_t>(next() % span);
   }
@@ -55,9 +50,9 @@ public:
 
   bool chance(double p) { return p > 0.0 && unit() < p; }
 
-private:
+ private:
   static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   std::uint64_t m_s[4];
 };
 
-} // namespace steadyscope::gen
+}  // namespace steadyscope::gen

@@ -10,37 +10,31 @@ namespace {
 struct Request {
   int prefillLeft = 0;
   int decodeLeft = 0;
-  int scheduled = 0; // prefill tokens scheduled in the current step
+  int scheduled = 0;  // prefill tokens scheduled in the current step
 };
 
 // Step-index boundaries of the serving phases.
 struct Phases {
   int rampEnd, dipBegin, dipEnd, drainBegin;
-  explicit Phases(int n)
-  {
+  explicit Phases(int n) {
     rampEnd = std::max(2, n * 5 / 100);
     dipBegin = std::max(rampEnd, n * 55 / 100);
     dipEnd = std::max(dipBegin, dipBegin + std::max(2, n * 8 / 100));
     drainBegin = std::max(dipEnd, n - std::max(2, n * 10 / 100));
   }
-  int target(int step, int peak) const
-  {
-    if (step < rampEnd)
-      return 1 + (peak - 1) * step / rampEnd;
-    if (step >= dipBegin && step < dipEnd)
-      return std::max(1, peak / 4);
+  int target(int step, int peak) const {
+    if (step < rampEnd) return 1 + (peak - 1) * step / rampEnd;
+    if (step >= dipBegin && step < dipEnd) return std::max(1, peak / 4);
     return step < drainBegin ? peak : 0;
   }
 };
 
 class Engine {
-public:
+ public:
   Engine(const Options& opt, int n, Rng& rng)
-      : m_opt(opt), m_rng(rng),
-        m_osl(opt.osl > 0 ? opt.osl : std::clamp(n / 6, 16, 1024)) {}
+      : m_opt(opt), m_rng(rng), m_osl(opt.osl > 0 ? opt.osl : std::clamp(n / 6, 16, 1024)) {}
 
-  void arrive(int target)
-  {
+  void arrive(int target) {
     while (m_inFlight < target) {
       Request r;
       r.prefillLeft = static_cast<int>(m_rng.range(std::max(1, m_opt.isl / 4), m_opt.isl));
@@ -54,16 +48,13 @@ public:
   bool empty() const { return m_waiting.empty() && m_running.empty(); }
   int issued() const { return m_issued; }
 
-  StepPlan step()
-  {
+  StepPlan step() {
     StepPlan s;
-    for (const auto& r : m_running)
-      s.gr += r.prefillLeft == 0 ? 1 : 0;
+    for (const auto& r : m_running) s.gr += r.prefillLeft == 0 ? 1 : 0;
     s.gt = s.gr;
     int tokens = s.gr;
     for (auto& r : m_running)
-      if (r.prefillLeft > 0 && tokens < m_opt.tokenBudget)
-        schedulePrefill(r, tokens, s);
+      if (r.prefillLeft > 0 && tokens < m_opt.tokenBudget) schedulePrefill(r, tokens, s);
     const auto maxSeqs = static_cast<std::size_t>(std::max(256, m_opt.conc * 2));
     while (!m_waiting.empty() && tokens < m_opt.tokenBudget && m_running.size() < maxSeqs) {
       m_running.push_back(m_waiting.front());
@@ -74,23 +65,20 @@ public:
     return s;
   }
 
-private:
-  void schedulePrefill(Request& r, int& tokens, StepPlan& s) const
-  {
+ private:
+  void schedulePrefill(Request& r, int& tokens, StepPlan& s) const {
     r.scheduled = std::min(r.prefillLeft, m_opt.tokenBudget - tokens);
     tokens += r.scheduled;
     ++s.cr;
     s.ct += r.scheduled;
   }
 
-  void advance()
-  {
+  void advance() {
     for (auto& r : m_running) {
       if (r.scheduled > 0) {
         r.prefillLeft -= r.scheduled;
         r.scheduled = 0;
-        if (r.prefillLeft == 0)
-          --r.decodeLeft; // prefill yields the first token
+        if (r.prefillLeft == 0) --r.decodeLeft;  // prefill yields the first token
       } else if (r.prefillLeft == 0) {
         --r.decodeLeft;
       }
@@ -110,25 +98,20 @@ private:
   int m_issued = 0;
 };
 
-void addRegion(Plan& p, const char* kind, int first, int lastExclusive)
-{
+void addRegion(Plan& p, const char* kind, int first, int lastExclusive) {
   const int n = static_cast<int>(p.steps.size());
   lastExclusive = std::min(lastExclusive, n);
-  if (first < lastExclusive)
-    p.regions.push_back({kind, first, lastExclusive - 1});
+  if (first < lastExclusive) p.regions.push_back({kind, first, lastExclusive - 1});
 }
 
-void pickSteady(Plan& p, const char* kind)
-{
+void pickSteady(Plan& p, const char* kind) {
   for (const auto& r : p.regions)
-    if (r.kind == kind && (p.steady.kind.empty() || r.last - r.first > p.steady.last - p.steady.first))
-      p.steady = r;
+    if (r.kind == kind && (p.steady.kind.empty() || r.last - r.first > p.steady.last - p.steady.first)) p.steady = r;
 }
 
-} // namespace
+}  // namespace
 
-Plan planServing(const Options& opt, int n, Rng& rng)
-{
+Plan planServing(const Options& opt, int n, Rng& rng) {
   Plan p;
   const Phases ph(n);
   Engine engine(opt, n, rng);
@@ -136,11 +119,9 @@ Plan planServing(const Options& opt, int n, Rng& rng)
     const int index = static_cast<int>(p.steps.size());
     const int target = ph.target(index, opt.conc);
     engine.arrive(target);
-    if (engine.empty())
-      break; // drained during ramp-down
+    if (engine.empty()) break;  // drained during ramp-down
     StepPlan s;
-    if (!rng.chance(opt.idleStepFrac))
-      s = engine.step(); // else: an empty (dummy) engine step
+    if (!rng.chance(opt.idleStepFrac)) s = engine.step();  // else: an empty (dummy) engine step
     s.idleGap = rng.chance(opt.idleGapFrac);
     p.peakRequests = std::max(p.peakRequests, s.cr + s.gr);
     p.steps.push_back(s);
@@ -155,12 +136,10 @@ Plan planServing(const Options& opt, int n, Rng& rng)
   return p;
 }
 
-Plan planLoop(const Options& opt, int n, Rng& rng)
-{
+Plan planLoop(const Options& opt, int n, Rng& rng) {
   Plan p;
   p.steps.resize(static_cast<std::size_t>(n));
-  for (auto& s : p.steps)
-    s.idleGap = rng.chance(opt.idleGapFrac);
+  for (auto& s : p.steps) s.idleGap = rng.chance(opt.idleGapFrac);
   int first = 0;
   if (opt.style == Style::Training && opt.firstCollectiveFactor != 1.0) {
     addRegion(p, "transient", 0, 1);
@@ -173,4 +152,4 @@ Plan planLoop(const Options& opt, int n, Rng& rng)
   return p;
 }
 
-} // namespace steadyscope::gen
+}  // namespace steadyscope::gen

@@ -13,23 +13,23 @@
 namespace steadyscope::gen {
 
 struct StepPlan {
-  int cr = 0; // context (prefill) requests in the step
-  int ct = 0; // context tokens
-  int gr = 0; // generation (decode) requests
-  int gt = 0; // generation tokens
-  bool idleGap = false; // a long idle gap precedes the step
+  int cr = 0;            // context (prefill) requests in the step
+  int ct = 0;            // context tokens
+  int gr = 0;            // generation (decode) requests
+  int gt = 0;            // generation tokens
+  bool idleGap = false;  // a long idle gap precedes the step
 };
 
 struct Region {
-  std::string kind; // ramp_up, plateau, dip, ramp_down, warmup, transient, steady
-  int first = 0;    // step indices, inclusive
+  std::string kind;  // ramp_up, plateau, dip, ramp_down, warmup, transient, steady
+  int first = 0;     // step indices, inclusive
   int last = 0;
 };
 
 struct Plan {
   std::vector<StepPlan> steps;
   std::vector<Region> regions;
-  Region steady;     // the planted steady region
+  Region steady;  // the planted steady region
   int peakRequests = 0;
   int requestsIssued = 0;
 };
@@ -38,4 +38,4 @@ Plan planServing(const Options& opt, int steps, Rng& rng);
 // Training / diffusion: warm-up steps then a steady loop.
 Plan planLoop(const Options& opt, int steps, Rng& rng);
 
-} // namespace steadyscope::gen
+}  // namespace steadyscope::gen

@@ -11,7 +11,7 @@
 namespace steadyscope::gen {
 
 class ByteSink {
-public:
+ public:
   virtual ~ByteSink() = default;
   // Throws std::runtime_error on I/O failure.
   virtual void write(const char* data, std::size_t size) = 0;
@@ -23,16 +23,16 @@ public:
 
 // Discards everything (used to measure the size of a pilot run).
 class NullSink final : public ByteSink {
-public:
+ public:
   void write(const char*, std::size_t size) override { m_bytes += size; }
   void commit() override {}
   std::uint64_t storedBytes() const override { return m_bytes; }
 
-private:
+ private:
   std::uint64_t m_bytes = 0;
 };
 
 // Opens `path` atomically; `.gz` paths get gzip framing at `gzipLevel`.
 std::unique_ptr<ByteSink> openOutput(const std::string& path, bool gzip, int gzipLevel);
 
-} // namespace steadyscope::gen
+}  // namespace steadyscope::gen

@@ -12,23 +12,20 @@ namespace {
 
 constexpr std::string_view kPhOrder = "XBEsfiM";
 
-constexpr std::array<std::string_view, kCatCount> catNames(bool old)
-{
+constexpr std::array<std::string_view, kCatCount> catNames(bool old) {
   if (old)
-    return {"Kernel", "Memcpy", "Memset", "Runtime", "Operator",
-            "user_annotation", "gpu_user_annotation", "ac2g", "Trace"};
-  return {"kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cpu_op",
-          "user_annotation", "gpu_user_annotation", "ac2g", "Trace"};
+    return {"Kernel", "Memcpy", "Memset", "Runtime", "Operator", "user_annotation", "gpu_user_annotation",
+            "ac2g",   "Trace"};
+  return {"kernel",          "gpu_memcpy",          "gpu_memset", "cuda_runtime", "cpu_op",
+          "user_annotation", "gpu_user_annotation", "ac2g",       "Trace"};
 }
 
-void appendEvents(std::string& s, const Options& opt, const EventCounts& c)
-{
+void appendEvents(std::string& s, const Options& opt, const EventCounts& c) {
   auto it = std::back_inserter(s);
   fmt::format_to(it, "  \"events\": {{\n    \"total\": {},\n    \"by_ph\": {{", c.total);
   bool first = true;
   for (char ph : kPhOrder) {
-    if (c.byPh[static_cast<std::size_t>(ph)] == 0)
-      continue;
+    if (c.byPh[static_cast<std::size_t>(ph)] == 0) continue;
     fmt::format_to(it, "{}\"{}\": {}", first ? "" : ", ", ph, c.byPh[static_cast<std::size_t>(ph)]);
     first = false;
   }
@@ -36,17 +33,14 @@ void appendEvents(std::string& s, const Options& opt, const EventCounts& c)
   first = true;
   const auto names = catNames(opt.oldCategories);
   for (std::size_t i = 0; i < kCatCount; ++i) {
-    if (c.byCat[i] == 0)
-      continue;
+    if (c.byCat[i] == 0) continue;
     fmt::format_to(it, "{}\"{}\": {}", first ? "" : ", ", names[i], c.byCat[i]);
     first = false;
   }
-  fmt::format_to(it, "}},\n    \"gpu\": {},\n    \"metadata_without_ts\": {}\n  }},\n", c.gpu(),
-                 c.metadataWithoutTs);
+  fmt::format_to(it, "}},\n    \"gpu\": {},\n    \"metadata_without_ts\": {}\n  }},\n", c.gpu(), c.metadataWithoutTs);
 }
 
-void appendSteps(std::string& s, const Truth& t)
-{
+void appendSteps(std::string& s, const Truth& t) {
   const auto& st = t.steps;
   fmt::format_to(std::back_inserter(s),
                  "  \"steps\": {{\n    \"requested\": {}, \"total\": {},\n"
@@ -55,12 +49,10 @@ void appendSteps(std::string& s, const Truth& t)
                  "  \"requests\": {{\"issued\": {}, \"peak_concurrency\": {}, \"context_requests\": {}, "
                  "\"generation_requests\": {}}},\n",
                  t.stepsRequested, st.total, st.prefillOnly, st.prefillDecode, st.decodeOnly, st.idle, st.graph,
-                 st.idleGaps, t.plan.requestsIssued, t.plan.peakRequests, st.contextRequests,
-                 st.generationRequests);
+                 st.idleGaps, t.plan.requestsIssued, t.plan.peakRequests, st.contextRequests, st.generationRequests);
 }
 
-void appendAnomalies(std::string& s, const Options& opt, const Truth& t)
-{
+void appendAnomalies(std::string& s, const Options& opt, const Truth& t) {
   fmt::format_to(std::back_inserter(s),
                  "  \"anomalies\": {{\n    \"missing_dur\": {}, \"negative_dur\": {}, \"be_pairs\": {},\n"
                  "    \"string_ids\": {}, \"old_categories\": {}, \"unsorted\": {}, \"shuffled_windows\": {},\n"
@@ -69,14 +61,13 @@ void appendAnomalies(std::string& s, const Options& opt, const Truth& t)
                  opt.unsorted, t.shuffledWindows, t.overlappingGpuEvents, opt.epoch);
 }
 
-void appendRegions(std::string& s, const Truth& t)
-{
+void appendRegions(std::string& s, const Truth& t) {
   auto it = std::back_inserter(s);
   s += "  \"regions\": [";
   bool first = true;
   for (const auto& r : t.plan.regions) {
-    fmt::format_to(it, "{}\n    {{\"kind\": \"{}\", \"first_step\": {}, \"last_step\": {}}}", first ? "" : ",",
-                   r.kind, r.first, r.last);
+    fmt::format_to(it, "{}\n    {{\"kind\": \"{}\", \"first_step\": {}, \"last_step\": {}}}", first ? "" : ",", r.kind,
+                   r.first, r.last);
     first = false;
   }
   s += first ? "],\n" : "\n  ],\n";
@@ -88,10 +79,9 @@ void appendRegions(std::string& s, const Truth& t)
                    st.first, st.last);
 }
 
-} // namespace
+}  // namespace
 
-std::string truthJson(const Options& opt, const Truth& t)
-{
+std::string truthJson(const Options& opt, const Truth& t) {
   std::string s;
   auto it = std::back_inserter(s);
   fmt::format_to(it,
@@ -113,4 +103,4 @@ std::string truthJson(const Options& opt, const Truth& t)
   return s;
 }
 
-} // namespace steadyscope::gen
+}  // namespace steadyscope::gen

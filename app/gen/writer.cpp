@@ -9,24 +9,21 @@ namespace {
 constexpr std::size_t kFlushBytes = 8u << 20;
 
 constexpr std::array<std::string_view, kCatCount> kCatNames = {
-    "kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cpu_op",
-    "user_annotation", "gpu_user_annotation", "ac2g", "Trace"};
+    "kernel",          "gpu_memcpy",          "gpu_memset", "cuda_runtime", "cpu_op",
+    "user_annotation", "gpu_user_annotation", "ac2g",       "Trace"};
 // Category names of 2021-era PyTorch profiler traces.
 constexpr std::array<std::string_view, kCatCount> kOldCatNames = {
-    "Kernel", "Memcpy", "Memset", "Runtime", "Operator",
-    "user_annotation", "gpu_user_annotation", "ac2g", "Trace"};
+    "Kernel", "Memcpy", "Memset", "Runtime", "Operator", "user_annotation", "gpu_user_annotation", "ac2g", "Trace"};
 
-} // namespace
+}  // namespace
 
-Track makeTrack(std::string pid, std::string tid)
-{
+Track makeTrack(std::string pid, std::string tid) {
   Track t{std::move(pid), std::move(tid), {}};
   t.ids = "\"pid\": " + t.pid + ", \"tid\": " + t.tid;
   return t;
 }
 
-Out& Out::us(Ns ns)
-{
+Out& Out::us(Ns ns) {
   if (ns < 0) {
     c('-');
     ns = -ns;
@@ -39,19 +36,16 @@ Out& Out::us(Ns ns)
   return *this;
 }
 
-Out& Out::dims(std::initializer_list<std::initializer_list<std::int64_t>> d)
-{
+Out& Out::dims(std::initializer_list<std::initializer_list<std::int64_t>> d) {
   c('[');
   bool firstOuter = true;
   for (const auto& inner : d) {
-    if (!firstOuter)
-      s(", ");
+    if (!firstOuter) s(", ");
     firstOuter = false;
     c('[');
     bool first = true;
     for (auto v : inner) {
-      if (!first)
-        s(", ");
+      if (!first) s(", ");
       first = false;
       i(v);
     }
@@ -60,80 +54,65 @@ Out& Out::dims(std::initializer_list<std::initializer_list<std::int64_t>> d)
   return c(']');
 }
 
-std::uint64_t EventCounts::gpu() const
-{
+std::uint64_t EventCounts::gpu() const {
   return byCat[static_cast<std::size_t>(Cat::Kernel)] + byCat[static_cast<std::size_t>(Cat::Memcpy)] +
          byCat[static_cast<std::size_t>(Cat::Memset)];
 }
 
 EventWriter::EventWriter(ByteSink& sink, const Options& opt)
-    : m_sink(sink), m_opt(opt), m_anomalyRng(opt.seed, 3), m_shuffleRng(opt.seed, 4)
-{
+    : m_sink(sink), m_opt(opt), m_anomalyRng(opt.seed, 3), m_shuffleRng(opt.seed, 4) {
   m_stage.reserve(1u << 20);
   m_out.reserve(kFlushBytes + (1u << 20));
 }
 
-std::string_view EventWriter::catName(Cat c) const
-{
+std::string_view EventWriter::catName(Cat c) const {
   const auto i = static_cast<std::size_t>(c);
   return m_opt.oldCategories ? kOldCatNames[i] : kCatNames[i];
 }
 
-EventWriter::DurMode EventWriter::pickCpuOpMode()
-{
+EventWriter::DurMode EventWriter::pickCpuOpMode() {
   if (m_opt.badDur > 0.0 && m_anomalyRng.chance(m_opt.badDur))
     return (m_anomalyRng.next() & 1) ? DurMode::Missing : DurMode::Negative;
   return m_opt.bePairs ? DurMode::BePair : DurMode::Normal;
 }
 
-void EventWriter::beginEvent()
-{
+void EventWriter::beginEvent() {
   m_starts.push_back(m_stage.size());
   m_o.s(",\n  {\n");
 }
 
-void EventWriter::endEvent(char ph, Cat cat)
-{
+void EventWriter::endEvent(char ph, Cat cat) {
   ++m_counts.total;
   ++m_counts.byPh[static_cast<unsigned char>(ph) & 127];
-  if (cat != Cat::Count)
-    ++m_counts.byCat[static_cast<std::size_t>(cat)];
+  if (cat != Cat::Count) ++m_counts.byCat[static_cast<std::size_t>(cat)];
 }
 
-void EventWriter::endPairEvent(const Track& t, Ns ts)
-{
+void EventWriter::endPairEvent(const Track& t, Ns ts) {
   beginEvent();
   m_o.s("    \"ph\": \"E\", ").s(t.ids).s(", \"ts\": ").us(ts).s("\n  }");
   endEvent('E', Cat::Count);
   ++m_counts.bePairs;
 }
 
-void EventWriter::head(char ph, Cat cat, std::string_view name, const Track& t)
-{
+void EventWriter::head(char ph, Cat cat, std::string_view name, const Track& t) {
   m_o.s("    \"ph\": \"").c(ph).s("\", \"cat\": \"").s(catName(cat)).s("\", \"name\": ").q(name);
   m_o.s(", ").s(t.ids).s(",\n");
 }
 
-void EventWriter::timing(Ns ts, Ns dur, DurMode mode)
-{
+void EventWriter::timing(Ns ts, Ns dur, DurMode mode) {
   m_o.s("    \"ts\": ").us(ts);
   switch (mode) {
-  case DurMode::Missing:
-    ++m_counts.missingDur;
-    break;
-  case DurMode::Negative:
-    ++m_counts.negativeDur;
-    m_o.s(", \"dur\": ").us(dur > 0 ? -dur : dur - 1000);
-    break;
-  default:
-    m_o.s(", \"dur\": ").us(dur);
-    break;
+    case DurMode::Missing: ++m_counts.missingDur; break;
+    case DurMode::Negative:
+      ++m_counts.negativeDur;
+      m_o.s(", \"dur\": ").us(dur > 0 ? -dur : dur - 1000);
+      break;
+    default: m_o.s(", \"dur\": ").us(dur); break;
   }
   m_o.s(",\n    \"args\": {\n      ");
 }
 
-void EventWriter::flow(bool start, std::int64_t id, const Track& t, Ns ts)
-{
+void EventWriter::flow(bool start, std::int64_t id, const Track& t, Ns ts) {
   beginEvent();
   m_o.s(start ? "    \"ph\": \"s\", \"id\": " : "    \"ph\": \"f\", \"id\": ").i(id);
   m_o.s(", ").s(t.ids).s(", \"ts\": ").us(ts).s(",\n    \"cat\": \"ac2g\", \"name\": \"ac2g\"");
@@ -141,9 +120,8 @@ void EventWriter::flow(bool start, std::int64_t id, const Track& t, Ns ts)
   endEvent(start ? 's' : 'f', Cat::Flow);
 }
 
-void EventWriter::metadata(std::string_view name, const std::string& pid, const std::string& tid,
-                           const Ns* ts, std::string_view argsBody)
-{
+void EventWriter::metadata(std::string_view name, const std::string& pid, const std::string& tid, const Ns* ts,
+                           std::string_view argsBody) {
   beginEvent();
   m_o.s("    \"name\": ").q(name).s(", \"ph\": \"M\", ");
   if (ts)
@@ -155,75 +133,64 @@ void EventWriter::metadata(std::string_view name, const std::string& pid, const 
   endEvent('M', Cat::Count);
 }
 
-void EventWriter::instant(std::string_view name, const Track& t, Ns ts)
-{
+void EventWriter::instant(std::string_view name, const Track& t, Ns ts) {
   beginEvent();
   m_o.s("    \"name\": ").q(name).s(", \"ph\": \"i\", \"s\": \"g\",\n    ");
   m_o.s(t.ids).s(", \"ts\": ").us(ts).s("\n  }");
   endEvent('i', Cat::Count);
 }
 
-void EventWriter::appendRange(std::size_t index)
-{
+void EventWriter::appendRange(std::size_t index) {
   std::size_t from = m_starts[index];
   const std::size_t to = index + 1 < m_starts.size() ? m_starts[index + 1] : m_stage.size();
   if (m_firstEvent) {
-    from += 2; // the very first event of the array has no ",\n" before it
+    from += 2;  // the very first event of the array has no ",\n" before it
     m_firstEvent = false;
   }
   m_out.append(m_stage.data() + from, m_stage.data() + to);
 }
 
-void EventWriter::commit(std::size_t headFrom)
-{
+void EventWriter::commit(std::size_t headFrom) {
   const std::size_t n = m_starts.size();
-  if (n == 0)
-    return;
+  if (n == 0) return;
   m_order.clear();
-  for (std::size_t i = headFrom; i < n; ++i)
-    m_order.push_back(i);
-  for (std::size_t i = 0; i < headFrom && i < n; ++i)
-    m_order.push_back(i);
+  for (std::size_t i = headFrom; i < n; ++i) m_order.push_back(i);
+  for (std::size_t i = 0; i < headFrom && i < n; ++i) m_order.push_back(i);
   if (m_opt.unsorted) {
     const auto w = static_cast<std::size_t>(m_opt.unsortedWindow);
     for (std::size_t lo = 0; lo + 1 < n; lo += w) {
       const std::size_t len = std::min(w, n - lo);
       for (std::size_t k = len - 1; k > 0; --k)
-        std::swap(m_order[lo + k], m_order[lo + static_cast<std::size_t>(m_shuffleRng.range(0, static_cast<std::int64_t>(k)))]);
+        std::swap(m_order[lo + k],
+                  m_order[lo + static_cast<std::size_t>(m_shuffleRng.range(0, static_cast<std::int64_t>(k)))]);
       ++m_shuffledWindows;
     }
   }
-  for (auto idx : m_order)
-    appendRange(idx);
+  for (auto idx : m_order) appendRange(idx);
   m_stage.clear();
   m_starts.clear();
   flushIfLarge(false);
 }
 
-void EventWriter::writeHeader(std::string_view headerText)
-{
+void EventWriter::writeHeader(std::string_view headerText) {
   m_out.append(headerText.data(), headerText.data() + headerText.size());
 }
 
-void EventWriter::writeFooter(std::string_view footerText)
-{
+void EventWriter::writeFooter(std::string_view footerText) {
   commit(m_starts.size());
   m_out.append(footerText.data(), footerText.data() + footerText.size());
 }
 
-void EventWriter::flushIfLarge(bool force)
-{
-  if (m_out.size() == 0 || (!force && m_out.size() < kFlushBytes))
-    return;
+void EventWriter::flushIfLarge(bool force) {
+  if (m_out.size() == 0 || (!force && m_out.size() < kFlushBytes)) return;
   m_sink.write(m_out.data(), m_out.size());
   m_jsonBytes += m_out.size();
   m_out.clear();
 }
 
-void EventWriter::finish()
-{
+void EventWriter::finish() {
   commit(m_starts.size());
   flushIfLarge(true);
 }
 
-} // namespace steadyscope::gen
+}  // namespace steadyscope::gen

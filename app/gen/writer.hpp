@@ -19,10 +19,19 @@
 
 namespace steadyscope::gen {
 
-using Ns = std::int64_t; // all times are integer nanoseconds
+using Ns = std::int64_t;  // all times are integer nanoseconds
 
 enum class Cat : std::uint8_t {
-  Kernel, Memcpy, Memset, Runtime, CpuOp, UserAnnotation, GpuUserAnnotation, Flow, Trace, Count
+  Kernel,
+  Memcpy,
+  Memset,
+  Runtime,
+  CpuOp,
+  UserAnnotation,
+  GpuUserAnnotation,
+  Flow,
+  Trace,
+  Count
 };
 constexpr std::size_t kCatCount = static_cast<std::size_t>(Cat::Count);
 
@@ -37,30 +46,27 @@ Track makeTrack(std::string pid, std::string tid);
 // Small appender over fmt::memory_buffer; names passed to q() must not need
 // JSON escaping (the generator only uses its own constant names).
 class Out {
-public:
+ public:
   explicit Out(fmt::memory_buffer& b) : m_b(b) {}
-  Out& s(std::string_view v)
-  {
+  Out& s(std::string_view v) {
     m_b.append(v.data(), v.data() + v.size());
     return *this;
   }
-  Out& c(char ch)
-  {
+  Out& c(char ch) {
     m_b.push_back(ch);
     return *this;
   }
-  Out& i(std::int64_t v)
-  {
+  Out& i(std::int64_t v) {
     const fmt::format_int f(v);
     m_b.append(f.data(), f.data() + f.size());
     return *this;
   }
   Out& q(std::string_view v) { return c('"').s(v).c('"'); }
-  Out& us(Ns ns); // microseconds with exactly three decimals
+  Out& us(Ns ns);  // microseconds with exactly three decimals
   Out& dims(std::initializer_list<std::initializer_list<std::int64_t>> d);
   fmt::memory_buffer& buf() { return m_b; }
 
-private:
+ private:
   fmt::memory_buffer& m_b;
 };
 
@@ -76,7 +82,7 @@ struct EventCounts {
 };
 
 class EventWriter {
-public:
+ public:
   EventWriter(ByteSink& sink, const Options& opt);
 
   std::string_view catName(Cat c) const;
@@ -85,11 +91,9 @@ public:
   // "args" (without braces). cpu_op events may be turned into B/E pairs or
   // get a missing/negative dur, as the options ask.
   template <class ArgsFn>
-  void complete(Cat cat, std::string_view name, const Track& t, Ns ts, Ns dur, ArgsFn&& args)
-  {
+  void complete(Cat cat, std::string_view name, const Track& t, Ns ts, Ns dur, ArgsFn&& args) {
     DurMode mode = DurMode::Normal;
-    if (cat == Cat::CpuOp)
-      mode = pickCpuOpMode();
+    if (cat == Cat::CpuOp) mode = pickCpuOpMode();
     if (mode == DurMode::BePair) {
       beginEvent();
       head('B', cat, name, t);
@@ -109,8 +113,8 @@ public:
   }
 
   void flow(bool start, std::int64_t id, const Track& t, Ns ts);
-  void metadata(std::string_view name, const std::string& pid, const std::string& tid,
-                const Ns* ts, std::string_view argsBody);
+  void metadata(std::string_view name, const std::string& pid, const std::string& tid, const Ns* ts,
+                std::string_view argsBody);
   void instant(std::string_view name, const Track& t, Ns ts);
 
   // Events written since the last commit form a group. commit() moves the
@@ -121,13 +125,13 @@ public:
 
   void writeHeader(std::string_view headerText);
   void writeFooter(std::string_view footerText);
-  void finish(); // flushes everything to the sink (does not commit the sink)
+  void finish();  // flushes everything to the sink (does not commit the sink)
 
   const EventCounts& counts() const { return m_counts; }
   std::uint64_t jsonBytes() const { return m_jsonBytes; }
   std::uint64_t shuffledWindows() const { return m_shuffledWindows; }
 
-private:
+ private:
   enum class DurMode { Normal, Missing, Negative, BePair };
   DurMode pickCpuOpMode();
   void beginEvent();
@@ -142,10 +146,10 @@ private:
   const Options& m_opt;
   Rng m_anomalyRng;
   Rng m_shuffleRng;
-  fmt::memory_buffer m_stage;        // current group, each event prefixed by ",\n"
-  std::vector<std::size_t> m_starts; // start offset of each staged event
+  fmt::memory_buffer m_stage;         // current group, each event prefixed by ",\n"
+  std::vector<std::size_t> m_starts;  // start offset of each staged event
   std::vector<std::size_t> m_order;
-  fmt::memory_buffer m_out;          // bytes waiting for the sink
+  fmt::memory_buffer m_out;  // bytes waiting for the sink
   Out m_o{m_stage};
   bool m_firstEvent = true;
   EventCounts m_counts;
@@ -153,4 +157,4 @@ private:
   std::uint64_t m_shuffledWindows = 0;
 };
 
-} // namespace steadyscope::gen
+}  // namespace steadyscope::gen

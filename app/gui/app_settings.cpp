@@ -34,4 +34,4 @@ void AppSettings::setWindowState(const QByteArray& s) { settings_->setValue(QStr
 
 void AppSettings::sync() { settings_->sync(); }
 
-} // namespace steadyscope::app
+}  // namespace steadyscope::app

@@ -10,7 +10,7 @@
 namespace steadyscope::app {
 
 class AppSettings {
-public:
+ public:
   static constexpr int kMaxRecent = 10;
   /// Takes ownership; null means the user's QSettings("Steadyscope", "steadyscope").
   explicit AppSettings(std::unique_ptr<QSettings> settings = nullptr);
@@ -28,8 +28,8 @@ public:
   void sync();
   QSettings& raw() { return *settings_; }
 
-private:
+ private:
   std::unique_ptr<QSettings> settings_;
 };
 
-} // namespace steadyscope::app
+}  // namespace steadyscope::app

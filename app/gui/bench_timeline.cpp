@@ -21,7 +21,9 @@
 namespace steadyscope::app {
 
 namespace {
-struct Summary { double median = 0, p95 = 0, max = 0; };
+struct Summary {
+  double median = 0, p95 = 0, max = 0;
+};
 Summary summarize(std::vector<double> v) {
   Summary s;
   if (v.empty()) return s;
@@ -31,7 +33,7 @@ Summary summarize(std::vector<double> v) {
   s.max = v.back();
   return s;
 }
-} // namespace
+}  // namespace
 
 int runTimelineBench(const QString& trace) {
   LoadController loader;
@@ -39,7 +41,8 @@ int runTimelineBench(const QString& trace) {
   t.start();
   widgets::TraceDocument doc;
   QString err;
-  QObject::connect(&loader, &LoadController::finished, [&](const widgets::TraceDocument& d, const QString&) { doc = d; });
+  QObject::connect(&loader, &LoadController::finished,
+                   [&](const widgets::TraceDocument& d, const QString&) { doc = d; });
   QObject::connect(&loader, &LoadController::failed, [&](const QString& m, bool, const QString&) { err = m; });
   loader.start(trace);
   loader.waitForFinished();
@@ -104,4 +107,4 @@ int runTimelineBench(const QString& trace) {
   return 0;
 }
 
-} // namespace steadyscope::app
+}  // namespace steadyscope::app

@@ -31,7 +31,7 @@ QString inputsText(const gate::JsonValue& inputs) {
   }
   return parts.join(QStringLiteral(", "));
 }
-} // namespace
+}  // namespace
 
 std::shared_ptr<const GateSource> liveGateSource(const analysis::SplitResult& r, const analysis::SplitOptions& o,
                                                  const TracePtr& trace) {
@@ -73,8 +73,10 @@ GateRun runGate(const GateSource& s, gate::Mode mode, double threshold) {
   gate::ReviewOptions ro;
   ro.gate = go;
   Expected<gate::GateResult> r = gate::reviewSplitDirectory(s.dir, ro);
-  if (r.ok()) run.result = std::move(r.value());
-  else run.error = QString::fromStdString(r.error().describe());
+  if (r.ok())
+    run.result = std::move(r.value());
+  else
+    run.error = QString::fromStdString(r.error().describe());
   return run;
 }
 
@@ -94,8 +96,10 @@ widgets::GateExplanation explanationOf(const gate::GateResult& g) {
   const std::string_view mode = gate::modeName(g.options.mode);
   e.title = g.selectedChunk.empty() ? qs(mode) : qs(mode) + QStringLiteral(" — ") + baseName(g.selectedChunk);
   e.verdict = verdictOf(g);
-  if (!g.errorMessage.empty()) e.reason = qs(g.errorMessage).section(QLatin1Char(':'), 0, 0);
-  else if (g.lowQuality) e.reason = QStringLiteral("low quality, passed (no alternate qualifies)");
+  if (!g.errorMessage.empty())
+    e.reason = qs(g.errorMessage).section(QLatin1Char(':'), 0, 0);
+  else if (g.lowQuality)
+    e.reason = QStringLiteral("low quality, passed (no alternate qualifies)");
   e.summary = qs(g.summary);
   for (const gate::RuleEvaluation& r : g.record) {
     widgets::GateRule rule;
@@ -120,7 +124,8 @@ widgets::GateExplanation explanationOf(const gate::GateResult& g) {
   }
   if (g.retry) e.retry = QStringLiteral("retry ") + qs(g.retry->toMode);
   for (const gate::Finding& f : g.findings)
-    e.findings << qs(f.code) + (f.subject.empty() ? QString() : QStringLiteral(" (") + qs(f.subject) + QLatin1Char(')')) +
+    e.findings << qs(f.code) +
+                      (f.subject.empty() ? QString() : QStringLiteral(" (") + qs(f.subject) + QLatin1Char(')')) +
                       QStringLiteral(": ") + qs(f.sentence);
   e.warningsJson = qs(g.pipelineResult().dump(2));
   return e;
@@ -129,7 +134,8 @@ widgets::GateExplanation explanationOf(const gate::GateResult& g) {
 QVector<widgets::ChunkRow> directoryChunkRows(const std::string& dir) {
   const SplitDirectoryInfo info = inspectSplitDirectory(QString::fromStdString(dir));
   std::map<QString, gate::RowReading> byName;
-  const std::string csvPath = QDir(QString::fromStdString(dir)).filePath(QStringLiteral("execution_details.csv")).toStdString();
+  const std::string csvPath =
+      QDir(QString::fromStdString(dir)).filePath(QStringLiteral("execution_details.csv")).toStdString();
   if (Expected<gate::CsvTable> t = gate::readCsvFile(csvPath); t.ok())
     for (const gate::ChunkRow& row : gate::chunkRowsFromTable(t.value()))
       if (row.outputPath) byName.emplace(baseName(*row.outputPath), gate::readRow(row));
@@ -172,4 +178,4 @@ void applyVerdicts(const GateSource& s, double threshold, QVector<widgets::Chunk
   }
 }
 
-} // namespace steadyscope::app
+}  // namespace steadyscope::app

@@ -18,7 +18,7 @@
 namespace steadyscope::analysis {
 struct SplitResult;
 struct SplitOptions;
-} // namespace steadyscope::analysis
+}  // namespace steadyscope::analysis
 
 namespace steadyscope::app {
 
@@ -58,4 +58,4 @@ QVector<widgets::ChunkRow> directoryChunkRows(const std::string& dir);
 /// family, or that are not their family's first chunk, get no verdict.
 void applyVerdicts(const GateSource& s, double threshold, QVector<widgets::ChunkRow>& rows);
 
-} // namespace steadyscope::app
+}  // namespace steadyscope::app

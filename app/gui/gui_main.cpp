@@ -51,7 +51,7 @@ void applyDarkPalette() {
   p.setColor(QPalette::HighlightedText, base);
   QApplication::setPalette(p);
 }
-} // namespace
+}  // namespace
 
 bool hasDisplay() { return envSet("DISPLAY") || envSet("WAYLAND_DISPLAY") || envSet("QT_QPA_PLATFORM"); }
 
@@ -66,11 +66,16 @@ GuiOptions parseGuiOptions(int argc, char** argv) {
       }
       out = QString::fromLocal8Bit(argv[++i]);
     };
-    if (a == QLatin1String("-h") || a == QLatin1String("--help")) o.help = true;
-    else if (a == QLatin1String("-v") || a == QLatin1String("--version")) o.version = true;
-    else if (a == QLatin1String("--split")) o.split = true;
-    else if (a == QLatin1String("--dark")) o.dark = true;
-    else if (a == QLatin1String("--find")) value(o.find);
+    if (a == QLatin1String("-h") || a == QLatin1String("--help"))
+      o.help = true;
+    else if (a == QLatin1String("-v") || a == QLatin1String("--version"))
+      o.version = true;
+    else if (a == QLatin1String("--split"))
+      o.split = true;
+    else if (a == QLatin1String("--dark"))
+      o.dark = true;
+    else if (a == QLatin1String("--find"))
+      value(o.find);
     else if (a == QLatin1String("--range-ms")) {
       QString s;
       value(s);
@@ -82,11 +87,14 @@ GuiOptions parseGuiOptions(int argc, char** argv) {
       }
       if (!ok1 || !ok2 || o.rangeToMs <= o.rangeFromMs)
         o.error = QStringLiteral("--range-ms wants A:B in ms from the trace start, A < B (got \"%1\")").arg(s);
-    }
-    else if (a == QLatin1String("--select")) value(o.selectMode);
-    else if (a == QLatin1String("--source")) value(o.source);
-    else if (a == QLatin1String("--screenshot")) value(o.screenshot);
-    else if (a == QLatin1String("--bench-timeline")) value(o.benchTrace);
+    } else if (a == QLatin1String("--select"))
+      value(o.selectMode);
+    else if (a == QLatin1String("--source"))
+      value(o.source);
+    else if (a == QLatin1String("--screenshot"))
+      value(o.screenshot);
+    else if (a == QLatin1String("--bench-timeline"))
+      value(o.benchTrace);
     else if (a == QLatin1String("--size")) {
       QString s;
       value(s);
@@ -131,9 +139,10 @@ int runSteadyscope(int argc, char** argv) {
   // window is captured, e.g. under xvfb-run).
   if (headless && !hasDisplay()) qputenv("QT_QPA_PLATFORM", "offscreen");
   if (!headless && !hasDisplay()) {
-    std::fputs("steadyscope: no display ($DISPLAY / $WAYLAND_DISPLAY unset); run `xvfb-run -a steadyscope ...`, "
-               "render offscreen with `steadyscope TRACE --screenshot OUT.png`, or use `steadyscope-cli`\n",
-               stderr);
+    std::fputs(
+        "steadyscope: no display ($DISPLAY / $WAYLAND_DISPLAY unset); run `xvfb-run -a steadyscope ...`, "
+        "render offscreen with `steadyscope TRACE --screenshot OUT.png`, or use `steadyscope-cli`\n",
+        stderr);
     return 3;
   }
   QApplication app(argc, argv);
@@ -148,16 +157,18 @@ int runSteadyscope(int argc, char** argv) {
   MainWindow w;
   w.show();
   if (!o.input.isEmpty()) {
-    if (QFileInfo(o.input).isDir()) w.openSplitDirectory(o.input, o.source);
-    else w.openFile(o.input);
+    if (QFileInfo(o.input).isDir())
+      w.openSplitDirectory(o.input, o.source);
+    else
+      w.openFile(o.input);
   }
   return app.exec();
 }
 
 int takeScreenshot(const GuiOptions& o) {
   // Screenshots must not depend on (or change) the user's saved layout.
-  MainWindow w(std::make_unique<AppSettings>(std::make_unique<QSettings>(
-      QStringLiteral("/dev/null"), QSettings::IniFormat)));
+  MainWindow w(
+      std::make_unique<AppSettings>(std::make_unique<QSettings>(QStringLiteral("/dev/null"), QSettings::IniFormat)));
   w.resize(o.size);
   w.show();
   QCoreApplication::processEvents();
@@ -173,8 +184,8 @@ int takeScreenshot(const GuiOptions& o) {
     return 1;
   }
   if (!o.input.isEmpty() && !w.document() && !QFileInfo(o.input).isDir()) {
-    std::fprintf(stderr, "steadyscope: %s\n", qPrintable(w.lastError().isEmpty() ? QStringLiteral("nothing loaded")
-                                                                                  : w.lastError()));
+    std::fprintf(stderr, "steadyscope: %s\n",
+                 qPrintable(w.lastError().isEmpty() ? QStringLiteral("nothing loaded") : w.lastError()));
     return 1;
   }
   // --select alone on a split directory selects among its chunk files; on a
@@ -189,7 +200,8 @@ int takeScreenshot(const GuiOptions& o) {
   }
   if (!o.selectMode.isEmpty() && (w.document() || haveRows)) {
     if (!w.selectMode(o.selectMode))
-      std::fprintf(stderr, "steadyscope: --select %s: the split has no window for that mode\n", qPrintable(o.selectMode));
+      std::fprintf(stderr, "steadyscope: --select %s: the split has no window for that mode\n",
+                   qPrintable(o.selectMode));
   }
   if (w.document() && o.rangeToMs > o.rangeFromMs) {
     const qint64 t0 = w.document().index->firstNs;
@@ -213,4 +225,4 @@ int takeScreenshot(const GuiOptions& o) {
   return 0;
 }
 
-} // namespace steadyscope::app
+}  // namespace steadyscope::app

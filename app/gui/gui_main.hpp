@@ -10,18 +10,18 @@
 namespace steadyscope::app {
 
 struct GuiOptions {
-  QString input;            // trace file or split directory
-  QString source;           // --source: the split directory's source trace
-  bool split = false;       // --split
-  QString selectMode;       // --select MODE
-  QString screenshot;       // --screenshot OUT.png
-  QSize size{1920, 1080};   // --size WxH
-  QString benchTrace;       // --bench-timeline TRACE
-  QString find;             // --find REGEX: select the first matching event (as Ctrl+F)
+  QString input;                            // trace file or split directory
+  QString source;                           // --source: the split directory's source trace
+  bool split = false;                       // --split
+  QString selectMode;                       // --select MODE
+  QString screenshot;                       // --screenshot OUT.png
+  QSize size{1920, 1080};                   // --size WxH
+  QString benchTrace;                       // --bench-timeline TRACE
+  QString find;                             // --find REGEX: select the first matching event (as Ctrl+F)
   double rangeFromMs = -1, rangeToMs = -1;  // --range-ms A:B: select a range (ms from the start)
-  bool dark = false;        // --dark: Fusion style with a dark palette (docs, checks)
+  bool dark = false;                        // --dark: Fusion style with a dark palette (docs, checks)
   bool help = false, version = false;
-  QString error;            // a usage error, one line
+  QString error;  // a usage error, one line
 };
 
 /// Parses argv without a QApplication (it decides which platform to use).
@@ -37,4 +37,4 @@ int takeScreenshot(const GuiOptions& o);
 /// Frame-time benchmark of the timeline widget (offscreen, 1920x1080).
 int runTimelineBench(const QString& trace);
 
-} // namespace steadyscope::app
+}  // namespace steadyscope::app

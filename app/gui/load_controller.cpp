@@ -127,4 +127,4 @@ bool LoadController::waitForFinished(int timeoutMs) {
   return true;
 }
 
-} // namespace steadyscope::app
+}  // namespace steadyscope::app

@@ -18,14 +18,14 @@
 namespace steadyscope::app {
 
 struct LoadProgress {
-  int stage = 0;            // LoadStage, or kStageTimeline while indexing
+  int stage = 0;  // LoadStage, or kStageTimeline while indexing
   quint64 doneBytes = 0, totalBytes = 0, events = 0;
   QString stageName;
 };
 
 class LoadController : public QObject {
   Q_OBJECT
-public:
+ public:
   static constexpr int kStageTimeline = 100;
   explicit LoadController(QObject* parent = nullptr);
   ~LoadController() override;
@@ -40,17 +40,17 @@ public:
   /// headless screenshot and tests. Returns false on timeout.
   bool waitForFinished(int timeoutMs = 600000);
 
-public slots:
+ public slots:
   void cancel();
 
-signals:
+ signals:
   void started(const QString& path);
   void progressChanged(const steadyscope::app::LoadProgress& p);
   void finished(const steadyscope::widgets::TraceDocument& doc, const QString& path);
   /// `cancelled` is true when the user cancelled; `message` is the loader's.
   void failed(const QString& message, bool cancelled, const QString& path);
 
-private:
+ private:
   struct Outcome;
   struct Job {
     quint64 generation = 0;
@@ -68,4 +68,4 @@ private:
   QString path_;
 };
 
-} // namespace steadyscope::app
+}  // namespace steadyscope::app

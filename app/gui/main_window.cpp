@@ -18,13 +18,12 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QElapsedTimer>
 #include <QEventLoop>
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
-#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -37,6 +36,7 @@
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolBar>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
@@ -51,7 +51,7 @@ using widgets::TraceDocument;
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 const char* kTraceFilter = "Traces (*.json *.json.gz *.gz *.zip *.zst);;All files (*)";
-} // namespace
+}  // namespace
 
 MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
     : QMainWindow(parent), settings_(settings ? std::move(settings) : std::make_unique<AppSettings>()) {
@@ -124,7 +124,8 @@ void MainWindow::createDocks() {
   QDockWidget* dChunks = dock(tr("Chunks"), QStringLiteral("dock.chunks"), chunks_, Qt::BottomDockWidgetArea);
   QDockWidget* dAnom = dock(tr("Anomalies"), QStringLiteral("dock.anomalies"), anomalies_, Qt::BottomDockWidgetArea);
   QDockWidget* dCharts = dock(tr("Charts"), QStringLiteral("dock.charts"), charts_, Qt::BottomDockWidgetArea);
-  QDockWidget* dExpl = dock(tr("Explanation"), QStringLiteral("dock.explanation"), explanation_, Qt::RightDockWidgetArea);
+  QDockWidget* dExpl =
+      dock(tr("Explanation"), QStringLiteral("dock.explanation"), explanation_, Qt::RightDockWidgetArea);
   QDockWidget* dDetails = dock(tr("Details"), QStringLiteral("dock.details"), details_, Qt::RightDockWidgetArea);
   tabifyDockWidget(dChunks, dAnom);
   tabifyDockWidget(dAnom, dCharts);
@@ -261,8 +262,10 @@ void MainWindow::createActions() {
   findEdit_->setMinimumWidth(260);
   tb->addWidget(findEdit_);
   connect(findEdit_, &QLineEdit::returnPressed, this, [this] {
-    if (QApplication::keyboardModifiers() & Qt::ShiftModifier) findPrevious();
-    else findNext();
+    if (QApplication::keyboardModifiers() & Qt::ShiftModifier)
+      findPrevious();
+    else
+      findNext();
   });
   connect(findEdit_, &QLineEdit::textChanged, this, [this] {
     matches_.clear();
@@ -346,8 +349,10 @@ void MainWindow::updateStatus() {
 }
 
 void MainWindow::updateTitle() {
-  if (path_.isEmpty() || !doc_) setWindowTitle(tr("Steadyscope"));
-  else setWindowTitle(tr("%1 — Steadyscope").arg(QFileInfo(path_).fileName()));
+  if (path_.isEmpty() || !doc_)
+    setWindowTitle(tr("Steadyscope"));
+  else
+    setWindowTitle(tr("%1 — Steadyscope").arg(QFileInfo(path_).fileName()));
 }
 
 void MainWindow::updateRecentMenu() {
@@ -355,7 +360,8 @@ void MainWindow::updateRecentMenu() {
   const QStringList files = settings_->recentFiles();
   for (const QString& f : files)
     recentMenu_->addAction(QFileInfo(f).fileName(), this, [this, f] { openFile(f); })->setToolTip(f);
-  if (files.isEmpty()) recentMenu_->addAction(tr("(none)"))->setEnabled(false);
+  if (files.isEmpty())
+    recentMenu_->addAction(tr("(none)"))->setEnabled(false);
   else {
     recentMenu_->addSeparator();
     recentMenu_->addAction(tr("Clear the list"), this, [this] {
@@ -375,7 +381,8 @@ void MainWindow::openDialog() {
 }
 
 void MainWindow::openSplitDirectoryDialog() {
-  const QString d = QFileDialog::getExistingDirectory(this, tr("Open split directory"), QFileInfo(path_).absolutePath());
+  const QString d =
+      QFileDialog::getExistingDirectory(this, tr("Open split directory"), QFileInfo(path_).absolutePath());
   if (!d.isEmpty()) openSplitDirectory(d);
 }
 
@@ -490,9 +497,12 @@ void MainWindow::openSplitDirectory(const QString& dir, const QString& sourceTra
   chunks_->setChunks(directoryChunkRows(info.dir.toStdString()));
   setGateSource(directoryGateSource(info.dir.toStdString()));
   updateStatus();
-  if (!info.sourceTrace.isEmpty()) openFile(info.sourceTrace);
-  else flash(tr("No source trace found beside %1; open it with File ▸ Open to see the timeline.")
-                                    .arg(QFileInfo(info.dir).fileName()), 8000);
+  if (!info.sourceTrace.isEmpty())
+    openFile(info.sourceTrace);
+  else
+    flash(tr("No source trace found beside %1; open it with File ▸ Open to see the timeline.")
+              .arg(QFileInfo(info.dir).fileName()),
+          8000);
 }
 
 void MainWindow::setSplitResult(std::shared_ptr<const timeline::TimelineOverlays> overlays,
@@ -557,7 +567,8 @@ bool MainWindow::waitForSplit(int timeoutMs) {
 bool MainWindow::selectMode(const QString& mode) {
   const auto& rows = chunks_->model()->chunks();
   for (int i = 0; i < rows.size(); ++i) {
-    if (rows[i].mode == mode || (mode == QLatin1String("max_prefilldecode") && rows[i].mode == QLatin1String("prefilldecode"))) {
+    if (rows[i].mode == mode ||
+        (mode == QLatin1String("max_prefilldecode") && rows[i].mode == QLatin1String("prefilldecode"))) {
       selection_->setChunk(i);
       if (rows[i].endNs > rows[i].beginNs) timeline_->zoomToRange(rows[i].beginNs, rows[i].endNs);
       return true;
@@ -591,8 +602,10 @@ void MainWindow::showExplanation() {
     if (auto m = gate::parseMode(rows[c].mode.toStdString())) mode = *m;
   GateRun run = runGate(*gate_, mode, threshold_->value());
   shownGate_ = std::move(run.result);
-  if (shownGate_) explanation_->setExplanation(explanationOf(*shownGate_));
-  else explanation_->clear(tr("The gate could not run: %1").arg(run.error));
+  if (shownGate_)
+    explanation_->setExplanation(explanationOf(*shownGate_));
+  else
+    explanation_->clear(tr("The gate could not run: %1").arg(run.error));
 }
 
 // ------------------------------------------------------------ find
@@ -660,8 +673,10 @@ void MainWindow::dropEvent(QDropEvent* e) {
   if (urls.isEmpty() || !urls.first().isLocalFile()) return;
   const QString p = urls.first().toLocalFile();
   e->acceptProposedAction();
-  if (QFileInfo(p).isDir()) openSplitDirectory(p);
-  else openFile(p);
+  if (QFileInfo(p).isDir())
+    openSplitDirectory(p);
+  else
+    openFile(p);
 }
 
-} // namespace steadyscope::app
+}  // namespace steadyscope::app

@@ -42,13 +42,13 @@ class DetailsPanel;
 class ChunksPanel;
 class ExplanationPanel;
 class ChartsPanel;
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets
 
 namespace steadyscope::app {
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
-public:
+ public:
   explicit MainWindow(std::unique_ptr<AppSettings> settings = nullptr, QWidget* parent = nullptr);
   ~MainWindow() override;
 
@@ -80,8 +80,8 @@ public:
   /// "generic") and zooms to it; false if there is none.
   bool selectMode(const QString& mode);
 
-  void setSplitResult(std::shared_ptr<const timeline::TimelineOverlays> overlays,
-                      QVector<widgets::ChunkRow> chunks, const QString& rootTier);
+  void setSplitResult(std::shared_ptr<const timeline::TimelineOverlays> overlays, QVector<widgets::ChunkRow> chunks,
+                      const QString& rootTier);
 
   /// The gate seam: what the gate reads for the rows shown (a live split or a
   /// split directory). Re-gates at once: verdicts in the chunk table, the
@@ -93,7 +93,7 @@ public:
   QDoubleSpinBox* thresholdBox() const { return threshold_; }
   QComboBox* modeBox() const { return modeCombo_; }
 
-public slots:
+ public slots:
   void openFile(const QString& path);
   void openSplitDirectory(const QString& dir, const QString& sourceTrace = {});
   void openDialog();
@@ -105,12 +105,12 @@ public slots:
   void findPrevious();
   void runSplit();
 
-protected:
+ protected:
   void closeEvent(QCloseEvent* e) override;
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
 
-private:
+ private:
   void createActions();
   void createDocks();
   void createStatusBar();
@@ -176,4 +176,4 @@ private:
   int matchPos_ = -1;
 };
 
-} // namespace steadyscope::app
+}  // namespace steadyscope::app

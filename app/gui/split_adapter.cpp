@@ -27,7 +27,7 @@ QString modeOfLabel(const std::string& label) {
     return QStringLiteral("prefilldecode");
   return QStringLiteral("generic");
 }
-} // namespace
+}  // namespace
 
 SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace) {
   SplitView v;
@@ -60,7 +60,8 @@ SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace) {
   auto rootNs = [&](int64_t workingIdx, bool end) -> int64_t {
     if (workingIdx < 0 || size_t(workingIdx) >= r.workingRoots.size()) return 0;
     const size_t ri = r.workingRoots[size_t(workingIdx)];
-    return end ? ov->steps[std::min(ri, ov->steps.size() - 1)].endNs : ov->steps[std::min(ri, ov->steps.size() - 1)].beginNs;
+    return end ? ov->steps[std::min(ri, ov->steps.size() - 1)].endNs
+               : ov->steps[std::min(ri, ov->steps.size() - 1)].beginNs;
   };
   for (const analysis::WindowChoice& w : r.windows) {
     if (!ov->steps.empty())
@@ -97,9 +98,9 @@ SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace) {
   }
   v.overlays = ov;
   const std::string& tier = r.detection.chosen.tier;
-  v.rootTier = QString::fromStdString(r.detection.chosen.method.empty() ? std::string("no roots")
-                                                                          : r.detection.chosen.method) +
-               (tier.empty() ? QString() : QStringLiteral(", ") + QString::fromStdString(tier));
+  v.rootTier =
+      QString::fromStdString(r.detection.chosen.method.empty() ? std::string("no roots") : r.detection.chosen.method) +
+      (tier.empty() ? QString() : QStringLiteral(", ") + QString::fromStdString(tier));
   v.summary = QStringLiteral("%1 steps, %2 windows (%3)").arg(ov->steps.size()).arg(v.chunks.size()).arg(v.rootTier);
   if (!r.error.empty()) v.summary += QStringLiteral(" — ") + QString::fromStdString(r.error);
   return v;
@@ -117,4 +118,4 @@ SplitView planSplitView(const TracePtr& trace, int numSteps) {
   return v;
 }
 
-} // namespace steadyscope::app
+}  // namespace steadyscope::app

@@ -23,8 +23,8 @@ namespace steadyscope::app {
 struct SplitView {
   std::shared_ptr<const timeline::TimelineOverlays> overlays;
   QVector<widgets::ChunkRow> chunks;
-  QString rootTier;   // e.g. "annotation tier, native"
-  QString summary;    // one line for the status bar / explanation
+  QString rootTier;                        // e.g. "annotation tier, native"
+  QString summary;                         // one line for the status bar / explanation
   std::shared_ptr<const GateSource> gate;  // the gate's input for this split (with evidence)
 };
 
@@ -34,4 +34,4 @@ SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace);
 /// builds the gate's input for it (evidence from the trace).
 SplitView planSplitView(const TracePtr& trace, int numSteps);
 
-} // namespace steadyscope::app
+}  // namespace steadyscope::app

@@ -12,10 +12,8 @@ bool isTraceName(const QString& n) {
   return n.endsWith(QLatin1String(".json")) || n.endsWith(QLatin1String(".json.gz")) ||
          n.endsWith(QLatin1String(".zip")) || n.endsWith(QLatin1String(".json.zst"));
 }
-QString stem(const QString& n) {
-  return QString::fromStdString(referenceBaseName(n.toStdString()));
-}
-} // namespace
+QString stem(const QString& n) { return QString::fromStdString(referenceBaseName(n.toStdString())); }
+}  // namespace
 
 QString chunkModeOfFile(const QString& n) {
   if (n.startsWith(QLatin1String("mixed_steady_state_"))) return QStringLiteral("mixed");
@@ -43,7 +41,8 @@ SplitDirectoryInfo inspectSplitDirectory(const QString& dirPath, const QString& 
   info.hasDetailsJson = dir.exists(QStringLiteral("execution_details.json"));
   QStringList names = dir.entryList(QDir::Files, QDir::Name);
   for (const QString& sub : {QStringLiteral("prefilldecodemix"), QStringLiteral("decode_only")})
-    for (const QString& n : QDir(dir.filePath(sub)).entryList(QDir::Files, QDir::Name)) names << sub + QLatin1Char('/') + n;
+    for (const QString& n : QDir(dir.filePath(sub)).entryList(QDir::Files, QDir::Name))
+      names << sub + QLatin1Char('/') + n;
   for (const QString& n : names) {
     const QString leaf = QFileInfo(n).fileName();
     if (!isTraceName(leaf) || leaf == QLatin1String("split_manifest.json") ||
@@ -77,4 +76,4 @@ SplitDirectoryInfo inspectSplitDirectory(const QString& dirPath, const QString& 
   return info;
 }
 
-} // namespace steadyscope::app
+}  // namespace steadyscope::app

@@ -29,4 +29,4 @@ QString chunkModeOfFile(const QString& fileName);
 
 SplitDirectoryInfo inspectSplitDirectory(const QString& dir, const QString& namedSource = {});
 
-} // namespace steadyscope::app
+}  // namespace steadyscope::app

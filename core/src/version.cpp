@@ -2,4 +2,4 @@
 
 namespace steadyscope {
 const char* versionString() { return STEADYSCOPE_VERSION; }
-} // namespace steadyscope
+}  // namespace steadyscope

@@ -24,4 +24,4 @@ inline std::unique_ptr<AppSettings> tempSettings(const QString& file) {
   return w.waitForSplit();
 }
 
-} // namespace steadyscope::app::testsupport
+}  // namespace steadyscope::app::testsupport

@@ -30,8 +30,10 @@ void writeFile(const QString& path, const QByteArray& bytes) {
   f.write(bytes);
 }
 
-const QString kMixed = QStringLiteral("mixed_steady_state_prefill_0_prefilldecode_8_decode_24_bs448_conc64_tiny.json.gz");
-const QString kPd = QStringLiteral("prefilldecode_steady_state_prefill_0_prefilldecode_9_decode_0_bs2014_conc64_tiny.json.gz");
+const QString kMixed =
+    QStringLiteral("mixed_steady_state_prefill_0_prefilldecode_8_decode_24_bs448_conc64_tiny.json.gz");
+const QString kPd =
+    QStringLiteral("prefilldecode_steady_state_prefill_0_prefilldecode_9_decode_0_bs2014_conc64_tiny.json.gz");
 
 /// A split directory: mixed at busy ratio 0.02 (low quality), prefilldecode at
 /// 0.6; absolute output_path values, so rows match by path.
@@ -43,8 +45,11 @@ QString writeDir(const QString& root, bool withCsv) {
   if (withCsv)
     writeFile(d + QStringLiteral("/execution_details.csv"),
               ("idx,output_path,event_count,num_gpu_events,gpu_duration,gpu_busy_duration,num_steps\n"
-               "0," + d + "/" + kMixed + ",4000,100,1000.00,20.00,32\n"
-               "0," + d + "/" + kPd + ",1800,50,1000.00,600.00,9\n")
+               "0," +
+               d + "/" + kMixed +
+               ",4000,100,1000.00,20.00,32\n"
+               "0," +
+               d + "/" + kPd + ",1800,50,1000.00,600.00,9\n")
                   .toUtf8());
   return d;
 }
@@ -55,17 +60,17 @@ int rowOf(const MainWindow& w, const QString& mode) {
     if (rows[i].mode == mode) return i;
   return -1;
 }
-} // namespace
+}  // namespace
 
 class TstGateView : public QObject {
   Q_OBJECT
-private slots:
+ private slots:
   void initTestCase();
   void liveSplitVerdictsAndExplanation();
   void directoryLowQualityMixedOffersPrefilldecode();
   void directoryWithoutCsvPasses();
 
-private:
+ private:
   std::unique_ptr<QTemporaryDir> tmp_;
 };
 

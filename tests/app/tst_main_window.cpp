@@ -2,8 +2,8 @@
 // and anomalies pane carry the loader's figures), cancel and bad files leave
 // the previous trace untouched, settings round trip, find, split directory,
 // the headless --screenshot and the no-display message.
-#include "gui_main.hpp"
 #include "app_test_support.hpp"
+#include "gui_main.hpp"
 #include "main_window.hpp"
 
 #include "panels/anomalies_panel.hpp"
@@ -18,9 +18,9 @@
 #include <QFile>
 #include <QLineEdit>
 #include <QListWidget>
-#include <QPushButton>
 #include <QMessageBox>
 #include <QProcess>
+#include <QPushButton>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -62,11 +62,11 @@ QString writeBigTrace(const QTemporaryDir& dir) {
   f.write(chunk);
   return p;
 }
-} // namespace
+}  // namespace
 
 class TstMainWindow : public QObject {
   Q_OBJECT
-private slots:
+ private slots:
   void init();
   void welcomeOnStart();
   void openThreeRealTraces();
@@ -80,7 +80,7 @@ private slots:
   void screenshotWritesPng();
   void noDisplayPrintsOneLine();
 
-private:
+ private:
   std::unique_ptr<QTemporaryDir> tmp_;
 };
 
@@ -97,8 +97,10 @@ void TstMainWindow::welcomeOnStart() {
   QCOMPARE(w.windowTitle(), QStringLiteral("Steadyscope"));
   // "Open the sample" never crashes: it opens the sample or says it is missing.
   w.openSample();
-  if (!QFileInfo::exists(QStringLiteral(STEADYSCOPE_SAMPLE_TRACE))) QVERIFY(w.lastError().contains(QStringLiteral("sample")));
-  else QVERIFY(w.loader()->waitForFinished());
+  if (!QFileInfo::exists(QStringLiteral(STEADYSCOPE_SAMPLE_TRACE)))
+    QVERIFY(w.lastError().contains(QStringLiteral("sample")));
+  else
+    QVERIFY(w.loader()->waitForFinished());
 }
 
 void TstMainWindow::openThreeRealTraces() {
@@ -114,8 +116,9 @@ void TstMainWindow::openThreeRealTraces() {
     QVERIFY2(status.contains(QFileInfo(path).fileName()), qPrintable(status));
     QVERIFY2(status.contains(QString::fromStdString(timeline::formatCount(t.size())) + QStringLiteral(" events")),
              qPrintable(status));
-    QVERIFY2(status.contains(QString::fromStdString(timeline::formatCount(t.anomalyCount())) + QStringLiteral(" anomalies")),
-             qPrintable(status));
+    QVERIFY2(
+        status.contains(QString::fromStdString(timeline::formatCount(t.anomalyCount())) + QStringLiteral(" anomalies")),
+        qPrintable(status));
     auto* model = w.anomaliesPanel()->model();
     QCOMPARE(model->rowCount(), int(t.anomalies.size()));
     for (int r = 0; r < model->rowCount(); ++r) {
@@ -205,7 +208,8 @@ void TstMainWindow::findStepsThroughMatches() {
   QVERIFY(w.findMatchCount() >= 1);
   const qint64 e = w.selection()->event();
   QVERIFY(e >= 0);
-  QVERIFY(QString::fromUtf8(w.document().trace->nameOf(EventIdx(e)).data()).startsWith(QStringLiteral("execute_context")));
+  QVERIFY(
+      QString::fromUtf8(w.document().trace->nameOf(EventIdx(e)).data()).startsWith(QStringLiteral("execute_context")));
   if (w.findMatchCount() > 1) {
     w.findNext();
     QVERIFY(w.selection()->event() != e);

@@ -25,51 +25,43 @@ struct RunResult {
   QByteArray err;
 };
 
-RunResult runGen(const QStringList& args)
-{
+RunResult runGen(const QStringList& args) {
   QProcess p;
   p.start(QStringLiteral(STEADYSCOPE_GEN), args);
   RunResult r;
-  if (!p.waitForFinished(60000))
-    return r;
+  if (!p.waitForFinished(60000)) return r;
   r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
   r.out = p.readAllStandardOutput();
   r.err = p.readAllStandardError();
   return r;
 }
 
-QByteArray readAll(const QString& path)
-{
+QByteArray readAll(const QString& path) {
   QFile f(path);
   return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
-QByteArray gunzip(const QString& path)
-{
+QByteArray gunzip(const QString& path) {
   QByteArray out;
   gzFile gz = gzopen(QFile::encodeName(path).constData(), "rb");
-  if (!gz)
-    return out;
+  if (!gz) return out;
   char buf[1 << 16];
   int n = 0;
-  while ((n = gzread(gz, buf, sizeof buf)) > 0)
-    out.append(buf, n);
+  while ((n = gzread(gz, buf, sizeof buf)) > 0) out.append(buf, n);
   gzclose(gz);
   return out;
 }
 
 // What a splitter's name parser derives (spec §2.4): (context, generation).
-std::pair<long, long> parsedCounts(const QString& name)
-{
-  static const QRegularExpression vllmDetailed(
-      QStringLiteral(R"(^execute_\d+_context_(\d+)\(sq\d+sk\d+sqsq\d+sqsk\d+\)_generation_(\d+)\(sq\d+sk\d+sqsq\d+sqsk\d+\))"));
-  static const QRegularExpression vllmNative(QStringLiteral(R"(^execute_context_(\d+)\(\d+\)_generation_(\d+)\(\d+\))"));
+std::pair<long, long> parsedCounts(const QString& name) {
+  static const QRegularExpression vllmDetailed(QStringLiteral(
+      R"(^execute_\d+_context_(\d+)\(sq\d+sk\d+sqsq\d+sqsk\d+\)_generation_(\d+)\(sq\d+sk\d+sqsq\d+sqsk\d+\))"));
+  static const QRegularExpression vllmNative(
+      QStringLiteral(R"(^execute_context_(\d+)\(\d+\)_generation_(\d+)\(\d+\))"));
   static const QRegularExpression kv(QStringLiteral(R"((\w+)=(\d+))"));
   static const QRegularExpression atom(QStringLiteral(R"(^(prefill|decode)\[bs=(\d+))"));
-  if (auto m = vllmDetailed.match(name); m.hasMatch())
-    return {m.captured(1).toLong(), m.captured(2).toLong()};
-  if (auto m = vllmNative.match(name); m.hasMatch())
-    return {m.captured(1).toLong(), m.captured(2).toLong()};
+  if (auto m = vllmDetailed.match(name); m.hasMatch()) return {m.captured(1).toLong(), m.captured(2).toLong()};
+  if (auto m = vllmNative.match(name); m.hasMatch()) return {m.captured(1).toLong(), m.captured(2).toLong()};
   if (name.startsWith(QLatin1String("step["))) {
     const QString mode = name.mid(5).section(QLatin1Char(' '), 0, 0).toUpper();
     std::map<QString, long> v;
@@ -77,30 +69,27 @@ std::pair<long, long> parsedCounts(const QString& name)
       const auto m = it.next();
       v[m.captured(1)] = m.captured(2).toLong();
     }
-    if (mode == QLatin1String("DECODE"))
-      return {0, v["bs"]};
-    if (mode == QLatin1String("MIXED") && v.count(QStringLiteral("c")))
-      return {v["c"], v["g"]};
+    if (mode == QLatin1String("DECODE")) return {0, v["bs"]};
+    if (mode == QLatin1String("MIXED") && v.count(QStringLiteral("c"))) return {v["c"], v["g"]};
     return {v["bs"], 0};
   }
   if (auto m = atom.match(name); m.hasMatch())
     return m.captured(1) == QLatin1String("prefill") ? std::pair{m.captured(2).toLong(), 0L}
                                                      : std::pair{0L, m.captured(2).toLong()};
-  if (name.startsWith(QLatin1String("execute_diffusion_")))
-    return {0, 0};
-  return {0, 1}; // unparsed: one-request decode step
+  if (name.startsWith(QLatin1String("execute_diffusion_"))) return {0, 0};
+  return {0, 1};  // unparsed: one-request decode step
 }
 
 // The §2.3 pattern each style's roots must prefix-match.
-QRegularExpression rootPattern(const QString& style, const QString& annotation)
-{
+QRegularExpression rootPattern(const QString& style, const QString& annotation) {
   const bool det = annotation == QLatin1String("detailed");
   QString re;
   if (style == QLatin1String("vllm"))
     re = det ? R"(^execute_\d+_context_\d+\(sq\d+sk\d+sqsq\d+sqsk\d+\)_generation_\d+\(sq\d+sk\d+sqsq\d+sqsk\d+\))"
              : R"(^execute_context_\d+\(\d+\)_generation_\d+\(\d+\))";
   else if (style == QLatin1String("sglang"))
-    re = det ? R"(^step\[(?:EXTEND|DECODE|MIXED)\b[^\]]*sqsq=\d+[^\]]*\])" : R"(^step\[(\w+)\s+bs=(\d+)(?:\s+toks=(\d+))?\])";
+    re = det ? R"(^step\[(?:EXTEND|DECODE|MIXED)\b[^\]]*sqsq=\d+[^\]]*\])"
+             : R"(^step\[(\w+)\s+bs=(\d+)(?:\s+toks=(\d+))?\])";
   else if (style == QLatin1String("atom"))
     re = det ? R"(^(prefill|decode)\[.*sqsq=\d+.*\])" : R"(^(prefill|decode)\[(.*)\])";
   else if (style == QLatin1String("diffusion"))
@@ -123,15 +112,12 @@ struct Recount {
   std::uint64_t collectives = 0;
 };
 
-bool isGpuCat(std::string_view c)
-{
+bool isGpuCat(std::string_view c) {
   return c == "kernel" || c == "gpu_memcpy" || c == "gpu_memset" || c == "Kernel" || c == "Memcpy" || c == "Memset";
 }
 
-std::string idKey(simdjson::dom::element e)
-{
-  if (e.is_string())
-    return "s:" + std::string(std::string_view(e));
+std::string idKey(simdjson::dom::element e) {
+  if (e.is_string()) return "s:" + std::string(std::string_view(e));
   return "i:" + std::to_string(int64_t(e));
 }
 
@@ -140,33 +126,25 @@ struct GpuSpan {
 };
 
 class Counter {
-public:
+ public:
   Recount r;
   QRegularExpression pattern;
   bool keepMinified = false;
 
-  void event(simdjson::dom::object ev)
-  {
+  void event(simdjson::dom::object ev) {
     ++r.total;
     const std::string ph{std::string_view(ev["ph"])};
     ++r.byPh[ph];
     std::string_view cat;
-    if (ev["cat"].get(cat) == simdjson::SUCCESS)
-      ++r.byCat[std::string(cat)];
-    if (keepMinified)
-      r.minified.push_back(simdjson::minify(ev));
-    if (ph == "M" && ev["ts"].error())
-      ++r.metaNoTs;
-    if (ph == "s")
-      flowsS.insert(int64_t(ev["id"]));
-    if (ph == "f")
-      flowsF.insert(int64_t(ev["id"]));
-    if (ph == "X")
-      complete(ev, cat);
+    if (ev["cat"].get(cat) == simdjson::SUCCESS) ++r.byCat[std::string(cat)];
+    if (keepMinified) r.minified.push_back(simdjson::minify(ev));
+    if (ph == "M" && ev["ts"].error()) ++r.metaNoTs;
+    if (ph == "s") flowsS.insert(int64_t(ev["id"]));
+    if (ph == "f") flowsF.insert(int64_t(ev["id"]));
+    if (ph == "X") complete(ev, cat);
   }
 
-  void finish()
-  {
+  void finish() {
     for (auto& [track, spans] : gpuByTrack) {
       std::stable_sort(spans.begin(), spans.end(), [](const GpuSpan& a, const GpuSpan& b) { return a.ts < b.ts; });
       double maxEnd = -1e300;
@@ -175,55 +153,43 @@ public:
         maxEnd = std::max(maxEnd, s.end);
       }
     }
-    for (auto id : flowsS)
-      r.unmatchedFlows += flowsF.count(id) ? 0 : 1;
-    for (auto id : flowsF)
-      r.unmatchedFlows += flowsS.count(id) ? 0 : 1;
-    for (auto c : gpuCorr)
-      r.orphanGpu += runtimeCorr.count(c) ? 0 : 1;
-    for (auto c : graphLaunchCorr)
-      r.graphOnlyLaunches += gpuCorr.count(c) ? 0 : 1;
+    for (auto id : flowsS) r.unmatchedFlows += flowsF.count(id) ? 0 : 1;
+    for (auto id : flowsF) r.unmatchedFlows += flowsS.count(id) ? 0 : 1;
+    for (auto c : gpuCorr) r.orphanGpu += runtimeCorr.count(c) ? 0 : 1;
+    for (auto c : graphLaunchCorr) r.graphOnlyLaunches += gpuCorr.count(c) ? 0 : 1;
   }
 
-private:
-  void complete(simdjson::dom::object ev, std::string_view cat)
-  {
+ private:
+  void complete(simdjson::dom::object ev, std::string_view cat) {
     double dur = 0;
     const bool hasDur = ev["dur"].get(dur) == simdjson::SUCCESS;
     r.missingDur += hasDur ? 0 : 1;
     r.negativeDur += hasDur && dur < 0 ? 1 : 0;
     const std::string_view name(ev["name"]);
-    if (cat == "user_annotation")
-      root(QString::fromUtf8(name.data(), int(name.size())));
-    if (cat == "gpu_user_annotation")
-      ++r.mirrors;
+    if (cat == "user_annotation") root(QString::fromUtf8(name.data(), int(name.size())));
+    if (cat == "gpu_user_annotation") ++r.mirrors;
     int64_t corr = 0;
     const bool hasCorr = ev["args"]["correlation"].get(corr) == simdjson::SUCCESS;
     if (isGpuCat(cat)) {
       ++r.gpu;
       const double ts = double(ev["ts"]);
       gpuByTrack[idKey(ev["pid"]) + "/" + idKey(ev["tid"])].push_back({ts, ts + dur});
-      if (hasCorr)
-        gpuCorr.insert(corr);
-      if (name.find("AllReduce") != std::string_view::npos)
-        collective(dur);
+      if (hasCorr) gpuCorr.insert(corr);
+      if (name.find("AllReduce") != std::string_view::npos) collective(dur);
     } else if ((cat == "cuda_runtime" || cat == "Runtime") && hasCorr) {
       runtimeCorr.insert(corr);
-      if (name == "cudaGraphLaunch")
-        graphLaunchCorr.insert(corr);
+      if (name == "cudaGraphLaunch") graphLaunchCorr.insert(corr);
     }
   }
 
-  void collective(double dur)
-  {
+  void collective(double dur) {
     if (r.collectives++ == 0)
       r.firstCollective = dur;
     else
       r.otherCollectiveSum += dur;
   }
 
-  void root(const QString& name)
-  {
+  void root(const QString& name) {
     ++r.roots;
     r.rootsNotMatching += pattern.match(name).hasMatch() ? 0 : 1;
     const auto [c, g] = parsedCounts(name);
@@ -239,18 +205,17 @@ private:
 
 std::uint64_t u(simdjson::dom::element e) { return uint64_t(e); }
 
-} // namespace
+}  // namespace
 
 class TestGen : public QObject {
   Q_OBJECT
-private:
+ private:
   QTemporaryDir m_dir;
 
   QString path(const QString& name) const { return m_dir.filePath(name); }
 
   // Runs the generator; returns the trace text and the truth document text.
-  bool generate(const QStringList& extra, const QString& out, QByteArray& trace, std::string& truth)
-  {
+  bool generate(const QStringList& extra, const QString& out, QByteArray& trace, std::string& truth) {
     const QString truthPath = out + QStringLiteral(".truth.json");
     const auto r = runGen(QStringList{QStringLiteral("-o"), out, QStringLiteral("--truth"), truthPath} + extra);
     if (r.exitCode != 0) {
@@ -264,21 +229,20 @@ private:
     return extra.contains(QStringLiteral("--quiet")) ? r.out.isEmpty() : r.out == t;
   }
 
-private slots:
+ private slots:
   void initTestCase() { QVERIFY(m_dir.isValid()); }
 
-  void help()
-  {
+  void help() {
     const auto r = runGen({QStringLiteral("--help")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("--target-bytes"));
     QCOMPARE(runGen({QStringLiteral("--no-such-option")}).exitCode, 2);
-    QCOMPARE(runGen({QStringLiteral("-o"), path("x.json"), QStringLiteral("--style"), QStringLiteral("bogus")}).exitCode, 2);
+    QCOMPARE(
+        runGen({QStringLiteral("-o"), path("x.json"), QStringLiteral("--style"), QStringLiteral("bogus")}).exitCode, 2);
     QVERIFY(!QFile::exists(path("x.json")));
   }
 
-  void determinism()
-  {
+  void determinism() {
     const QStringList args{QStringLiteral("--steps"), QStringLiteral("40"), QStringLiteral("--quiet")};
     auto seeded = [&](const QString& name, const QString& seed) {
       const auto r = runGen(QStringList{QStringLiteral("-o"), path(name), QStringLiteral("--seed"), seed} + args);
@@ -292,8 +256,7 @@ private slots:
     QVERIFY(a != c);
   }
 
-  void matchesTruth_data()
-  {
+  void matchesTruth_data() {
     QTest::addColumn<QString>("style");
     QTest::addColumn<QString>("annotation");
     QTest::addColumn<QStringList>("extra");
@@ -318,34 +281,33 @@ private slots:
     QTest::newRow("unsorted") << QStringLiteral("vllm") << d << QStringList{QStringLiteral("--unsorted")};
     QTest::newRow("overlap") << QStringLiteral("vllm") << n << QStringList{QStringLiteral("--overlap-kernels")};
     QTest::newRow("epoch") << QStringLiteral("diffusion") << n << QStringList{QStringLiteral("--epoch")};
-    QTest::newRow("everything") << QStringLiteral("sglang") << n
-                                << QStringList{QStringLiteral("--be-pairs"), QStringLiteral("--bad-dur"),
-                                               QStringLiteral("0.1"), QStringLiteral("--string-ids"),
-                                               QStringLiteral("--old-categories"), QStringLiteral("--unsorted"),
-                                               QStringLiteral("--overlap-kernels"), QStringLiteral("--graph-steps"),
-                                               QStringLiteral("0.3")};
+    QTest::newRow("everything")
+        << QStringLiteral("sglang") << n
+        << QStringList{
+               QStringLiteral("--be-pairs"),        QStringLiteral("--bad-dur"),        QStringLiteral("0.1"),
+               QStringLiteral("--string-ids"),      QStringLiteral("--old-categories"), QStringLiteral("--unsorted"),
+               QStringLiteral("--overlap-kernels"), QStringLiteral("--graph-steps"),    QStringLiteral("0.3")};
   }
 
-  void matchesTruth()
-  {
+  void matchesTruth() {
     QFETCH(QString, style);
     QFETCH(QString, annotation);
     QFETCH(QStringList, extra);
     const QString out = path(QStringLiteral("t_%1.json").arg(QString::fromLatin1(QTest::currentDataTag())));
     QByteArray trace;
     std::string truthText;
-    QVERIFY(generate(QStringList{QStringLiteral("--style"), style, QStringLiteral("--annotation"), annotation,
-                                 QStringLiteral("--steps"), QStringLiteral("60"), QStringLiteral("--seed"),
-                                 QStringLiteral("3")} + extra,
-                     out, trace, truthText));
+    QVERIFY(generate(
+        QStringList{QStringLiteral("--style"), style, QStringLiteral("--annotation"), annotation,
+                    QStringLiteral("--steps"), QStringLiteral("60"), QStringLiteral("--seed"), QStringLiteral("3")} +
+            extra,
+        out, trace, truthText));
 
     simdjson::dom::parser parser;
     simdjson::dom::element doc;
     QCOMPARE(parser.parse(trace.constData(), size_t(trace.size())).get(doc), simdjson::SUCCESS);
     Counter counter;
     counter.pattern = rootPattern(style, annotation);
-    for (simdjson::dom::element e : doc["traceEvents"].get_array())
-      counter.event(e.get_object());
+    for (simdjson::dom::element e : doc["traceEvents"].get_array()) counter.event(e.get_object());
     counter.finish();
     Recount& r = counter.r;
     QCOMPARE(std::string_view(doc["displayTimeUnit"]), std::string_view("ms"));
@@ -355,11 +317,9 @@ private slots:
     QCOMPARE(truthParser.parse(truthText).get(t), simdjson::SUCCESS);
     QCOMPARE(u(t["bytes"]["json"]), uint64_t(trace.size()));
     QCOMPARE(u(t["events"]["total"]), r.total);
-    for (auto [ph, n] : t["events"]["by_ph"].get_object())
-      QCOMPARE(u(n), r.byPh[std::string(ph)]);
+    for (auto [ph, n] : t["events"]["by_ph"].get_object()) QCOMPARE(u(n), r.byPh[std::string(ph)]);
     QCOMPARE(t["events"]["by_ph"].get_object().size(), r.byPh.size());
-    for (auto [cat, n] : t["events"]["by_cat"].get_object())
-      QCOMPARE(u(n), r.byCat[std::string(cat)]);
+    for (auto [cat, n] : t["events"]["by_cat"].get_object()) QCOMPARE(u(n), r.byCat[std::string(cat)]);
     QCOMPARE(t["events"]["by_cat"].get_object().size(), r.byCat.size());
     QCOMPARE(u(t["events"]["gpu"]), r.gpu);
     QCOMPARE(u(t["events"]["metadata_without_ts"]), r.metaNoTs);
@@ -382,37 +342,31 @@ private slots:
     QCOMPARE(u(an["negative_dur"]), r.negativeDur);
     QCOMPARE(u(an["be_pairs"]), r.byPh["B"]);
     QCOMPARE(u(an["be_pairs"]), r.byPh["E"]);
-    if (!extra.contains(QStringLiteral("--epoch"))) // epoch-scale doubles lose the ns digits
+    if (!extra.contains(QStringLiteral("--epoch")))  // epoch-scale doubles lose the ns digits
       QCOMPARE(u(an["overlapping_gpu_events"]), r.overlaps);
     QCOMPARE(r.unmatchedFlows, 0u);
     QCOMPARE(r.orphanGpu, 0u);
 
     for (const auto& opt : extra) {
-      if (opt == QLatin1String("--be-pairs"))
-        QVERIFY(r.byPh.at("B") > 0);
-      if (opt == QLatin1String("--bad-dur"))
-        QVERIFY(r.missingDur > 0 && r.negativeDur > 0);
-      if (opt == QLatin1String("--overlap-kernels"))
-        QVERIFY(r.overlaps > 0);
-      if (opt == QLatin1String("--graph-steps"))
-        QVERIFY(r.graphOnlyLaunches > 0);
+      if (opt == QLatin1String("--be-pairs")) QVERIFY(r.byPh.at("B") > 0);
+      if (opt == QLatin1String("--bad-dur")) QVERIFY(r.missingDur > 0 && r.negativeDur > 0);
+      if (opt == QLatin1String("--overlap-kernels")) QVERIFY(r.overlaps > 0);
+      if (opt == QLatin1String("--graph-steps")) QVERIFY(r.graphOnlyLaunches > 0);
       if (opt == QLatin1String("--old-categories"))
         QVERIFY(r.byCat.count("Kernel") && !r.byCat.count("kernel") && r.byCat.count("Operator"));
-      if (opt == QLatin1String("--string-ids"))
-        QVERIFY(trace.contains("\"tid\": \"stream 7\""));
-      if (opt == QLatin1String("--epoch"))
-        QVERIFY(trace.contains("\"ts\": 17671893"));
+      if (opt == QLatin1String("--string-ids")) QVERIFY(trace.contains("\"tid\": \"stream 7\""));
+      if (opt == QLatin1String("--epoch")) QVERIFY(trace.contains("\"ts\": 17671893"));
     }
     checkRegions(t, r.roots);
-    if (style == QLatin1String("training") && r.collectives > 1 && extra.contains(QStringLiteral("--first-collective-factor"))) {
+    if (style == QLatin1String("training") && r.collectives > 1 &&
+        extra.contains(QStringLiteral("--first-collective-factor"))) {
       const double mean = r.otherCollectiveSum / double(r.collectives - 1);
       QVERIFY(r.firstCollective > 5.0 * mean);
       QVERIFY(std::abs(double(t["collective"]["first_us"]) - r.firstCollective) < 0.01);
     }
   }
 
-  void checkRegions(simdjson::dom::element t, std::uint64_t steps)
-  {
+  void checkRegions(simdjson::dom::element t, std::uint64_t steps) {
     const auto steady = t["steady_region"];
     QVERIFY(steady.is_object());
     const auto first = int64_t(steady["first_step"]), last = int64_t(steady["last_step"]);
@@ -426,13 +380,14 @@ private slots:
   }
 
   // --unsorted only permutes events; gzip output decompresses to the same text.
-  void unsortedIsPermutationAndGzipMatches()
-  {
-    const QStringList base{QStringLiteral("--steps"), QStringLiteral("30"), QStringLiteral("--seed"), QStringLiteral("5")};
+  void unsortedIsPermutationAndGzipMatches() {
+    const QStringList base{QStringLiteral("--steps"), QStringLiteral("30"), QStringLiteral("--seed"),
+                           QStringLiteral("5")};
     QByteArray plain, shuffled, gz;
     std::string truth;
     QVERIFY(generate(base, path(QStringLiteral("p.json")), plain, truth));
-    QVERIFY(generate(base + QStringList{QStringLiteral("--unsorted")}, path(QStringLiteral("u.json")), shuffled, truth));
+    QVERIFY(
+        generate(base + QStringList{QStringLiteral("--unsorted")}, path(QStringLiteral("u.json")), shuffled, truth));
     QVERIFY(generate(base, path(QStringLiteral("p.json.gz")), gz, truth));
     QCOMPARE(gz, plain);
     QVERIFY(readAll(path(QStringLiteral("p.json.gz"))).size() < plain.size() / 4);
@@ -449,8 +404,7 @@ private slots:
     QVERIFY(minifiedSorted(plain) == minifiedSorted(shuffled));
   }
 
-  void targetBytes()
-  {
+  void targetBytes() {
     QByteArray trace;
     std::string truth;
     QVERIFY(generate({QStringLiteral("--target-bytes"), QStringLiteral("4M"), QStringLiteral("--quiet")},
@@ -459,8 +413,7 @@ private slots:
     QVERIFY2(ratio > 0.75 && ratio < 1.25, qPrintable(QString::number(ratio)));
   }
 
-  void atomicOutput()
-  {
+  void atomicOutput() {
     // Unwritable target: nothing is created.
     const QString missingDir = path(QStringLiteral("no/such/dir/x.json"));
     QVERIFY(runGen({QStringLiteral("-o"), missingDir, QStringLiteral("--steps"), QStringLiteral("5")}).exitCode != 0);
@@ -469,7 +422,8 @@ private slots:
     QDir(m_dir.path()).mkdir(QStringLiteral("occupied.json"));
     const QStringList before = QDir(m_dir.path()).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot);
     QVERIFY(runGen({QStringLiteral("-o"), path(QStringLiteral("occupied.json")), QStringLiteral("--steps"),
-                    QStringLiteral("5")}).exitCode != 0);
+                    QStringLiteral("5")})
+                .exitCode != 0);
     QCOMPARE(QDir(m_dir.path()).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot), before);
     QVERIFY(QFileInfo(path(QStringLiteral("occupied.json"))).isDir());
   }

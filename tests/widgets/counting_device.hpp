@@ -8,7 +8,7 @@
 namespace steadyscope::testing {
 
 class CountingEngine : public QPaintEngine {
-public:
+ public:
   CountingEngine() : QPaintEngine(QPaintEngine::AllFeatures) {}
   qint64 primitives = 0;
   bool begin(QPaintDevice*) override { return true; }
@@ -33,13 +33,13 @@ public:
 };
 
 class CountingDevice : public QPaintDevice {
-public:
+ public:
   explicit CountingDevice(QSize size) : size_(size) {}
   ~CountingDevice() override = default;
   QPaintEngine* paintEngine() const override { return &engine_; }
   qint64 primitives() const { return engine_.primitives; }
 
-protected:
+ protected:
   int metric(PaintDeviceMetric m) const override {
     switch (m) {
       case PdmWidth: return size_.width();
@@ -58,9 +58,9 @@ protected:
     }
   }
 
-private:
+ private:
   QSize size_;
   mutable CountingEngine engine_;
 };
 
-} // namespace steadyscope::testing
+}  // namespace steadyscope::testing

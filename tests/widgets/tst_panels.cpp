@@ -13,10 +13,10 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QClipboard>
 #include <QListWidget>
 #include <QPushButton>
 #include <QTableWidget>
-#include <QClipboard>
 #include <QtTest>
 
 using namespace steadyscope;
@@ -24,7 +24,7 @@ using namespace steadyscope::widgets;
 
 class TstPanels : public QObject {
   Q_OBJECT
-private slots:
+ private slots:
   void anomalyModel();
   void chunkModel();
   void detailsRangeStats();
@@ -47,7 +47,7 @@ struct DetailsFixture {
   DetailsPanel panel;
   SelectionModel sel;
 };
-} // namespace
+}  // namespace
 
 void TstPanels::anomalyModel() {
   testing::TraceBuilder b;
@@ -99,7 +99,8 @@ void TstPanels::detailsRangeStats() {
   DetailsPanel& panel = f.panel;
   SelectionModel& sel = f.sel;
   sel.setRange(t->tsNs[0] + 10'000, t->tsNs[0] + 250'000);
-  const timeline::RangeStats want = timeline::computeRangeStats(*t, *f.doc.index, t->tsNs[0] + 10'000, t->tsNs[0] + 250'000);
+  const timeline::RangeStats want =
+      timeline::computeRangeStats(*t, *f.doc.index, t->tsNs[0] + 10'000, t->tsNs[0] + 250'000);
   QCOMPARE(panel.rangeStats().sliceCount, want.sliceCount);
   QCOMPARE(panel.rangeStats().perName.size(), want.perName.size());
   QCOMPARE(panel.rangeTable()->rowCount(), int(want.perName.size()));

@@ -38,11 +38,11 @@ bool near(QColor a, QColor b, int tol = 24) {
   return std::abs(a.red() - b.red()) <= tol && std::abs(a.green() - b.green()) <= tol &&
          std::abs(a.blue() - b.blue()) <= tol;
 }
-} // namespace
+}  // namespace
 
 class TstTimelineView : public QObject {
   Q_OBJECT
-private slots:
+ private slots:
   void busyOverlayPixels();
   void selectedChunkBandCoversSteps();
   void clickSelectsKernelAndEmptySelectsNothing();
@@ -83,7 +83,8 @@ void TstTimelineView::selectedChunkBandCoversSteps() {
   TraceDocument d = docOf(busyIdleTrace());
   auto ov = std::make_shared<TimelineOverlays>();
   for (int s = 0; s < 10; ++s)
-    ov->steps.push_back({int64_t(s) * 400'000, int64_t(s + 1) * 400'000, s, s % 2 ? StepKind::DecodeOnly : StepKind::PrefillDecode});
+    ov->steps.push_back(
+        {int64_t(s) * 400'000, int64_t(s + 1) * 400'000, s, s % 2 ? StepKind::DecodeOnly : StepKind::PrefillDecode});
   ov->chunks.push_back({ov->steps[2].beginNs, ov->steps[5].endNs, "decode_only", " ", 2, 5});
   d.overlays = ov;
   v.setDocument(d);

@@ -12,7 +12,7 @@ const QColor kBlue(0x00, 0x72, 0xB2);
 const QColor kVermillion(0xD5, 0x5E, 0x00);
 const QColor kPurple(0xCC, 0x79, 0xA7);
 const QColor kGrey(0x99, 0x99, 0x99);
-} // namespace
+}  // namespace
 
 bool isDark(const QPalette& p) { return p.color(QPalette::Base).lightness() < 128; }
 
@@ -97,4 +97,4 @@ QString verdictIcon(Verdict v) {
   return {};
 }
 
-} // namespace steadyscope::widgets::colors
+}  // namespace steadyscope::widgets::colors

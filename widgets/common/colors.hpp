@@ -28,4 +28,4 @@ QColor verdict(Verdict v);
 QString verdictWord(Verdict v);
 QString verdictIcon(Verdict v);  // a glyph, so a verdict is never told by colour alone
 
-} // namespace steadyscope::widgets::colors
+}  // namespace steadyscope::widgets::colors

@@ -42,4 +42,4 @@ void SelectionModel::clear() {
   setChunk(-1);
 }
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

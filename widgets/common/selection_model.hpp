@@ -10,7 +10,7 @@ namespace steadyscope::widgets {
 
 class SelectionModel : public QObject {
   Q_OBJECT
-public:
+ public:
   using QObject::QObject;
 
   qint64 event() const { return event_; }
@@ -21,7 +21,7 @@ public:
   int chunk() const { return chunk_; }
   bool isEmpty() const { return event_ < 0 && !hasRange() && step_ < 0 && chunk_ < 0; }
 
-public slots:
+ public slots:
   void setEvent(qint64 e);
   void setRange(qint64 beginNs, qint64 endNs);
   void clearRange() { setRange(0, 0); }
@@ -30,7 +30,7 @@ public slots:
   /// Clears everything (Esc).
   void clear();
 
-signals:
+ signals:
   void eventChanged(qint64 event);
   void rangeChanged(qint64 beginNs, qint64 endNs);
   void stepChanged(int step);
@@ -40,11 +40,11 @@ signals:
   /// A pane asks the timeline to show [begin, end) (e.g. double-click a chunk).
   void zoomRequested(qint64 beginNs, qint64 endNs);
 
-private:
+ private:
   qint64 event_ = -1;
   qint64 rangeBegin_ = 0, rangeEnd_ = 0;
   int step_ = -1;
   int chunk_ = -1;
 };
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

@@ -17,4 +17,4 @@ struct TraceDocument {
   explicit operator bool() const { return trace && index; }
 };
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

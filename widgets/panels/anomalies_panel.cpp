@@ -27,7 +27,8 @@ QVariant AnomalyModel::data(const QModelIndex& index, int role) const {
   if (role == FirstEventRole) return qint64(a.firstEvent);
   if (role == Qt::TextAlignmentRole)
     return index.column() == CountColumn || index.column() == FirstEventColumn
-               ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+               ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+               : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
   if (role == Qt::DisplayRole || role == SortRole || role == Qt::ToolTipRole) {
     const bool sort = role == SortRole;
     switch (index.column()) {
@@ -85,8 +86,10 @@ AnomaliesPanel::AnomaliesPanel(QWidget* parent) : QWidget(parent) {
 
 void AnomaliesPanel::setTrace(TracePtr trace) {
   model_->setTrace(trace);
-  if (!trace) summary_->setText(tr("No trace open."));
-  else if (trace->anomalies.empty()) summary_->setText(tr("No anomalies: every event was read as written."));
+  if (!trace)
+    summary_->setText(tr("No trace open."));
+  else if (trace->anomalies.empty())
+    summary_->setText(tr("No anomalies: every event was read as written."));
   else
     summary_->setText(tr("%1 anomalies in %2 counters (double-click a row to show its first event)")
                           .arg(QString::fromStdString(timeline::formatCount(trace->anomalyCount())))
@@ -94,4 +97,4 @@ void AnomaliesPanel::setTrace(TracePtr trace) {
   view_->resizeColumnsToContents();
 }
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

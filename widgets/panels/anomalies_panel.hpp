@@ -12,7 +12,7 @@ namespace steadyscope::widgets {
 
 class AnomalyModel : public QAbstractTableModel {
   Q_OBJECT
-public:
+ public:
   enum Columns { CodeColumn, CountColumn, ExplanationColumn, FirstEventColumn, NUM_COLUMNS };
   enum Roles { SortRole = Qt::UserRole, FirstEventRole };
   using QAbstractTableModel::QAbstractTableModel;
@@ -22,26 +22,26 @@ public:
   QVariant data(const QModelIndex& index, int role) const override;
   QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
-private:
+ private:
   TracePtr trace_;
 };
 
 class AnomaliesPanel : public QWidget {
   Q_OBJECT
-public:
+ public:
   explicit AnomaliesPanel(QWidget* parent = nullptr);
   void setTrace(TracePtr trace);
   AnomalyModel* model() const { return model_; }
   QTableView* view() const { return view_; }
 
-signals:
+ signals:
   /// Double-click on a counter with a first event.
   void eventActivated(qint64 event);
 
-private:
+ private:
   AnomalyModel* model_;
   QTableView* view_;
   QLabel* summary_;
 };
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

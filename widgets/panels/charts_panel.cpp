@@ -102,4 +102,4 @@ void ChartsPanel::rebuild() {
   stack_->setCurrentIndex(1);
 }
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

@@ -19,14 +19,14 @@ namespace steadyscope::widgets {
 
 class ChartsPanel : public QWidget {
   Q_OBJECT
-public:
+ public:
   static constexpr int kMaxPoints = 1000;
   explicit ChartsPanel(QWidget* parent = nullptr);
   void setDocument(const TraceDocument& doc);
   void setSelectionModel(SelectionModel* model);
   int pointCount() const { return points_; }
 
-private:
+ private:
   void rebuild();
   TraceDocument doc_;
   QPointer<SelectionModel> selection_;
@@ -37,4 +37,4 @@ private:
   int points_ = 0;
 };
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

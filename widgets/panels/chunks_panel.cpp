@@ -32,7 +32,8 @@ QVariant ChunkModel::data(const QModelIndex& index, int role) const {
   const bool sort = role == SortRole;
   if (role == Qt::TextAlignmentRole)
     return index.column() == ModeColumn || index.column() == VerdictColumn
-               ? QVariant(Qt::AlignLeft | Qt::AlignVCenter) : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+               ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+               : QVariant(Qt::AlignRight | Qt::AlignVCenter);
   if (role == Qt::ForegroundRole && index.column() == VerdictColumn && c.hasVerdict) return colors::verdict(c.verdict);
   if (role == MaxCostRole) return 1.0;
   if (role != Qt::DisplayRole && !sort && role != Qt::ToolTipRole) return {};
@@ -67,7 +68,8 @@ QVariant ChunkModel::data(const QModelIndex& index, int role) const {
 
 QVariant ChunkModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"mode", "steps", "duration", "events", "GPU events", "busy (ref)", "busy (union)", "verdict"};
+  static const char* names[] = {"mode",       "steps",      "duration",     "events",
+                                "GPU events", "busy (ref)", "busy (union)", "verdict"};
   return section >= 0 && section < NUM_COLUMNS ? tr(names[section]) : QVariant();
 }
 
@@ -91,8 +93,9 @@ ChunksPanel::ChunksPanel(QWidget* parent) : QWidget(parent) {
   l->setContentsMargins(2, 2, 2, 2);
   l->addWidget(placeholder_);
   l->addWidget(view_);
-  setPlaceholder(tr("No split yet. Run a split (Split ▸ Run split) or open a split directory to see the chunks "
-                    "and the gate's verdicts here."));
+  setPlaceholder(
+      tr("No split yet. Run a split (Split ▸ Run split) or open a split directory to see the chunks "
+         "and the gate's verdicts here."));
   connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& i) {
     if (selection_ && i.isValid()) selection_->setChunk(proxy_->mapToSource(i).row());
   });
@@ -135,4 +138,4 @@ void ChunksPanel::setPlaceholder(const QString& text) {
   view_->setVisible(model_->rowCount() != 0);
 }
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

@@ -17,9 +17,18 @@ namespace steadyscope::widgets {
 
 class ChunkModel : public QAbstractTableModel {
   Q_OBJECT
-public:
-  enum Columns { ModeColumn, StepsColumn, DurationColumn, EventsColumn, GpuEventsColumn,
-                 BusyRefColumn, BusyUnionColumn, VerdictColumn, NUM_COLUMNS };
+ public:
+  enum Columns {
+    ModeColumn,
+    StepsColumn,
+    DurationColumn,
+    EventsColumn,
+    GpuEventsColumn,
+    BusyRefColumn,
+    BusyUnionColumn,
+    VerdictColumn,
+    NUM_COLUMNS
+  };
   enum Roles { SortRole = Qt::UserRole, MaxCostRole };
   using QAbstractTableModel::QAbstractTableModel;
   void setChunks(QVector<ChunkRow> rows);
@@ -31,13 +40,13 @@ public:
   QVariant data(const QModelIndex& index, int role) const override;
   QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
-private:
+ private:
   QVector<ChunkRow> rows_;
 };
 
 class ChunksPanel : public QWidget {
   Q_OBJECT
-public:
+ public:
   explicit ChunksPanel(QWidget* parent = nullptr);
   void setSelectionModel(SelectionModel* model);
   void setChunks(QVector<ChunkRow> rows);
@@ -48,7 +57,7 @@ public:
   ChunkModel* model() const { return model_; }
   QTableView* view() const { return view_; }
 
-private:
+ private:
   ChunkModel* model_;
   QSortFilterProxyModel* proxy_;
   QTableView* view_;
@@ -56,4 +65,4 @@ private:
   QPointer<SelectionModel> selection_;
 };
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

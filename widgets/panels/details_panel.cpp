@@ -20,7 +20,7 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 
 class NumItem : public QTableWidgetItem {  // sorts by the raw number
-public:
+ public:
   NumItem(const QString& text, double v) : QTableWidgetItem(text), v_(v) {
     setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
   }
@@ -28,10 +28,11 @@ public:
     if (auto* n = dynamic_cast<const NumItem*>(&o)) return v_ < n->v_;
     return QTableWidgetItem::operator<(o);
   }
-private:
+
+ private:
   double v_;
 };
-} // namespace
+}  // namespace
 
 DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
   stack_ = new QStackedWidget(this);
@@ -96,8 +97,9 @@ void DetailsPanel::refresh() {
     showStep(selection_->step());
   else {
     stack_->setCurrentWidget(text_);
-    text_->setHtml(tr("<p>Nothing selected.</p><p>Click a slice to see its fields and args; drag on the ruler to "
-                      "get statistics for a time range; click a step to see its numbers.</p>"));
+    text_->setHtml(
+        tr("<p>Nothing selected.</p><p>Click a slice to see its fields and args; drag on the ruler to "
+           "get statistics for a time range; click a step to see its numbers.</p>"));
   }
 }
 
@@ -110,8 +112,9 @@ void DetailsPanel::showEvent(EventIdx e) {
   };
   row(tr("category"), qs(t.catOf(e)));
   row(tr("phase"), QString::fromLatin1(phName(t.ph[e])));
-  row(tr("start"), QStringLiteral("%1 µs (+%2)").arg(t.tsUs(e), 0, 'f', 3)
-                        .arg(qs(formatDuration(double(t.tsNs[e] - doc_.index->firstNs)))));
+  row(tr("start"), QStringLiteral("%1 µs (+%2)")
+                       .arg(t.tsUs(e), 0, 'f', 3)
+                       .arg(qs(formatDuration(double(t.tsNs[e] - doc_.index->firstNs)))));
   row(tr("duration"), qs(formatDuration(double(t.durNs[e]))));
   row(tr("lane"), qs(t.keyText(t.lanes[t.lane[e]].pid)) + QStringLiteral(" / ") + qs(laneLabel(t, t.lane[e])));
   row(tr("depth"), QString::number(t.depth.empty() ? 0 : t.depth[e]));
@@ -140,10 +143,10 @@ void DetailsPanel::showEvent(EventIdx e) {
 void DetailsPanel::showRange(qint64 b, qint64 e) {
   range_ = computeRangeStats(*doc_.trace, *doc_.index, b, e);
   stack_->setCurrentWidget(rangePage_);
-  QString head = tr("<b>Range</b> %1 – %2 (%3) · %4 slices")
-                     .arg(qs(formatDuration(double(b - doc_.index->firstNs))),
-                          qs(formatDuration(double(e - doc_.index->firstNs))), qs(formatDuration(double(e - b))),
-                          qs(formatCount(range_.sliceCount)));
+  QString head =
+      tr("<b>Range</b> %1 – %2 (%3) · %4 slices")
+          .arg(qs(formatDuration(double(b - doc_.index->firstNs))), qs(formatDuration(double(e - doc_.index->firstNs))),
+               qs(formatDuration(double(e - b))), qs(formatCount(range_.sliceCount)));
   for (const DeviceRangeBusy& d : range_.devices)
     head += tr("<br>GPU %1 busy ratio <b>%2</b> (%3 busy)")
                 .arg(qs(doc_.trace->keyText(d.pid)), qs(formatRatio(d.ratio)), qs(formatDuration(double(d.busyNs))));
@@ -175,14 +178,14 @@ void DetailsPanel::showStep(int s) {
   }
   const StepBand& st = doc_.overlays->steps[size_t(s)];
   QString h = tr("<h3>Step %1</h3><p>%2 · %3</p>")
-                  .arg(st.index).arg(QString::fromLatin1(stepKindName(st.kind)))
+                  .arg(st.index)
+                  .arg(QString::fromLatin1(stepKindName(st.kind)))
                   .arg(qs(formatDuration(double(st.endNs - st.beginNs))));
   for (const DeviceIndex& d : doc_.index->devices)
     h += tr("<p>GPU %1 busy ratio %2</p>")
-             .arg(qs(doc_.trace->keyText(d.pid)),
-                  qs(formatRatio(double(d.busy.busyIn(st.beginNs, st.endNs)) /
-                                 double(std::max<int64_t>(1, st.endNs - st.beginNs)))));
+             .arg(qs(doc_.trace->keyText(d.pid)), qs(formatRatio(double(d.busy.busyIn(st.beginNs, st.endNs)) /
+                                                                 double(std::max<int64_t>(1, st.endNs - st.beginNs)))));
   text_->setHtml(h);
 }
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

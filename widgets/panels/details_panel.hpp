@@ -19,7 +19,7 @@ namespace steadyscope::widgets {
 
 class DetailsPanel : public QWidget {
   Q_OBJECT
-public:
+ public:
   explicit DetailsPanel(QWidget* parent = nullptr);
   void setDocument(const TraceDocument& doc);
   void setSelectionModel(SelectionModel* model);
@@ -28,7 +28,7 @@ public:
   QString text() const;
   QTableWidget* rangeTable() const { return table_; }
 
-private:
+ private:
   void refresh();
   void showEvent(EventIdx e);
   void showRange(qint64 b, qint64 e);
@@ -44,4 +44,4 @@ private:
   QTableWidget* table_;
 };
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

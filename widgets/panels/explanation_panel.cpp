@@ -27,7 +27,7 @@ QColor outcomeColour(const GateRule& r) {
   if (o == QLatin1String("failed")) return colors::verdict(colors::Verdict::Refused);
   return colors::verdict(colors::Verdict::Missing);
 }
-} // namespace
+}  // namespace
 
 ExplanationPanel::ExplanationPanel(QWidget* parent) : QWidget(parent) {
   text_ = new QTextBrowser(this);
@@ -70,8 +70,9 @@ void ExplanationPanel::setExplanation(const GateExplanation& e) {
     QString head = QStringLiteral("<b>%1</b>").arg(esc(r.name));
     if (!r.subject.isEmpty()) head += QStringLiteral(" · %1").arg(esc(r.subject));
     if (!r.condition.isEmpty()) head += QStringLiteral(" &nbsp;%1 %2").arg(esc(r.value), esc(r.condition));
-    h += QStringLiteral("<tr><td valign=top align=right>%1</td><td>%2</td>"
-                        "<td valign=top align=right style='color:%3' nowrap><b>%4</b></td></tr>")
+    h += QStringLiteral(
+             "<tr><td valign=top align=right>%1</td><td>%2</td>"
+             "<td valign=top align=right style='color:%3' nowrap><b>%4</b></td></tr>")
              .arg(n++)
              .arg(head, outcomeColour(r).name(), outcomeMark(r));
     QString body;
@@ -96,7 +97,8 @@ void ExplanationPanel::setExplanation(const GateExplanation& e) {
     h += QStringLiteral("<p>%1</p>").arg(tr("No findings."));
   }
   if (!e.warningsJson.isEmpty())
-    h += QStringLiteral("<p><b>%1</b></p><pre>%2</pre>").arg(tr("Pipeline result (warnings JSON)"), esc(e.warningsJson));
+    h +=
+        QStringLiteral("<p><b>%1</b></p><pre>%2</pre>").arg(tr("Pipeline result (warnings JSON)"), esc(e.warningsJson));
   warnings_ = e.warningsJson;
   copy_->setEnabled(!warnings_.isEmpty());
   text_->setHtml(h);
@@ -108,4 +110,4 @@ void ExplanationPanel::copyWarnings() {
 
 QString ExplanationPanel::text() const { return text_->toPlainText(); }
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

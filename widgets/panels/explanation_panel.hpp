@@ -14,7 +14,7 @@ namespace steadyscope::widgets {
 
 class ExplanationPanel : public QWidget {
   Q_OBJECT
-public:
+ public:
   explicit ExplanationPanel(QWidget* parent = nullptr);
   void setExplanation(const GateExplanation& e);
   void clear(const QString& placeholder = {});
@@ -25,10 +25,10 @@ public:
   void copyWarnings();
   QPushButton* copyButton() const { return copy_; }
 
-private:
+ private:
   QTextBrowser* text_;
   QPushButton* copy_;
   QString warnings_;
 };
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

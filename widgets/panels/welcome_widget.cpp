@@ -74,4 +74,4 @@ void WelcomeWidget::setSamplePath(const QString& path) {
   openSample_->setToolTip(ok ? path : tr("The bundled sample trace is not installed (%1)").arg(path));
 }
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

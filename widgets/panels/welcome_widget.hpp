@@ -11,7 +11,7 @@ namespace steadyscope::widgets {
 
 class WelcomeWidget : public QWidget {
   Q_OBJECT
-public:
+ public:
   explicit WelcomeWidget(QWidget* parent = nullptr);
   void setRecentFiles(const QStringList& files);
   /// Empty path or a missing file disables "Open the sample" with a reason.
@@ -21,13 +21,13 @@ public:
   QPushButton* openSampleButton() const { return openSample_; }
   QListWidget* recentList() const { return recent_; }
 
-signals:
+ signals:
   void openTraceRequested();
   void openSplitDirRequested();
   void openSampleRequested();
   void openRecentRequested(const QString& path);
 
-private:
+ private:
   QPushButton* openTrace_ = nullptr;
   QPushButton* openSplitDir_ = nullptr;
   QPushButton* openSample_ = nullptr;
@@ -35,4 +35,4 @@ private:
   QLabel* recentTitle_ = nullptr;
 };
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

@@ -26,7 +26,7 @@ QColor blend(const QColor& a, const QColor& b, double t) {
   return QColor::fromRgbF(float(a.redF() * (1 - t) + b.redF() * t), float(a.greenF() * (1 - t) + b.greenF() * t),
                           float(a.blueF() * (1 - t) + b.blueF() * t));
 }
-} // namespace
+}  // namespace
 
 void TimelineView::paintBase(QPainter& p, QSize size) {
   stats_ = {};
@@ -68,7 +68,8 @@ void TimelineView::paintBase(QPainter& p, QSize size) {
   if (layout_.trackAt(firstY) < 0) {
     // firstY falls in a gap: find the first track below it.
     t = int(std::upper_bound(layout_.tracks.begin(), layout_.tracks.end(), firstY,
-                             [](int v, const Track& tr) { return v < tr.y; }) - layout_.tracks.begin());
+                             [](int v, const Track& tr) { return v < tr.y; }) -
+            layout_.tracks.begin());
     if (t > 0 && layout_.tracks[size_t(t - 1)].y + layout_.tracks[size_t(t - 1)].height > firstY) --t;
   }
   for (; size_t(t) < layout_.tracks.size(); ++t) {
@@ -104,7 +105,8 @@ void TimelineView::paintBase(QPainter& p, QSize size) {
   p.setFont(f);
   p.drawText(QRect(6, 0, labelWidth_ - 8, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft, tr("steps"));
   if (chunkBandHeight())
-    p.drawText(QRect(6, chunkBandTop(), labelWidth_ - 8, kChunkBandHeight), Qt::AlignVCenter | Qt::AlignLeft, tr("chunks"));
+    p.drawText(QRect(6, chunkBandTop(), labelWidth_ - 8, kChunkBandHeight), Qt::AlignVCenter | Qt::AlignLeft,
+               tr("chunks"));
   p.drawText(QRect(6, kRulerHeight + chunkBandHeight(), labelWidth_ - 8, kAxisHeight), Qt::AlignVCenter | Qt::AlignLeft,
              qs(formatDuration(m.nsPerPx() * width)) + tr(" shown"));
   p.setPen(pal.color(QPalette::Mid));
@@ -140,7 +142,8 @@ void TimelineView::paintSliceTrack(QPainter& p, const Track& tk, int y, const Ti
                      r.height());
     if (vis.width() > 36) {
       p.setPen(colors::textOn(c));
-      const QString name = QString::fromUtf8(tr.nameOf(e).data(), qsizetype(std::min<size_t>(tr.nameOf(e).size(), 256)));
+      const QString name =
+          QString::fromUtf8(tr.nameOf(e).data(), qsizetype(std::min<size_t>(tr.nameOf(e).size(), 256)));
       p.drawText(vis.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
                  fm.elidedText(name, Qt::ElideRight, int(vis.width()) - 5));
     }
@@ -173,7 +176,10 @@ void TimelineView::paintBusyTrack(QPainter& p, const Track& tk, int y, const Tim
   const QColor idle = colors::idleGap(pal);
   x = 0;
   while (x < width) {
-    if (!longGap_[size_t(x)]) { ++x; continue; }
+    if (!longGap_[size_t(x)]) {
+      ++x;
+      continue;
+    }
     int x2 = x + 1;
     while (x2 < width && longGap_[size_t(x2)]) ++x2;
     p.fillRect(QRect(x, y + 1, std::max(2, x2 - x), 4), idle);
@@ -241,8 +247,9 @@ void TimelineView::paintChunkBands(QPainter& p, const TimeMapper& m, int width) 
       p.drawRect(r);
     }
     p.setPen(colors::textOn(col));
-    p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-               p.fontMetrics().elidedText(qs(ch.label.empty() ? ch.mode : ch.label), Qt::ElideRight, int(r.width()) - 4));
+    p.drawText(
+        r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+        p.fontMetrics().elidedText(qs(ch.label.empty() ? ch.mode : ch.label), Qt::ElideRight, int(r.width()) - 4));
   }
 }
 
@@ -252,7 +259,7 @@ void TimelineView::paintAxis(QPainter& p, const TimeMapper& m, int width) {
   const double step = niceTickStep(m.nsPerPx(), 110.0);
   const double firstRel = std::floor(m.relAt(0) / step) * step;
   p.setPen(pal.color(QPalette::WindowText));
-  for (double rel = firstRel; ; rel += step) {
+  for (double rel = firstRel;; rel += step) {
     const double x = (rel - m.relAt(0)) * m.pxPerNs();
     if (x > width) break;
     if (x < -1) continue;
@@ -263,7 +270,8 @@ void TimelineView::paintAxis(QPainter& p, const TimeMapper& m, int width) {
   if (overlays_ && !overlays_->steps.empty()) {
     const QFontMetrics fm = p.fontMetrics();
     int w = 8;
-    for (int k = 0; k < kStepKindCount; ++k) w += 14 + fm.horizontalAdvance(QString::fromLatin1(stepKindName(StepKind(k)))) + 10;
+    for (int k = 0; k < kStepKindCount; ++k)
+      w += 14 + fm.horizontalAdvance(QString::fromLatin1(stepKindName(StepKind(k)))) + 10;
     int x = width - w;
     p.fillRect(QRect(x, top + 1, w, kAxisHeight - 2), pal.color(QPalette::Window));
     x += 6;
@@ -271,7 +279,8 @@ void TimelineView::paintAxis(QPainter& p, const TimeMapper& m, int width) {
       const QString word = QString::fromLatin1(stepKindName(StepKind(k)));
       p.fillRect(QRect(x, top + kAxisHeight / 2 - 5, 10, 10), colors::stepKind(StepKind(k)));
       p.setPen(pal.color(QPalette::WindowText));
-      p.drawText(QRect(x + 14, top, fm.horizontalAdvance(word) + 4, kAxisHeight), Qt::AlignVCenter | Qt::AlignLeft, word);
+      p.drawText(QRect(x + 14, top, fm.horizontalAdvance(word) + 4, kAxisHeight), Qt::AlignVCenter | Qt::AlignLeft,
+                 word);
       x += 14 + fm.horizontalAdvance(word) + 10;
     }
   }
@@ -311,10 +320,10 @@ void TimelineView::paintLabels(QPainter& p, QSize size) {
         continue;
       }
       case TrackKind::DeviceBusy:
-        text = tr("GPU busy (%1)").arg(qs(formatRatio(
-            doc_.index->devices[size_t(tk.device)].busy.totalBusy() /
-            std::max(1.0, double(doc_.index->devices[size_t(tk.device)].busy.lastNs() -
-                                 doc_.index->devices[size_t(tk.device)].busy.firstNs())))));
+        text = tr("GPU busy (%1)")
+                   .arg(qs(formatRatio(doc_.index->devices[size_t(tk.device)].busy.totalBusy() /
+                                       std::max(1.0, double(doc_.index->devices[size_t(tk.device)].busy.lastNs() -
+                                                            doc_.index->devices[size_t(tk.device)].busy.firstNs())))));
         fg = colors::gpuBusy(pal);
         indent = 10;
         break;
@@ -404,4 +413,4 @@ void TimelineView::paintOverlay(QPainter& p, QSize size) {
   }
 }
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

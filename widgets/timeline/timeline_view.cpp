@@ -70,9 +70,7 @@ void TimelineView::setSelectionModel(SelectionModel* model) {
 
 TimeMapper TimelineView::mapper() const { return view_.mapper(); }
 
-int TimelineView::chunkBandHeight() const {
-  return overlays_ && !overlays_->chunks.empty() ? kChunkBandHeight : 0;
-}
+int TimelineView::chunkBandHeight() const { return overlays_ && !overlays_->chunks.empty() ? kChunkBandHeight : 0; }
 int TimelineView::headerHeight() const { return kRulerHeight + chunkBandHeight() + kAxisHeight; }
 int TimelineView::contentWidth() const { return std::max(1, viewport()->width() - labelWidth_); }
 
@@ -91,8 +89,10 @@ void TimelineView::buildNameColors() {
 }
 
 void TimelineView::relayout() {
-  if (doc_) layout_ = layoutTracks(*doc_.index, groups_);
-  else layout_ = {};
+  if (doc_)
+    layout_ = layoutTracks(*doc_.index, groups_);
+  else
+    layout_ = {};
   rowToTrack_.assign(doc_ ? doc_.index->rows.size() : 0, -1);
   for (size_t t = 0; t < layout_.tracks.size(); ++t)
     if (layout_.tracks[t].kind == TrackKind::Slices) rowToTrack_[layout_.tracks[t].row] = int(t);
@@ -160,8 +160,7 @@ qint64 TimelineView::eventAt(QPoint p) const {
   if (!doc_ || p.x() < labelWidth_) return -1;
   const int t = trackIndexAt(p.y());
   if (t < 0 || layout_.tracks[size_t(t)].kind != TrackKind::Slices) return -1;
-  return hitTestRow(*doc_.trace, *doc_.index, layout_.tracks[size_t(t)].row, mapper(),
-                    p.x() - labelWidth_, 3.0);
+  return hitTestRow(*doc_.trace, *doc_.index, layout_.tracks[size_t(t)].row, mapper(), p.x() - labelWidth_, 3.0);
 }
 
 qint64 TimelineView::stepAt(QPoint p) const {
@@ -365,8 +364,10 @@ void TimelineView::mouseMoveEvent(QMouseEvent* e) {
       viewport()->update();
     }
     const QString tip = tooltipAt(pos);
-    if (tip.isEmpty()) QToolTip::hideText();
-    else QToolTip::showText(e->globalPosition().toPoint(), tip, viewport());
+    if (tip.isEmpty())
+      QToolTip::hideText();
+    else
+      QToolTip::showText(e->globalPosition().toPoint(), tip, viewport());
     emit hoverTextChanged(tip);
   }
   lastPos_ = pos;
@@ -388,7 +389,8 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* e) {
       if (smallDrag) {
         const qint64 s = stepAt(e->pos());
         if (selection_) {
-          if (s >= 0) selection_->setStep(int(s));
+          if (s >= 0)
+            selection_->setStep(int(s));
           else if (e->pos().y() >= chunkBandTop() && e->pos().y() < chunkBandTop() + chunkBandHeight() && overlays_) {
             const int64_t t = m.nsAt(e->pos().x() - labelWidth_);
             int hit = -1;
@@ -408,8 +410,7 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* e) {
       if (!smallDrag) zoomToRange(m.nsAt(std::max(0.0, xa)), m.nsAt(xb));
       viewport()->update();
       break;
-    default:
-      break;
+    default: break;
   }
 }
 
@@ -476,17 +477,24 @@ QString argsSummary(std::string_view raw) {
   for (size_t i = 0; i < a.size(); ++i) {
     const char c = a[i];
     if (inStr) {
-      if (c == '\\') ++i;
-      else if (c == '"') inStr = false;
-    } else if (c == '"') inStr = true;
-    else if (c == '{') ++depth;
-    else if (c == '}' && --depth == 0) { end = i + 1; break; }
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inStr = false;
+    } else if (c == '"')
+      inStr = true;
+    else if (c == '{')
+      ++depth;
+    else if (c == '}' && --depth == 0) {
+      end = i + 1;
+      break;
+    }
   }
   QString s = qs(a.substr(0, end ? end : a.size()));
   if (s.size() > 300) s = s.left(300) + QStringLiteral(" …");
   return s.toHtmlEscaped();
 }
-} // namespace
+}  // namespace
 
 QString TimelineView::tooltipAt(QPoint p) const {
   if (!doc_) return {};
@@ -497,10 +505,12 @@ QString TimelineView::tooltipAt(QPoint p) const {
     if (s < 0) return {};
     const StepBand& st = overlays_->steps[size_t(s)];
     QString t = QStringLiteral("<b>step %1</b> · %2<br>duration %3")
-                    .arg(st.index).arg(QString::fromLatin1(stepKindName(st.kind)))
+                    .arg(st.index)
+                    .arg(QString::fromLatin1(stepKindName(st.kind)))
                     .arg(qs(formatDuration(double(st.endNs - st.beginNs))));
     for (const DeviceIndex& d : doc_.index->devices) {
-      const double r = double(d.busy.busyIn(st.beginNs, st.endNs)) / double(std::max<int64_t>(1, st.endNs - st.beginNs));
+      const double r =
+          double(d.busy.busyIn(st.beginNs, st.endNs)) / double(std::max<int64_t>(1, st.endNs - st.beginNs));
       t += QStringLiteral("<br>GPU %1 busy ratio %2").arg(qs(tr.keyText(d.pid)), qs(formatRatio(r)));
     }
     return t;
@@ -526,8 +536,10 @@ QString TimelineView::tooltipAt(QPoint p) const {
       const EventIdx f = row.events[it.first], l = row.events[it.first + it.count - 1];
       const int64_t a = tr.tsNs[f], b = tr.tsNs[l] + std::max<int64_t>(0, tr.durNs[l]);
       const int64_t busy = doc_.index->lanes[track.lane].coverage.busyIn(a, b);
-      return QStringLiteral("<b>%1 events</b> folded (each narrower than %2 px)<br>span %3, busy %4<br>zoom in to see them")
-          .arg(qs(formatCount(it.count))).arg(lod_.minSlicePx)
+      return QStringLiteral(
+                 "<b>%1 events</b> folded (each narrower than %2 px)<br>span %3, busy %4<br>zoom in to see them")
+          .arg(qs(formatCount(it.count)))
+          .arg(lod_.minSlicePx)
           .arg(qs(formatDuration(double(b - a))), qs(formatDuration(double(busy))));
     }
   }
@@ -536,7 +548,8 @@ QString TimelineView::tooltipAt(QPoint p) const {
   const EventIdx ev = EventIdx(e);
   QString t = QStringLiteral("<b>%1</b><br>category %2<br>start %3 µs (+%4 from trace start)<br>duration %5<br>lane %6")
                   .arg(qs(tr.nameOf(ev)).toHtmlEscaped().left(200), qs(tr.catOf(ev)).toHtmlEscaped())
-                  .arg(tr.tsUs(ev), 0, 'f', 3).arg(qs(formatDuration(double(tr.tsNs[ev] - view_.origin()))))
+                  .arg(tr.tsUs(ev), 0, 'f', 3)
+                  .arg(qs(formatDuration(double(tr.tsNs[ev] - view_.origin()))))
                   .arg(qs(formatDuration(double(tr.durNs[ev]))), qs(laneLabel(tr, tr.lane[ev])).toHtmlEscaped());
   if (!eventText_ || eventTextOf_ != &tr) {
     eventText_ = std::make_unique<EventText>(tr);
@@ -547,4 +560,4 @@ QString TimelineView::tooltipAt(QPoint p) const {
   return t;
 }
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

@@ -24,7 +24,7 @@ namespace steadyscope::widgets {
 
 class TimelineView : public QAbstractScrollArea {
   Q_OBJECT
-public:
+ public:
   explicit TimelineView(QWidget* parent = nullptr);
   ~TimelineView() override;
 
@@ -59,13 +59,13 @@ public:
 
   /// Statistics of the last render (for tests and the benchmark).
   struct FrameStats {
-    qint64 items = 0;      // slice + fold draw items
+    qint64 items = 0;  // slice + fold draw items
     qint64 folded = 0;
     qint64 tracksDrawn = 0;
   };
   FrameStats lastFrameStats() const { return stats_; }
 
-public slots:
+ public slots:
   void fitAll();
   void zoomToRange(qint64 beginNs, qint64 endNs);
   void zoomToSelection();
@@ -76,11 +76,11 @@ public slots:
   /// Selects `e` and scrolls/zooms so it is visible (find results).
   void revealEvent(qint64 e);
 
-signals:
+ signals:
   void viewChanged();
   void hoverTextChanged(const QString& text);
 
-protected:
+ protected:
   void paintEvent(QPaintEvent* e) override;
   void resizeEvent(QResizeEvent* e) override;
   void wheelEvent(QWheelEvent* e) override;
@@ -94,7 +94,7 @@ protected:
   bool viewportEvent(QEvent* e) override;
   void changeEvent(QEvent* e) override;
 
-private:
+ private:
   static constexpr int kRulerHeight = 22;
   static constexpr int kChunkBandHeight = 16;
   static constexpr int kAxisHeight = 20;
@@ -103,8 +103,8 @@ private:
 
   void relayout();
   void updateScrollBar();
-  void invalidate();        // base layer dirty + repaint
-  void viewMoved();         // after any view_ mutation
+  void invalidate();  // base layer dirty + repaint
+  void viewMoved();   // after any view_ mutation
   void buildNameColors();
   int chunkBandHeight() const;
   int contentWidth() const;
@@ -139,9 +139,9 @@ private:
   // Event text for tooltips, kept across hovers (a gzip reader caches re-inflated segments).
   mutable std::unique_ptr<EventText> eventText_;
   mutable const Trace* eventTextOf_ = nullptr;
-  std::vector<uint8_t> nameShade_;            // per StrId: shade 0..24, built once per document
-  QRgb shadeTable_[9][25] = {};               // per SliceKind and shade
-  std::vector<timeline::DrawItem> items_;     // reused every frame
+  std::vector<uint8_t> nameShade_;         // per StrId: shade 0..24, built once per document
+  QRgb shadeTable_[9][25] = {};            // per SliceKind and shade
+  std::vector<timeline::DrawItem> items_;  // reused every frame
   std::vector<float> coverage_;
   std::vector<uint8_t> longGap_;
   std::vector<QRectF> rectBatch_;
@@ -159,4 +159,4 @@ private:
   qint64 hoverEvent_ = -1;
 };
 
-} // namespace steadyscope::widgets
+}  // namespace steadyscope::widgets

@@ -24,8 +24,7 @@ bool isWord(char c) {
 }
 // Python's \s (ASCII whitespace; \x1c-\x1f too).
 bool isSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' ||
-         (c >= '\x1c' && c <= '\x1f');
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || (c >= '\x1c' && c <= '\x1f');
 }
 char up(char c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(c))); }
 
@@ -129,8 +128,7 @@ bool matchDiffusion(std::string_view name, int64_t* bs) {
 
 // ---------------------------------------------------------------- SGLang
 
-constexpr std::array<std::string_view, 6> kSglModes = {"EXTEND", "DECODE", "MIXED", "DRAFT",
-                                                      "VERIFY", "TARGET_VERIFY"};
+constexpr std::array<std::string_view, 6> kSglModes = {"EXTEND", "DECODE", "MIXED", "DRAFT", "VERIFY", "TARGET_VERIFY"};
 
 // `step\[(?:MODES)\b` case-insensitive; returns the position after the mode.
 std::optional<size_t> matchSglHead(std::string_view name) {
@@ -185,7 +183,10 @@ std::unordered_map<std::string, int64_t> kvDigits(std::string_view body) {
   std::unordered_map<std::string, int64_t> kv;
   size_t i = 0;
   while (i < body.size()) {
-    if (!isWord(body[i])) { ++i; continue; }
+    if (!isWord(body[i])) {
+      ++i;
+      continue;
+    }
     size_t j = i;
     while (j < body.size() && isWord(body[j])) ++j;
     if (j + 1 < body.size() && body[j] == '=' && isDigit(body[j + 1])) {
@@ -316,7 +317,10 @@ bool matchAtomDetailed(std::string_view name) {
   size_t lineEnd = nl == std::string_view::npos ? name.size() : nl;
   size_t lastClose = std::string_view::npos;
   for (size_t i = lineEnd; i > h->second; --i)
-    if (name[i - 1] == ']') { lastClose = i - 1; break; }
+    if (name[i - 1] == ']') {
+      lastClose = i - 1;
+      break;
+    }
   if (lastClose == std::string_view::npos) return false;
   for (size_t at = h->second; at + 5 < lastClose; ++at) {
     if (name.compare(at, 5, "sqsq=") == 0 && isDigit(name[at + 5])) return true;
@@ -360,7 +364,10 @@ std::unordered_map<std::string, std::string> kvAtom(std::string_view body) {
   std::unordered_map<std::string, std::string> kv;
   size_t i = 0;
   while (i < body.size()) {
-    if (!isWord(body[i])) { ++i; continue; }
+    if (!isWord(body[i])) {
+      ++i;
+      continue;
+    }
     size_t j = i;
     while (j < body.size() && isWord(body[j])) ++j;
     if (j + 1 < body.size() && body[j] == '=' && !isSpace(body[j + 1])) {
@@ -421,7 +428,7 @@ StepDetails parseAtom(std::string_view name, AnnotationKind kind) {
   return s;
 }
 
-} // namespace
+}  // namespace
 
 const char* annotationKindName(AnnotationKind k) {
   switch (k) {
@@ -437,9 +444,7 @@ const char* annotationKindName(AnnotationKind k) {
   return "none";
 }
 
-bool isServingKind(AnnotationKind k) {
-  return k != AnnotationKind::None && k != AnnotationKind::DiffusionNative;
-}
+bool isServingKind(AnnotationKind k) { return k != AnnotationKind::None && k != AnnotationKind::DiffusionNative; }
 
 bool matchesDetailedPattern(std::string_view name) {
   return matchVllmDetailed(name).has_value() || matchAtomDetailed(name) || matchSglDetailed(name);
@@ -509,11 +514,14 @@ std::string sanitizeRootName(std::string_view name) {
   std::string out;
   out.reserve(name.size());
   for (char c : name) {
-    if (c == '/' || c == '(' || c == ' ') out += '_';
-    else if (c == ')' || c == ':') continue;
-    else out += c;
+    if (c == '/' || c == '(' || c == ' ')
+      out += '_';
+    else if (c == ')' || c == ':')
+      continue;
+    else
+      out += c;
   }
   return out;
 }
 
-} // namespace steadyscope::analysis
+}  // namespace steadyscope::analysis

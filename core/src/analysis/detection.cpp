@@ -34,7 +34,6 @@ CorrKey extKey(const Trace& t, EventIdx i) {
   return k;
 }
 
-
 struct Span {
   double a, b;
 };
@@ -49,8 +48,7 @@ int64_t edgeMarginNs(double us) {
 // Marks (in `marked`, by EventIndex::gpuSlotOf) the correlation ids of correlated CPU
 // events on `lane` with a <= ts < b and end <= b. Events clearly inside (in
 // integer ns, away from the edges) skip the exact float test.
-void markCorrelatedInside(const EventIndex& index, uint32_t lane, double a, double b,
-                          Column<uint8_t>& marked) {
+void markCorrelatedInside(const EventIndex& index, uint32_t lane, double a, double b, Column<uint8_t>& marked) {
   const Trace& t = index.trace();
   const int64_t aIn = static_cast<int64_t>(std::ceil(a * 1000.0)) + edgeMarginNs(a);
   const int64_t bIn = static_cast<int64_t>(std::floor(b * 1000.0)) - edgeMarginNs(b);
@@ -82,16 +80,20 @@ std::optional<Column<Span>> gpuSpans(const EventIndex& index, const EventList& i
   for (EventIdx r : instances) {
     if (!t.has(r, ev::HasExtId)) return std::nullopt;
     const CorrKey k = extKey(t, r);
-    auto lo = std::lower_bound(byExt.begin(), byExt.end(), k, [](const auto& p, const CorrKey& v) { return p.first < v; });
+    auto lo =
+        std::lower_bound(byExt.begin(), byExt.end(), k, [](const auto& p, const CorrKey& v) { return p.first < v; });
     if (lo == byExt.end() || !(lo->first == k)) return std::nullopt;
-    for (; lo != byExt.end() && lo->first == k; ++lo) spans.push_back({index.tsUs(lo->second), index.endPy(lo->second).asDouble()});
+    for (; lo != byExt.end() && lo->first == k; ++lo)
+      spans.push_back({index.tsUs(lo->second), index.endPy(lo->second).asDouble()});
   }
   std::sort(spans.begin(), spans.end(), [](const Span& x, const Span& y) { return x.a < y.a; });
   Column<Span> merged;
   reserveFresh(merged, spans.size());
   for (const Span& s : spans) {
-    if (!merged.empty() && s.a <= merged.back().b) merged.back().b = std::max(merged.back().b, s.b);
-    else merged.push_back(s);
+    if (!merged.empty() && s.a <= merged.back().b)
+      merged.back().b = std::max(merged.back().b, s.b);
+    else
+      merged.push_back(s);
   }
   return merged;
 }
@@ -104,8 +106,7 @@ bool inSpans(const Column<Span>& spans, double ts) {
 }
 
 // Per-instance attribution flags over index.kernels (1 = attributed).
-Column<uint8_t> attributedKernels(const EventIndex& index, const EventList& instances,
-                                       std::string* strategy) {
+Column<uint8_t> attributedKernels(const EventIndex& index, const EventList& instances, std::string* strategy) {
   const Trace& t = index.trace();
   Column<uint8_t> flags = zeroedFresh<uint8_t>(index.kernels.size());
   if (auto spans = gpuSpans(index, instances)) {
@@ -119,8 +120,9 @@ Column<uint8_t> attributedKernels(const EventIndex& index, const EventList& inst
     reserveFresh(ns, spans->size());
     for (const Span& sp : *spans) {
       const int64_t ma = edgeMarginNs(sp.a), mb = edgeMarginNs(sp.b);
-      ns.push_back({static_cast<int64_t>(std::floor(sp.a * 1000.0)) - ma, static_cast<int64_t>(std::ceil(sp.b * 1000.0)) + mb,
-                    static_cast<int64_t>(std::ceil(sp.a * 1000.0)) + ma, static_cast<int64_t>(std::floor(sp.b * 1000.0)) - mb});
+      ns.push_back(
+          {static_cast<int64_t>(std::floor(sp.a * 1000.0)) - ma, static_cast<int64_t>(std::ceil(sp.b * 1000.0)) + mb,
+           static_cast<int64_t>(std::ceil(sp.a * 1000.0)) + ma, static_cast<int64_t>(std::floor(sp.b * 1000.0)) - mb});
     }
     const auto& tsNs = t.tsNs;
     // Kernels come nearly in time order: try the previous kernel's span and
@@ -133,7 +135,8 @@ Column<uint8_t> attributedKernels(const EventIndex& index, const EventList& inst
         if (hint + 2 == m || x < ns[hint + 2].lo) return hint + 2;
       }
       return static_cast<size_t>(
-          std::upper_bound(ns.begin(), ns.end(), x, [](int64_t v, const NsSpan& s2) { return v < s2.lo; }) - ns.begin());
+          std::upper_bound(ns.begin(), ns.end(), x, [](int64_t v, const NsSpan& s2) { return v < s2.lo; }) -
+          ns.begin());
     };
     for (size_t k = 0; k < index.kernels.size(); ++k) {
       const EventIdx e = index.kernels[k];
@@ -193,12 +196,15 @@ std::string rootFamily(const Trace& t, const EventList& roots) {
 
 void gradeCandidate(DetectionCandidate& c, bool knownTier) {
   const CoverageReport& cov = *c.coverage;
-  if (cov.passes && (knownTier || c.roots.size() >= kMinRoots)) c.status = SplitStatus::Splittable;
-  else if (cov.coveredSelected >= kCoverageFloor) c.status = SplitStatus::Degraded;
-  else c.status = SplitStatus::NotSplittable;
+  if (cov.passes && (knownTier || c.roots.size() >= kMinRoots))
+    c.status = SplitStatus::Splittable;
+  else if (cov.coveredSelected >= kCoverageFloor)
+    c.status = SplitStatus::Degraded;
+  else
+    c.status = SplitStatus::NotSplittable;
 }
 
-} // namespace
+}  // namespace
 
 Attribution attributeGpuTime(const EventIndex& index, const EventList& instances) {
   Attribution a;
@@ -272,7 +278,7 @@ CoverageReport auditRoots(const EventIndex& index, const EventList& roots,
 }
 
 std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index,
-                                                        const std::function<void(size_t)>& whileAuditing) {
+                                                         const std::function<void(size_t)>& whileAuditing) {
   const Trace& t = index.trace();
   DetectionCandidate c;
   c.method = "annotation:tier";
@@ -304,7 +310,7 @@ std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index
 }
 
 std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index,
-                                                       const std::function<void(size_t)>& whileAuditing) {
+                                                        const std::function<void(size_t)>& whileAuditing) {
   const Trace& t = index.trace();
   std::vector<std::string> order;
   std::unordered_map<std::string, EventList> groups;
@@ -353,7 +359,10 @@ TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand,
   {
     std::vector<uint8_t> seen(t.lanes.size(), 0);
     for (EventIdx k : index.kernels)
-      if (!seen[t.lane[k]]) { seen[t.lane[k]] = 1; kernelLanes.push_back(t.lane[k]); }
+      if (!seen[t.lane[k]]) {
+        seen[t.lane[k]] = 1;
+        kernelLanes.push_back(t.lane[k]);
+      }
   }
   auto kernelsInSpan = [&](EventIdx root) {
     EventList out;
@@ -377,7 +386,10 @@ TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand,
   std::vector<double> first;
   for (EventIdx e : kernelsInSpan(cand.roots.front())) {
     auto [it, fresh] = pos.try_emplace(t.name[e], names.size());
-    if (fresh) { names.push_back(t.name[e]); first.push_back(0.0); }
+    if (fresh) {
+      names.push_back(t.name[e]);
+      first.push_back(0.0);
+    }
     first[it->second] += index.durUs(e);
   }
   std::vector<std::vector<double>> later(names.size());
@@ -435,12 +447,18 @@ Detection detectRoots(const EventIndex& index, const DetectionOptions& options) 
   };
   if (auto c1 = detectKnownAnnotations(index, once)) {
     d.tried.push_back(*c1);
-    if (c1->status == SplitStatus::Splittable) { d.chosen = *c1; done = true; }
+    if (c1->status == SplitStatus::Splittable) {
+      d.chosen = *c1;
+      done = true;
+    }
   }
   if (!done) {
     if (auto c2 = detectUnknownFamilies(index, once)) {
       d.tried.push_back(*c2);
-      if (c2->status == SplitStatus::Splittable) { d.chosen = *c2; done = true; }
+      if (c2->status == SplitStatus::Splittable) {
+        d.chosen = *c2;
+        done = true;
+      }
     }
   }
   if (!done) {
@@ -466,4 +484,4 @@ Detection detectRoots(const EventIndex& index, const DetectionOptions& options) 
   return d;
 }
 
-} // namespace steadyscope::analysis
+}  // namespace steadyscope::analysis

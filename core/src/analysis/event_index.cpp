@@ -12,10 +12,8 @@
 
 namespace steadyscope::analysis {
 
-
 void CorrGroups::buildSparse(std::vector<std::pair<CorrKey, EventIdx>> pairs) {
-  std::stable_sort(pairs.begin(), pairs.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   items_.reserve(pairs.size());
   for (size_t p = 0; p < pairs.size(); ++p) {
     if (p == 0 || !(pairs[p].first == pairs[p - 1].first)) {
@@ -60,9 +58,7 @@ void CorrKeySet::finish() {
   size_ = keys_.size();
 }
 
-bool CorrKeySet::containsSparse(const CorrKey& k) const {
-  return std::binary_search(keys_.begin(), keys_.end(), k);
-}
+bool CorrKeySet::containsSparse(const CorrKey& k) const { return std::binary_search(keys_.begin(), keys_.end(), k); }
 
 namespace {
 
@@ -78,18 +74,23 @@ bool containsCi(std::string_view hay, std::string_view needle) {
   return false;
 }
 
-} // namespace
+}  // namespace
 
 EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : trace_(&trace) {
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
   roles_.resize(trace.categories.size(), CatRole::Cpu);
   for (size_t c = 0; c < trace.categories.size(); ++c) {
     std::string_view t = trace.strings.view(trace.categories[c]);
-    if (t == "user_annotation") roles_[c] = CatRole::UserAnnotation;
-    else if (t == "gpu_user_annotation") roles_[c] = CatRole::GpuUserAnnotation;
-    else if (t == "kernel") roles_[c] = CatRole::Kernel;
-    else if (t == "gpu_memcpy") roles_[c] = CatRole::Memcpy;
-    else if (t == "gpu_memset") roles_[c] = CatRole::Memset;
+    if (t == "user_annotation")
+      roles_[c] = CatRole::UserAnnotation;
+    else if (t == "gpu_user_annotation")
+      roles_[c] = CatRole::GpuUserAnnotation;
+    else if (t == "kernel")
+      roles_[c] = CatRole::Kernel;
+    else if (t == "gpu_memcpy")
+      roles_[c] = CatRole::Memcpy;
+    else if (t == "gpu_memset")
+      roles_[c] = CatRole::Memset;
   }
   const size_t n = trace.size();
   // The id groupings are not built here (a plan needs the ids of its chunks
@@ -200,9 +201,16 @@ void EventIndex::forEachFlow(Fn&& fn) const {
 const CorrGroupings& EventIndex::groupings() const {
   std::call_once(groupingsOnce_, [this] {
     auto key = [this](EventIdx e) { return corrKey(e); };
-    runSideBySide(kernels.size() >= (size_t(1) << 16),
-                  [&] { groupings_.flows.build(flowKeys_, [&](auto&& fn) { forEachFlow(fn); }, key); },
-                  [&] { groupings_.gpu.build(gpuKeys_, [&](auto&& fn) { forEachCorrelatedGpu(fn); }, key); });
+    runSideBySide(
+        kernels.size() >= (size_t(1) << 16),
+        [&] {
+          groupings_.flows.build(
+              flowKeys_, [&](auto&& fn) { forEachFlow(fn); }, key);
+        },
+        [&] {
+          groupings_.gpu.build(
+              gpuKeys_, [&](auto&& fn) { forEachCorrelatedGpu(fn); }, key);
+        });
   });
   return groupings_;
 }
@@ -222,11 +230,16 @@ CorrGroupings EventIndex::groupingsFor(const CorrKeySet& keys) const {
       members.push_back(e);
       range.add(k);
     });
-    out.build(range, [&](auto&& fn) { for (EventIdx e : members) fn(e); }, key);
+    out.build(
+        range,
+        [&](auto&& fn) {
+          for (EventIdx e : members) fn(e);
+        },
+        key);
   };
-  runSideBySide(kernels.size() >= (size_t(1) << 16),
-                [&] { restricted(g.flows, [&](auto&& fn) { forEachFlow(fn); }); },
-                [&] { restricted(g.gpu, [&](auto&& fn) { forEachCorrelatedGpu(fn); }); });
+  runSideBySide(
+      kernels.size() >= (size_t(1) << 16), [&] { restricted(g.flows, [&](auto&& fn) { forEachFlow(fn); }); },
+      [&] { restricted(g.gpu, [&](auto&& fn) { forEachCorrelatedGpu(fn); }); });
   return g;
 }
 
@@ -244,4 +257,4 @@ std::pair<size_t, size_t> EventIndex::laneBounds(uint32_t lane, double aUs, doub
   return {static_cast<size_t>(lo - evs.begin()), static_cast<size_t>(hi - evs.begin())};
 }
 
-} // namespace steadyscope::analysis
+}  // namespace steadyscope::analysis

@@ -47,7 +47,7 @@ PyNum pyMedian(Column<PyNum>& v) {  // reorders v
   return PyNum::fromReal((v[n / 2 - 1] + v[n / 2]).asDouble() / 2.0);
 }
 
-} // namespace
+}  // namespace
 
 TileSet buildTiles(const EventIndex& index, const EventList& roots) {
   const Trace& t = index.trace();
@@ -302,7 +302,7 @@ std::vector<int64_t> batchOverrideValues(const EventIndex& index, const EventLis
 namespace {
 
 class GzipChunkWriter {
-public:
+ public:
   explicit GzipChunkWriter(AtomicFileWriter& out) : out_(out) {
     isal_deflate_init(&strm_);
     levelBuf_.resize(ISAL_DEF_LVL1_DEFAULT);
@@ -319,7 +319,7 @@ public:
   }
   Expected<void> finish() { return flush(true); }
 
-private:
+ private:
   Expected<void> flush(bool end) {
     strm_.next_in = reinterpret_cast<uint8_t*>(pending_.data());
     strm_.avail_in = static_cast<uint32_t>(pending_.size());
@@ -345,7 +345,7 @@ private:
   std::string pending_;
 };
 
-} // namespace
+}  // namespace
 
 Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const std::string& path) {
   AtomicFileWriter file;
@@ -388,4 +388,4 @@ Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const
   return file.commit();
 }
 
-} // namespace steadyscope::analysis
+}  // namespace steadyscope::analysis

@@ -59,8 +59,10 @@ std::string pyJsonString(std::string_view s) {
         case '\f': out += "\\f"; break;
         default:
           if (c < 0x20 || c == 0x7f) {
-            if (c == 0x7f) out += static_cast<char>(c);
-            else hex4(c);
+            if (c == 0x7f)
+              out += static_cast<char>(c);
+            else
+              hex4(c);
           } else {
             out += static_cast<char>(c);
           }
@@ -71,9 +73,12 @@ std::string pyJsonString(std::string_view s) {
     // Decode one UTF-8 sequence (invalid bytes are written as U+FFFD).
     unsigned cp = 0xFFFD;
     size_t len = 1;
-    if ((c & 0xE0) == 0xC0 && i + 1 < s.size()) { cp = ((c & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu); len = 2; }
-    else if ((c & 0xF0) == 0xE0 && i + 2 < s.size()) {
-      cp = ((c & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu); len = 3;
+    if ((c & 0xE0) == 0xC0 && i + 1 < s.size()) {
+      cp = ((c & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu);
+      len = 2;
+    } else if ((c & 0xF0) == 0xE0 && i + 2 < s.size()) {
+      cp = ((c & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu);
+      len = 3;
     } else if ((c & 0xF8) == 0xF0 && i + 3 < s.size()) {
       cp = ((c & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) | (s[i + 3] & 0x3Fu);
       len = 4;
@@ -103,7 +108,10 @@ void JsonValue::dumpTo(std::string& out, int indent, int level) const {
     case Type::Real: out += pyReprDouble(d_); return;
     case Type::String: out += pyJsonString(s_); return;
     case Type::Array:
-      if (arr_.empty()) { out += "[]"; return; }
+      if (arr_.empty()) {
+        out += "[]";
+        return;
+      }
       out += '[';
       for (size_t k = 0; k < arr_.size(); ++k) {
         if (k) out += indent >= 0 ? "," : ", ";
@@ -114,7 +122,10 @@ void JsonValue::dumpTo(std::string& out, int indent, int level) const {
       out += ']';
       return;
     case Type::Object:
-      if (obj_.empty()) { out += "{}"; return; }
+      if (obj_.empty()) {
+        out += "{}";
+        return;
+      }
       out += '{';
       for (size_t k = 0; k < obj_.size(); ++k) {
         if (k) out += indent >= 0 ? "," : ", ";
@@ -150,14 +161,16 @@ std::string csvQuote(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"') out += "\"\"";
-    else out += c;
+    if (c == '"')
+      out += "\"\"";
+    else
+      out += c;
   }
   out += '"';
   return out;
 }
 
-} // namespace
+}  // namespace
 
 std::string formatPandasCsv(const std::vector<std::vector<std::pair<std::string, CsvCell>>>& rows) {
   std::vector<std::string> cols;
@@ -195,9 +208,7 @@ std::string formatPandasCsv(const std::vector<std::vector<std::pair<std::string,
         case CsvCell::Type::Int:
           out += kind[c] == Kind::Float ? formatFixed2(static_cast<double>(cell->i)) : std::to_string(cell->i);
           break;
-        case CsvCell::Type::Real:
-          out += kind[c] == Kind::Float ? formatFixed2(cell->d) : pyReprDouble(cell->d);
-          break;
+        case CsvCell::Type::Real: out += kind[c] == Kind::Float ? formatFixed2(cell->d) : pyReprDouble(cell->d); break;
         case CsvCell::Type::String: out += csvQuote(cell->s); break;
         case CsvCell::Type::Missing: break;
       }
@@ -232,10 +243,16 @@ void insertClean(std::vector<SetSlot>& table, size_t mask, int64_t key, int64_t 
   size_t perturb = static_cast<size_t>(hash);
   size_t i = static_cast<size_t>(hash) & mask;
   while (true) {
-    if (!table[i].used) { table[i] = {true, key, hash}; return; }
+    if (!table[i].used) {
+      table[i] = {true, key, hash};
+      return;
+    }
     if (i + kLinearProbes <= mask) {
       for (size_t j = 1; j <= kLinearProbes; ++j) {
-        if (!table[i + j].used) { table[i + j] = {true, key, hash}; return; }
+        if (!table[i + j].used) {
+          table[i + j] = {true, key, hash};
+          return;
+        }
       }
     }
     perturb >>= kPerturbShift;
@@ -243,7 +260,7 @@ void insertClean(std::vector<SetSlot>& table, size_t mask, int64_t key, int64_t 
   }
 }
 
-} // namespace
+}  // namespace
 
 std::vector<int64_t> cpythonSetOrder(const std::vector<int64_t>& keys) {
   std::vector<SetSlot> table(8);
@@ -258,8 +275,14 @@ std::vector<int64_t> cpythonSetOrder(const std::vector<int64_t>& keys) {
       size_t probes = (i + kLinearProbes <= mask) ? kLinearProbes : 0;
       for (size_t j = 0; j <= probes; ++j) {
         SetSlot& e = table[i + j];
-        if (!e.used) { target = &e; break; }
-        if (e.hash == hash && e.key == key) { present = true; break; }
+        if (!e.used) {
+          target = &e;
+          break;
+        }
+        if (e.hash == hash && e.key == key) {
+          present = true;
+          break;
+        }
       }
       if (target || present) break;
       perturb >>= kPerturbShift;
@@ -287,4 +310,4 @@ std::vector<int64_t> cpythonSetOrder(const std::vector<int64_t>& keys) {
   return out;
 }
 
-} // namespace steadyscope::analysis
+}  // namespace steadyscope::analysis

@@ -7,12 +7,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
 #include <atomic>
-#include <thread>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <sys/stat.h>
+#include <thread>
 
 namespace steadyscope::analysis {
 
@@ -145,8 +145,8 @@ JsonValue phaseJson(const PhaseSummary& p) {
 }
 
 std::string phaseSuffix(const PhaseSummary& p) {
-  return fmt::format("prefill_{}_prefilldecode_{}_decode_{}_bs{}_conc{}", p.numPrefill, p.numPrefillDecode,
-                     p.numDecode, p.avgBs, p.avgConc);
+  return fmt::format("prefill_{}_prefilldecode_{}_decode_{}_bs{}_conc{}", p.numPrefill, p.numPrefillDecode, p.numDecode,
+                     p.avgBs, p.avgConc);
 }
 
 JsonValue coverageJson(const CoverageReport& c) {
@@ -177,12 +177,12 @@ int mkdirs(const std::string& path) {
     if (!cur.empty() && ::mkdir(cur.c_str(), 0777) != 0 && errno != EEXIST) return errno;
     p = q;
   }
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return ENOTDIR;
   return 0;
 }
 
-} // namespace
+}  // namespace
 
 std::optional<std::string> parseFixList(const std::string& list, SplitFixes& fixes) {
   size_t p = 0;
@@ -239,7 +239,6 @@ const Detection& Splitter::detection(const EventIndex& idx, bool trimKeepsStatus
   return *detection_;
 }
 
-
 SplitResult Splitter::plan(const SplitOptions& o) {
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");  // stage times on stderr
   const Trace& t = *trace_;
@@ -272,9 +271,11 @@ SplitResult Splitter::plan(const SplitOptions& o) {
   timer.mark("detection");
   const DetectionCandidate& det = r.detection.chosen;
   if (r.detection.needsTreeTiers)
-    return fail("no known or unknown annotation family is SPLITTABLE; the reference would continue with the call-tree "
-                "tiers (spec §2.6), which this build does not implement yet");
-  const bool proceed = det.status == SplitStatus::Splittable || (det.status == SplitStatus::Degraded && o.allowDegraded);
+    return fail(
+        "no known or unknown annotation family is SPLITTABLE; the reference would continue with the call-tree "
+        "tiers (spec §2.6), which this build does not implement yet");
+  const bool proceed =
+      det.status == SplitStatus::Splittable || (det.status == SplitStatus::Degraded && o.allowDegraded);
   // The tiles need only the root events: build them on the other core while
   // the roots are described and the manifest is written (joined below, or on
   // any early return by the jthread).
@@ -343,7 +344,8 @@ SplitResult Splitter::plan(const SplitOptions& o) {
     m.set("coverage_root_spans_only", JsonValue::real(pyRound(det.coverage->coveredSpans, 4)));
     m.set("root_span_share", JsonValue::real(pyRound(det.coverage->spanShare, 4)));
   } else {
-    for (const char* k : {"attribution_strategy", "coverage_selected_roots", "coverage_root_spans_only", "root_span_share"})
+    for (const char* k :
+         {"attribution_strategy", "coverage_selected_roots", "coverage_root_spans_only", "root_span_share"})
       m.set(k, JsonValue::null());
   }
   for (const auto& [k, v] : det.diagnostics.members())
@@ -371,8 +373,10 @@ SplitResult Splitter::plan(const SplitOptions& o) {
   // ---- tiles
   if (r.gapFill) {
     timer.mark("manifest");
-    if (tileThread.joinable()) tileThread.join();
-    else tiles = buildTiles(idx, det.roots);
+    if (tileThread.joinable())
+      tileThread.join();
+    else
+      tiles = buildTiles(idx, det.roots);
     timer.mark("tiles: build");
     r.nOverlappingRoots = tiles.overlaps;
     size_t hint = 0;
@@ -442,14 +446,18 @@ SplitResult Splitter::plan(const SplitOptions& o) {
       for (int64_t k = range->s; k < range->e; ++k) {
         const int64_t i = range->a + (k - range->s);
         pending.push_back({{static_cast<size_t>(k)}, false, [&, k, i](ChunkPlan&& c) {
-          c.kind = "iteration";
-          c.idx = JsonValue::integer(i);
-          const std::string_view nm = r.roots[static_cast<size_t>(k)].name;
-          if (nm == "warmup" || nm == "wrapup") c.fileName = fmt::format("{}_{}.json.gz", r.baseName, nm);
-          else if (matchesKnownPattern(nm)) c.fileName = fmt::format("{}_iteration_{}_{}.json.gz", r.baseName, i, sanitizeRootName(nm));
-          else c.fileName = fmt::format("{}_iteration_{}.json.gz", r.baseName, i);
-          iterationChunks.push_back(std::move(c));
-        }});
+                             c.kind = "iteration";
+                             c.idx = JsonValue::integer(i);
+                             const std::string_view nm = r.roots[static_cast<size_t>(k)].name;
+                             if (nm == "warmup" || nm == "wrapup")
+                               c.fileName = fmt::format("{}_{}.json.gz", r.baseName, nm);
+                             else if (matchesKnownPattern(nm))
+                               c.fileName =
+                                   fmt::format("{}_iteration_{}_{}.json.gz", r.baseName, i, sanitizeRootName(nm));
+                             else
+                               c.fileName = fmt::format("{}_iteration_{}.json.gz", r.baseName, i);
+                             iterationChunks.push_back(std::move(c));
+                           }});
       }
     } else if (!range->all) {
       std::vector<size_t> sl;
@@ -491,11 +499,11 @@ SplitResult Splitter::plan(const SplitOptions& o) {
         Tile w = ri.tile ? *ri.tile : Tile{idx.tsPy(ri.event), idx.endPy(ri.event)};
         const double a = w.a.asDouble(), b = w.b.asDouble(), len = (w.b - w.a).asDouble();
         // Most common Input Dims[0][0] among cpu_op events of the window (spec §3.7.1, D3 choice).
-        static const char* kExcluded[] = {"aten::view", "aten::reshape", "aten::_unsafe_view", "aten::empty",
-                                          "aten::empty_strided", "aten::copy_", "aten::to", "aten::_to_copy",
-                                          "aten::slice", "aten::select", "aten::as_strided", "aten::t",
-                                          "aten::transpose", "aten::permute", "aten::expand", "aten::contiguous",
-                                          "aten::detach", "aten::zeros", "aten::fill_"};
+        static const char* kExcluded[] = {
+            "aten::view",       "aten::reshape", "aten::_unsafe_view", "aten::empty",   "aten::empty_strided",
+            "aten::copy_",      "aten::to",      "aten::_to_copy",     "aten::slice",   "aten::select",
+            "aten::as_strided", "aten::t",       "aten::transpose",    "aten::permute", "aten::expand",
+            "aten::contiguous", "aten::detach",  "aten::zeros",        "aten::fill_"};
         EventList evs;
         for (uint32_t l = 0; l < t.lanes.size(); ++l)
           idx.forEachInLane(l, a, b, [&](EventIdx e) {
@@ -515,19 +523,25 @@ SplitResult Splitter::plan(const SplitOptions& o) {
           auto v = firstInputDim(text, t, e);
           if (!v) continue;
           auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& p) { return p.first == *v; });
-          if (it == counts.end()) counts.emplace_back(*v, 1);
-          else ++it->second;
+          if (it == counts.end())
+            counts.emplace_back(*v, 1);
+          else
+            ++it->second;
         }
         if (!text.error().empty()) r.warnings.push_back("batch sizes from Input Dims not read: " + text.error());
         std::optional<int64_t> best;
         int64_t bestCount = 0;
         for (const auto& [v, cnt] : counts)
-          if (cnt > bestCount) { best = v; bestCount = cnt; }
+          if (cnt > bestCount) {
+            best = v;
+            bestCount = cnt;
+          }
         r.shapeBatchSizes.push_back(best);
         any = any || best.has_value();
       }
       if (!any) {
-        r.log.push_back("[llm-inference] No cpu_op shapes found — falling back to generic duration-based steady state.");
+        r.log.push_back(
+            "[llm-inference] No cpu_op shapes found — falling back to generic duration-based steady state.");
         r.shapeBatchSizes.clear();
       }
     }
@@ -573,7 +587,8 @@ SplitResult Splitter::plan(const SplitOptions& o) {
       } else {
         WindowChoice wc;
         wc.label = "divide_phases";
-        if (!runFinder(SteadyMode::Mixed, wc)) return fail("ZeroDivisionError in the ideal ratio from --CONC/--OSL/--R (spec §8 B6)");
+        if (!runFinder(SteadyMode::Mixed, wc))
+          return fail("ZeroDivisionError in the ideal ratio from --CONC/--OSL/--R (spec §8 B6)");
         std::vector<bool> pb;
         if (!r.servingAnnotations) pb = classifyPrefillBearing(r.shapeBatchSizes, o.maxNumSeq);
         std::vector<std::pair<int, std::vector<size_t>>> runs;  // label 0 pdmix, 1 decode_only
@@ -582,9 +597,12 @@ SplitResult Splitter::plan(const SplitOptions& o) {
             int label;
             if (r.servingAnnotations) {
               const StepDetails& s = steps[static_cast<size_t>(k)];
-              if (s.contextRequests > 0) label = 0;
-              else if (s.generationRequests > 0) label = 1;
-              else continue;
+              if (s.contextRequests > 0)
+                label = 0;
+              else if (s.generationRequests > 0)
+                label = 1;
+              else
+                continue;
             } else {
               label = pb[static_cast<size_t>(k)] ? 0 : 1;
             }
@@ -594,18 +612,18 @@ SplitResult Splitter::plan(const SplitOptions& o) {
         }
         for (auto& [label, rootIdx] : runs) {
           pending.push_back({std::move(rootIdx), true, [&, label = label](ChunkPlan&& c) {
-            const char* folder = label == 0 ? "prefilldecodemix" : "decode_only";
-            std::vector<StepDetails> raw;
-            for (size_t k : c.roots) raw.push_back(r.roots[k].step);
-            PhaseSummary ps = summarizePhase(raw.begin(), raw.end());
-            c.kind = "phase";
-            c.idx = JsonValue::integer(0);
-            c.fileName = fmt::format("{}/{}_chunk{}_steps{}_bs{}_conc{}_{}_{}.json.gz", folder, folder,
-                                     phaseCounter[label], c.roots.size(), ps.avgBs, ps.avgConc, phaseSuffix(c.phase),
-                                     r.baseName);
-            ++phaseCounter[label];
-            phaseChunks.push_back(std::move(c));
-          }});
+                               const char* folder = label == 0 ? "prefilldecodemix" : "decode_only";
+                               std::vector<StepDetails> raw;
+                               for (size_t k : c.roots) raw.push_back(r.roots[k].step);
+                               PhaseSummary ps = summarizePhase(raw.begin(), raw.end());
+                               c.kind = "phase";
+                               c.idx = JsonValue::integer(0);
+                               c.fileName = fmt::format("{}/{}_chunk{}_steps{}_bs{}_conc{}_{}_{}.json.gz", folder,
+                                                        folder, phaseCounter[label], c.roots.size(), ps.avgBs,
+                                                        ps.avgConc, phaseSuffix(c.phase), r.baseName);
+                               ++phaseCounter[label];
+                               phaseChunks.push_back(std::move(c));
+                             }});
         }
       }
     }
@@ -628,25 +646,30 @@ SplitResult Splitter::plan(const SplitOptions& o) {
           r.windows.push_back(std::move(wc));
           continue;
         }
-        if (!runFinder(mode, wc)) return fail("ZeroDivisionError in the ideal ratio from --CONC/--OSL/--R (spec §8 B6)");
+        if (!runFinder(mode, wc))
+          return fail("ZeroDivisionError in the ideal ratio from --CONC/--OSL/--R (spec §8 B6)");
         if (wc.window.size() > 0) {
           std::vector<size_t> rootIdx = windowRoots(wc.window);
           wc.rootRange = {static_cast<int64_t>(rootIdx.front()), static_cast<int64_t>(rootIdx.back()) + 1};
           const size_t w = r.windows.size();  // wc's place once pushed below
           pending.push_back({std::move(rootIdx), true, [&, w, three, label = label](ChunkPlan&& c) {
-            WindowChoice& wcw = r.windows[w];
-            c.kind = "steady_state";
-            c.idx = JsonValue::integer(0);
-            if (three) c.fileName = fmt::format("{}_{}_{}.json.gz", label, phaseSuffix(c.phase), r.baseName);
-            else c.fileName = fmt::format("steady_state_{}.json.gz", r.baseName);
-            if (!c.events.empty()) {
-              auto tileOf = [&](const RootInfo& ri) { return ri.tile ? *ri.tile : Tile{idx.tsPy(ri.event), idx.endPy(ri.event)}; };
-              wcw.startUs = tileOf(r.roots[c.roots.front()]).a.asDouble();
-              wcw.endUs = tileOf(r.roots[c.roots.back()]).b.asDouble();
-            }
-            wcw.chunk = static_cast<int>(steadyChunks.size());
-            steadyChunks.push_back(std::move(c));
-          }});
+                               WindowChoice& wcw = r.windows[w];
+                               c.kind = "steady_state";
+                               c.idx = JsonValue::integer(0);
+                               if (three)
+                                 c.fileName = fmt::format("{}_{}_{}.json.gz", label, phaseSuffix(c.phase), r.baseName);
+                               else
+                                 c.fileName = fmt::format("steady_state_{}.json.gz", r.baseName);
+                               if (!c.events.empty()) {
+                                 auto tileOf = [&](const RootInfo& ri) {
+                                   return ri.tile ? *ri.tile : Tile{idx.tsPy(ri.event), idx.endPy(ri.event)};
+                                 };
+                                 wcw.startUs = tileOf(r.roots[c.roots.front()]).a.asDouble();
+                                 wcw.endUs = tileOf(r.roots[c.roots.back()]).b.asDouble();
+                               }
+                               wcw.chunk = static_cast<int>(steadyChunks.size());
+                               steadyChunks.push_back(std::move(c));
+                             }});
         } else {
           r.log.push_back(fmt::format("[{}] no window; no file written", steadyModeName(mode)));
         }
@@ -735,7 +758,8 @@ SplitResult Splitter::plan(const SplitOptions& o) {
 Expected<void> Splitter::write(const SplitResult& r) const {
   if (r.outcome == SplitOutcome::NoGpuWork || r.outcome == SplitOutcome::Error) return {};
   if (int e = mkdirs(r.outputDir))
-    return makeError(Error::Kind::Io, r.outputDir, std::string("cannot create the output directory: ") + std::strerror(e));
+    return makeError(Error::Kind::Io, r.outputDir,
+                     std::string("cannot create the output directory: ") + std::strerror(e));
   for (const ChunkPlan& c : r.chunks) {
     auto slash = c.fileName.find('/');
     if (slash != std::string::npos) {
@@ -929,4 +953,4 @@ JsonValue splitResultToJson(const SplitResult& r) {
   return o;
 }
 
-} // namespace steadyscope::analysis
+}  // namespace steadyscope::analysis

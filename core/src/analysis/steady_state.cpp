@@ -117,7 +117,10 @@ std::optional<Region> longestRun(const std::vector<int>& labels, int target, con
   std::optional<Region> best;
   int64_t i = g.start;
   while (i < g.end) {
-    if (labels[static_cast<size_t>(i)] != target) { ++i; continue; }
+    if (labels[static_cast<size_t>(i)] != target) {
+      ++i;
+      continue;
+    }
     int64_t j = i;
     while (j < g.end && labels[static_cast<size_t>(j)] == target) ++j;
     if (!best || j - i > best->size()) best = Region{i, j};
@@ -146,8 +149,8 @@ std::vector<Region> candidateWindows(const Region& g, int64_t n, int64_t stride)
 /// §3.6 mixed: the pool is the candidates holding a prefill-bearing step (all of
 /// them when none does); minimise (|pd_ratio - target|, -avg), earliest on ties.
 void chooseMixedWindow(ModeSelection& sel) {
-  bool anyPd = std::any_of(sel.candidates.begin(), sel.candidates.end(),
-                           [](const Candidate& c) { return c.pdCount > 0; });
+  bool anyPd =
+      std::any_of(sel.candidates.begin(), sel.candidates.end(), [](const Candidate& c) { return c.pdCount > 0; });
   sel.poolFallback = !anyPd;
   const Candidate* best = nullptr;
   for (Candidate& cand : sel.candidates) {
@@ -160,7 +163,7 @@ void chooseMixedWindow(ModeSelection& sel) {
   if (best) sel.window = best->window;
 }
 
-} // namespace
+}  // namespace
 
 ModeSelection concurrencyFinder(std::span<const StepDetails> steps, SteadyMode mode,
                                 const ConcurrencyOptions& options) {
@@ -173,7 +176,8 @@ ModeSelection concurrencyFinder(std::span<const StepDetails> steps, SteadyMode m
   for (size_t i = 0; i < steps.size(); ++i) req[i] = steps[i].numRequests;
   sel.scan = scanRegions(req, options.numSteps, 5);
   if (sel.scan.fellBack)
-    sel.warnings.push_back("no steady state region found; discarding initial/final iterations and selecting middle region");
+    sel.warnings.push_back(
+        "no steady state region found; discarding initial/final iterations and selecting middle region");
   sel.ratio = referenceRatio(steps, sel.scan.regions);
   sel.largest = sel.scan.regions[sel.ratio.largestIndex];
   sel.target = options.useLargestRegionRatio ? sel.ratio.largest : sel.ratio.average;
@@ -188,7 +192,8 @@ ModeSelection concurrencyFinder(std::span<const StepDetails> steps, SteadyMode m
       if (ideal.rClamped) sel.warnings.push_back("R clamped into [0, 1]");
       if (ideal.divisionByZero) {
         sel.crashed = true;
-        sel.warnings.push_back("division by zero computing the ideal ratio from CONC/OSL/R (the reference crashes here)");
+        sel.warnings.push_back(
+            "division by zero computing the ideal ratio from CONC/OSL/R (the reference crashes here)");
         return sel;
       }
       if (sel.numStepsUsed < ideal.minSteps) sel.numStepsUsed = ideal.minSteps;
@@ -221,9 +226,12 @@ ModeSelection concurrencyFinder(std::span<const StepDetails> steps, SteadyMode m
   // decode_only / max_prefilldecode: labels 1 = prefill_bearing, 0 = decode, 2 = idle (B18 fix only).
   std::vector<int> labels(steps.size());
   for (size_t i = 0; i < steps.size(); ++i) {
-    if (steps[i].prefillBearing()) labels[i] = 1;
-    else if (options.idleBreaksRuns && steps[i].generationRequests <= 0) labels[i] = 2;
-    else labels[i] = 0;
+    if (steps[i].prefillBearing())
+      labels[i] = 1;
+    else if (options.idleBreaksRuns && steps[i].generationRequests <= 0)
+      labels[i] = 2;
+    else
+      labels[i] = 0;
   }
   const int target = mode == SteadyMode::DecodeOnly ? 0 : 1;
   sel.run = longestRun(labels, target, sel.largest);
@@ -280,8 +288,7 @@ DurationSelection durationFinder(std::span<const double> durations, int64_t numS
   return out;
 }
 
-std::vector<bool> classifyPrefillBearing(std::span<const std::optional<int64_t>> bs,
-                                         std::optional<int64_t> maxNumSeq) {
+std::vector<bool> classifyPrefillBearing(std::span<const std::optional<int64_t>> bs, std::optional<int64_t> maxNumSeq) {
   std::vector<bool> pb(bs.size(), false);
   bool any = std::any_of(bs.begin(), bs.end(), [](const auto& v) { return v.has_value(); });
   if (!any) return pb;
@@ -300,13 +307,15 @@ std::vector<bool> classifyPrefillBearing(std::span<const std::optional<int64_t>>
       size_t bi = 0;
       for (size_t i = 0; i + 1 < u.size(); ++i) {
         double ratio = static_cast<double>(u[i + 1]) / static_cast<double>(u[i]);
-        if (ratio > bestRatio) { bestRatio = ratio; bi = i; }
+        if (ratio > bestRatio) {
+          bestRatio = ratio;
+          bi = i;
+        }
       }
       if (bestRatio >= 2.0) threshold = u[bi];
     }
   }
-  for (size_t i = 0; i < bs.size(); ++i)
-    pb[i] = bs[i].has_value() && threshold.has_value() && *bs[i] > *threshold;
+  for (size_t i = 0; i < bs.size(); ++i) pb[i] = bs[i].has_value() && threshold.has_value() && *bs[i] > *threshold;
   return pb;
 }
 
@@ -332,7 +341,9 @@ ModeSelection shapeFinder(std::span<const std::optional<int64_t>> bs, SteadyMode
     sel.scan.peak = ds.peak;
     sel.scan.fellBack = ds.fellBack;
     if (ds.fellBack)
-      sel.warnings.push_back("no steady state (decode baseline) region found; discarding initial/final iterations and selecting middle region");
+      sel.warnings.push_back(
+          "no steady state (decode baseline) region found; discarding initial/final iterations and selecting middle "
+          "region");
     const auto nd = static_cast<int64_t>(decodeIdx.size());
     for (const Region& g : ds.regions) {
       int64_t start = decodeIdx[static_cast<size_t>(g.start)];
@@ -354,7 +365,10 @@ ModeSelection shapeFinder(std::span<const std::optional<int64_t>> bs, SteadyMode
       int64_t sum = 0, cnt = 0;
       for (int64_t i = w.start; i < w.end; ++i) {
         cand.pdCount += pb[static_cast<size_t>(i)];
-        if (bs[static_cast<size_t>(i)]) { sum += *bs[static_cast<size_t>(i)]; ++cnt; }
+        if (bs[static_cast<size_t>(i)]) {
+          sum += *bs[static_cast<size_t>(i)];
+          ++cnt;
+        }
       }
       cand.pdRatio = static_cast<double>(cand.pdCount) / static_cast<double>(w.size());
       cand.avgRequests = cnt ? static_cast<double>(sum) / static_cast<double>(cnt) : 0.0;  // avg_bs
@@ -371,4 +385,4 @@ ModeSelection shapeFinder(std::span<const std::optional<int64_t>> bs, SteadyMode
   return sel;
 }
 
-} // namespace steadyscope::analysis
+}  // namespace steadyscope::analysis

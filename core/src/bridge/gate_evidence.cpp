@@ -65,7 +65,7 @@ gate::Finding makeFinding(std::string code, gate::Mode m, std::string chunk, std
   return f;
 }
 
-} // namespace
+}  // namespace
 
 // ---- (b) evidence ---------------------------------------------------------------
 
@@ -248,8 +248,10 @@ int chunkIndexForPath(const analysis::SplitResult& r, const std::string& path) {
 gate::GateInput gateInputFromSplit(const analysis::SplitResult& r, const analysis::SplitOptions& o,
                                    EvidenceContext* evidence, const std::optional<std::string>& traceInput) {
   gate::GateInput in;
-  if (r.outcome == analysis::SplitOutcome::Split) in.listing = listingFromSplit(r);
-  else in.listing.splitDir = r.outputDir;
+  if (r.outcome == analysis::SplitOutcome::Split)
+    in.listing = listingFromSplit(r);
+  else
+    in.listing.splitDir = r.outputDir;
   in.details = r.outcome == analysis::SplitOutcome::Split && !r.chunks.empty() ? gate::DetailsState::Readable
                                                                                : gate::DetailsState::Absent;
   in.traceInput = traceInput;
@@ -296,8 +298,8 @@ Expected<TraceReview> reviewSplitDirectoryWithTrace(const std::string& splitDir,
   // --num-steps candidates from the CSV rows of those chunks.
   std::vector<int64_t> csvSteps;
   {
-    const std::string csvPath = (splitDir.empty() || splitDir.back() == '/' ? splitDir : splitDir + "/") +
-                                "execution_details.csv";
+    const std::string csvPath =
+        (splitDir.empty() || splitDir.back() == '/' ? splitDir : splitDir + "/") + "execution_details.csv";
     auto table = gate::readCsvFile(csvPath);
     if (table) {
       for (const auto& rec : table->records) {
@@ -388,13 +390,14 @@ Expected<TraceReview> reviewSplitDirectoryWithTrace(const std::string& splitDir,
             fi.details.set("reason", f.report->transientReason);
       continue;
     }
-    std::string s = fmt::format("{}: no chunk of {} re-run split(s) of {} is named {}; no evidence from the source "
-                                "trace for it (split with other flags, or from another trace?)",
-                                gate::modeName(m), out.plans, trace->path, wanted[gate::modeIndex(m)]);
+    std::string s = fmt::format(
+        "{}: no chunk of {} re-run split(s) of {} is named {}; no evidence from the source "
+        "trace for it (split with other flags, or from another trace?)",
+        gate::modeName(m), out.plans, trace->path, wanted[gate::modeIndex(m)]);
     if (!lastProblem.empty()) s += "; " + lastProblem;
     out.notes.push_back(s);
-    out.result.findings.push_back(makeFinding("evidence_unavailable", m, f.chunk, s,
-                                              gate::JsonValue::object({{"plans", out.plans}})));
+    out.result.findings.push_back(
+        makeFinding("evidence_unavailable", m, f.chunk, s, gate::JsonValue::object({{"plans", out.plans}})));
   }
   // The verdict changes with the statistics recomputed at full precision
   // while the CSV agrees with them within its rounding: the CSV's 2-decimal
@@ -410,9 +413,10 @@ Expected<TraceReview> reviewSplitDirectoryWithTrace(const std::string& splitDir,
   if (recomputed && !disagree && !rounding) {
     gate::JsonValue d = recomputed->details;
     d.set("source", "trace");
-    std::string s = "the CSV's 2-decimal rounding decides the verdict: its statistics agree with the source trace "
-                    "within the rounding, but " +
-                    recomputed->sentence;
+    std::string s =
+        "the CSV's 2-decimal rounding decides the verdict: its statistics agree with the source trace "
+        "within the rounding, but " +
+        recomputed->sentence;
     gate::Finding f = makeFinding("csv_rounding_decides", options.review.gate.mode, out.result.selectedChunk, s, d);
     f.affectsVerdict = true;
     out.result.findings.push_back(std::move(f));
@@ -421,4 +425,4 @@ Expected<TraceReview> reviewSplitDirectoryWithTrace(const std::string& splitDir,
   return out;
 }
 
-} // namespace steadyscope::bridge
+}  // namespace steadyscope::bridge

@@ -31,21 +31,31 @@ uint64_t firstInvalidUtf8Line(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     auto c = static_cast<unsigned char>(s[i]);
     if (c == '\n') ++line;
-    if (c < 0x80) { ++i; continue; }
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
     size_t n = 0;
     uint32_t cp = 0;
-    if ((c & 0xE0) == 0xC0) { n = 2; cp = c & 0x1F; }
-    else if ((c & 0xF0) == 0xE0) { n = 3; cp = c & 0x0F; }
-    else if ((c & 0xF8) == 0xF0) { n = 4; cp = c & 0x07; }
-    else return line;
+    if ((c & 0xE0) == 0xC0) {
+      n = 2;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 3;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 4;
+      cp = c & 0x07;
+    } else
+      return line;
     if (i + n > s.size()) return line;
     for (size_t k = 1; k < n; ++k) {
       auto cc = static_cast<unsigned char>(s[i + k]);
       if ((cc & 0xC0) != 0x80) return line;
       cp = (cp << 6) | (cc & 0x3F);
     }
-    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
       return line;
     i += n;
   }
@@ -54,7 +64,7 @@ uint64_t firstInvalidUtf8Line(std::string_view s) {
 
 enum class State { StartRecord, StartField, InField, InQuoted, QuoteInQuoted, EatCrnl };
 
-} // namespace
+}  // namespace
 
 int CsvTable::column(std::string_view name) const {
   for (size_t k = header.size(); k-- > 0;)
@@ -76,8 +86,7 @@ Expected<CsvTable> parseCsv(std::string_view text, const std::string& file) {
     text.remove_prefix(3);
   }
   if (text.empty()) return csvError(file, 1, "the file is empty (no header line)");
-  if (uint64_t bad = firstInvalidUtf8Line(text))
-    return csvError(file, bad, "the file is not valid UTF-8");
+  if (uint64_t bad = firstInvalidUtf8Line(text)) return csvError(file, bad, "the file is not valid UTF-8");
 
   // The excel-dialect state machine of Python's csv reader, fed line by line
   // (universal line ends: \n, \r\n and \r all end a line).
@@ -122,56 +131,85 @@ Expected<CsvTable> parseCsv(std::string_view text, const std::string& file) {
     if (st == State::StartRecord) recordStart = line;
     for (char c : chunk) {
       switch (st) {
-      case State::StartRecord:
-        if (c == '\n' || c == '\r') { st = State::EatCrnl; break; }
-        st = State::StartField;
-        [[fallthrough]];
-      case State::StartField:
-        if (c == '\n' || c == '\r') { saveField(); st = State::EatCrnl; }
-        else if (c == '"') { st = State::InQuoted; quoteOpenLine = line; }
-        else if (c == ',') saveField();
-        else {
-          if (!addChar(c)) return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
-          st = State::InField;
-        }
-        break;
-      case State::InField:
-        if (c == '\n' || c == '\r') { saveField(); st = State::EatCrnl; }
-        else if (c == ',') { saveField(); st = State::StartField; }
-        else {
+        case State::StartRecord:
+          if (c == '\n' || c == '\r') {
+            st = State::EatCrnl;
+            break;
+          }
+          st = State::StartField;
+          [[fallthrough]];
+        case State::StartField:
+          if (c == '\n' || c == '\r') {
+            saveField();
+            st = State::EatCrnl;
+          } else if (c == '"') {
+            st = State::InQuoted;
+            quoteOpenLine = line;
+          } else if (c == ',')
+            saveField();
+          else {
+            if (!addChar(c))
+              return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
+            st = State::InField;
+          }
+          break;
+        case State::InField:
+          if (c == '\n' || c == '\r') {
+            saveField();
+            st = State::EatCrnl;
+          } else if (c == ',') {
+            saveField();
+            st = State::StartField;
+          } else {
+            if (c == '"') t.issues.push_back({line, "a quote character inside an unquoted field is kept literally"});
+            if (!addChar(c))
+              return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
+          }
+          break;
+        case State::InQuoted:
           if (c == '"')
-            t.issues.push_back({line, "a quote character inside an unquoted field is kept literally"});
-          if (!addChar(c)) return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
-        }
-        break;
-      case State::InQuoted:
-        if (c == '"') st = State::QuoteInQuoted;
-        else if (!addChar(c)) return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
-        break;
-      case State::QuoteInQuoted:
-        if (c == '"') {
-          if (!addChar(c)) return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
-          st = State::InQuoted;
-        } else if (c == ',') { saveField(); st = State::StartField; }
-        else if (c == '\n' || c == '\r') { saveField(); st = State::EatCrnl; }
-        else {
-          t.issues.push_back({line, "characters after a closing quote are appended to the field"});
-          if (!addChar(c)) return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
-          st = State::InField;
-        }
-        break;
-      case State::EatCrnl:
-        break;  // only line-end characters reach here
+            st = State::QuoteInQuoted;
+          else if (!addChar(c))
+            return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
+          break;
+        case State::QuoteInQuoted:
+          if (c == '"') {
+            if (!addChar(c))
+              return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
+            st = State::InQuoted;
+          } else if (c == ',') {
+            saveField();
+            st = State::StartField;
+          } else if (c == '\n' || c == '\r') {
+            saveField();
+            st = State::EatCrnl;
+          } else {
+            t.issues.push_back({line, "characters after a closing quote are appended to the field"});
+            if (!addChar(c))
+              return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
+            st = State::InField;
+          }
+          break;
+        case State::EatCrnl: break;  // only line-end characters reach here
       }
     }
     // End of the physical line.
     switch (st) {
-    case State::StartField: saveField(); st = State::StartRecord; break;  // no line end at EOF after ','
-    case State::InField: saveField(); st = State::StartRecord; break;
-    case State::QuoteInQuoted: saveField(); st = State::StartRecord; break;
-    case State::EatCrnl: st = State::StartRecord; break;
-    case State::StartRecord:
-    case State::InQuoted: break;
+      case State::StartField:
+        saveField();
+        st = State::StartRecord;
+        break;  // no line end at EOF after ','
+      case State::InField:
+        saveField();
+        st = State::StartRecord;
+        break;
+      case State::QuoteInQuoted:
+        saveField();
+        st = State::StartRecord;
+        break;
+      case State::EatCrnl: st = State::StartRecord; break;
+      case State::StartRecord:
+      case State::InQuoted: break;
     }
     if (st == State::StartRecord) {
       rows.push_back(std::move(fields));
@@ -194,13 +232,15 @@ Expected<CsvTable> parseCsv(std::string_view text, const std::string& file) {
   for (size_t k = 0; k < t.header.size(); ++k)
     for (size_t j = 0; j < k; ++j)
       if (t.header[j] == t.header[k] && !t.header[k].empty()) {
-        t.issues.push_back({rowLines[0], fmt::format("column '{}' appears more than once; the last one is used", t.header[k])});
+        t.issues.push_back(
+            {rowLines[0], fmt::format("column '{}' appears more than once; the last one is used", t.header[k])});
         break;
       }
   for (size_t r = 1; r < rows.size(); ++r) {
     if (rows[r].empty()) continue;
     if (rows[r].size() != t.header.size())
-      t.issues.push_back({rowLines[r], fmt::format("the row has {} fields, the header {}", rows[r].size(), t.header.size())});
+      t.issues.push_back(
+          {rowLines[r], fmt::format("the row has {} fields, the header {}", rows[r].size(), t.header.size())});
     t.records.push_back({rowLines[r], std::move(rows[r])});
   }
   return t;
@@ -231,8 +271,8 @@ Expected<CsvTable> readCsvFile(const std::string& path) {
 
 namespace {
 bool isPySpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' ||
-         c == '\x1c' || c == '\x1d' || c == '\x1e' || c == '\x1f';
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == '\x1c' || c == '\x1d' ||
+         c == '\x1e' || c == '\x1f';
 }
 bool ieq(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -250,13 +290,17 @@ bool digitPart(std::string_view s, size_t& i, std::string& out) {
   if (i >= s.size() || !isDigit(s[i])) return false;
   out += s[i++];
   while (i < s.size()) {
-    if (isDigit(s[i])) out += s[i++];
-    else if (s[i] == '_' && i + 1 < s.size() && isDigit(s[i + 1])) { out += s[i + 1]; i += 2; }
-    else break;
+    if (isDigit(s[i]))
+      out += s[i++];
+    else if (s[i] == '_' && i + 1 < s.size() && isDigit(s[i + 1])) {
+      out += s[i + 1];
+      i += 2;
+    } else
+      break;
   }
   return true;
 }
-} // namespace
+}  // namespace
 
 std::optional<double> parsePyFloat(std::string_view s) {
   while (!s.empty() && isPySpace(s.front())) s.remove_prefix(1);
@@ -300,4 +344,4 @@ std::optional<double> parsePyFloat(std::string_view s) {
   return neg ? -v : v;
 }
 
-} // namespace steadyscope::gate
+}  // namespace steadyscope::gate

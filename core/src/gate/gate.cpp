@@ -19,20 +19,20 @@ namespace steadyscope::gate {
 
 std::string_view modeName(Mode m) {
   switch (m) {
-  case Mode::Mixed: return "mixed";
-  case Mode::DecodeOnly: return "decode_only";
-  case Mode::PrefillDecode: return "prefilldecode";
-  case Mode::Generic: return "generic";
+    case Mode::Mixed: return "mixed";
+    case Mode::DecodeOnly: return "decode_only";
+    case Mode::PrefillDecode: return "prefilldecode";
+    case Mode::Generic: return "generic";
   }
   return "mixed";
 }
 
 std::string_view modeChunkLabel(Mode m) {
   switch (m) {
-  case Mode::Mixed: return "mixed_steady_state";
-  case Mode::DecodeOnly: return "decode_only_steady_state";
-  case Mode::PrefillDecode: return "prefilldecode_steady_state";
-  case Mode::Generic: return "steady_state";
+    case Mode::Mixed: return "mixed_steady_state";
+    case Mode::DecodeOnly: return "decode_only_steady_state";
+    case Mode::PrefillDecode: return "prefilldecode_steady_state";
+    case Mode::Generic: return "steady_state";
   }
   return "mixed_steady_state";
 }
@@ -47,30 +47,30 @@ std::optional<Mode> parseMode(std::string_view name) {
 
 std::string_view ratioSourceName(RatioSource s) {
   switch (s) {
-  case RatioSource::Column: return "busy_ratio column";
-  case RatioSource::ColumnNonFiniteClamped: return "busy_ratio column, non-finite, clamped to 1.0";
-  case RatioSource::Quotient: return "gpu_busy_duration / gpu_duration";
-  case RatioSource::Undefined: return "undefined";
+    case RatioSource::Column: return "busy_ratio column";
+    case RatioSource::ColumnNonFiniteClamped: return "busy_ratio column, non-finite, clamped to 1.0";
+    case RatioSource::Quotient: return "gpu_busy_duration / gpu_duration";
+    case RatioSource::Undefined: return "undefined";
   }
   return "undefined";
 }
 
 std::string_view rowMatchName(RowMatch m) {
   switch (m) {
-  case RowMatch::None: return "none";
-  case RowMatch::ByOutputPath: return "output_path";
-  case RowMatch::ByFileName: return "file_name";
-  case RowMatch::Supplied: return "supplied";
+    case RowMatch::None: return "none";
+    case RowMatch::ByOutputPath: return "output_path";
+    case RowMatch::ByFileName: return "file_name";
+    case RowMatch::Supplied: return "supplied";
   }
   return "none";
 }
 
 std::string_view ruleOutcomeName(RuleOutcome o) {
   switch (o) {
-  case RuleOutcome::Passed: return "passed";
-  case RuleOutcome::Failed: return "failed";
-  case RuleOutcome::Skipped: return "skipped";
-  case RuleOutcome::Info: return "info";
+    case RuleOutcome::Passed: return "passed";
+    case RuleOutcome::Failed: return "failed";
+    case RuleOutcome::Skipped: return "skipped";
+    case RuleOutcome::Info: return "info";
   }
   return "info";
 }
@@ -108,9 +108,7 @@ std::string quoteCell(const std::optional<std::string>& cell) {
   return "'" + *cell + "'";
 }
 
-JsonValue cellJson(const std::optional<std::string>& cell) {
-  return cell ? JsonValue(*cell) : JsonValue();
-}
+JsonValue cellJson(const std::optional<std::string>& cell) { return cell ? JsonValue(*cell) : JsonValue(); }
 
 JsonValue optDouble(const std::optional<double>& v) { return v ? JsonValue(*v) : JsonValue(); }
 
@@ -132,12 +130,12 @@ double readNumberCell(const std::optional<std::string>& cell, std::string_view c
   return *v;
 }
 
-} // namespace
+}  // namespace
 
 // ---- rows ------------------------------------------------------------------------
 
-ChunkRow ChunkRow::fromValues(std::string outputPath, int64_t numGpuEvents, double gpuDuration,
-                              double gpuBusyDuration, std::optional<double> busyRatio) {
+ChunkRow ChunkRow::fromValues(std::string outputPath, int64_t numGpuEvents, double gpuDuration, double gpuBusyDuration,
+                              std::optional<double> busyRatio) {
   ChunkRow r;
   r.outputPath = std::move(outputPath);
   r.numGpuEvents = std::to_string(numGpuEvents);
@@ -163,9 +161,12 @@ RowReading readRow(const ChunkRow& row) {
     r.notes.push_back(fmt::format("num_gpu_events {} is not finite; read as 0", quoteCell(row.numGpuEvents)));
     ev = 0.0;
   }
-  if (ev >= 9.2e18) r.numGpuEvents = std::numeric_limits<int64_t>::max();
-  else if (ev <= -9.2e18) r.numGpuEvents = std::numeric_limits<int64_t>::min();
-  else r.numGpuEvents = static_cast<int64_t>(std::trunc(ev));
+  if (ev >= 9.2e18)
+    r.numGpuEvents = std::numeric_limits<int64_t>::max();
+  else if (ev <= -9.2e18)
+    r.numGpuEvents = std::numeric_limits<int64_t>::min();
+  else
+    r.numGpuEvents = static_cast<int64_t>(std::trunc(ev));
   r.gpuDuration = readNumberCell(row.gpuDuration, "gpu_duration", r.notes);
   r.gpuBusyDuration = readNumberCell(row.gpuBusyDuration, "gpu_busy_duration", r.notes);
   if (r.gpuDuration > 0) r.quotient = r.gpuBusyDuration / r.gpuDuration;
@@ -177,14 +178,16 @@ RowReading readRow(const ChunkRow& row) {
     else if (row.busyRatio->empty())
       r.notes.push_back("busy_ratio is empty; gpu_busy_duration / gpu_duration is used (§8 Q5)");
     else if (!(col = parsePyFloat(*row.busyRatio)))
-      r.notes.push_back(fmt::format("busy_ratio '{}' is not a number; gpu_busy_duration / gpu_duration is used (§8 Q5)", *row.busyRatio));
+      r.notes.push_back(fmt::format("busy_ratio '{}' is not a number; gpu_busy_duration / gpu_duration is used (§8 Q5)",
+                                    *row.busyRatio));
   }
   if (col) {
     r.columnValue = col;
     if (!std::isfinite(*col)) {
       r.busyRatio = 1.0;
       r.source = RatioSource::ColumnNonFiniteClamped;
-      r.notes.push_back(fmt::format("busy_ratio '{}' is not finite; clamped to 1.0 as the pipeline does", *row.busyRatio));
+      r.notes.push_back(
+          fmt::format("busy_ratio '{}' is not finite; clamped to 1.0 as the pipeline does", *row.busyRatio));
     } else {
       r.busyRatio = *col;
       r.source = RatioSource::Column;
@@ -241,14 +244,14 @@ Expected<GateOptions> gateOptionsFromEnvironment() {
 namespace {
 std::string_view pyStrip(std::string_view s) {
   auto sp = [](char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' ||
-           c == '\x1c' || c == '\x1d' || c == '\x1e' || c == '\x1f';
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == '\x1c' || c == '\x1d' ||
+           c == '\x1e' || c == '\x1f';
   };
   while (!s.empty() && sp(s.front())) s.remove_prefix(1);
   while (!s.empty() && sp(s.back())) s.remove_suffix(1);
   return s;
 }
-} // namespace
+}  // namespace
 
 std::optional<RetryPlan> extractRetryMode(const JsonValue& result) {
   if (!result.isObject()) return std::nullopt;
@@ -261,8 +264,10 @@ std::optional<RetryPlan> extractRetryMode(const JsonValue& result) {
     const JsonValue* nonEmpty = w.find("non_empty_modes");
     const JsonValue* available = w.find("available_modes");
     const JsonValue* modes = nullptr;
-    if (nonEmpty && nonEmpty->truthy()) modes = nonEmpty;
-    else if (available && available->truthy()) modes = available;
+    if (nonEmpty && nonEmpty->truthy())
+      modes = nonEmpty;
+    else if (available && available->truthy())
+      modes = available;
     if (!modes) continue;  // [] — nothing to return from this warning
     if (!modes->isArray()) continue;
     for (const JsonValue& m : modes->items()) {
@@ -314,7 +319,7 @@ std::string fileName(const std::string& p) {
 }
 
 class Decider {
-public:
+ public:
   Decider(const GateInput& in, const GateOptions& opt, const Readings& rd, GateResult& res)
       : in_(in), opt_(opt), rd_(rd), res_(res) {}
 
@@ -326,21 +331,21 @@ public:
     res_.retry = planRetry(res_.pipelineResult());
     if (!res_.accepted) {
       if (res_.retry)
-        add("retry", "", JsonValue::object({{"to_mode", res_.retry->toMode},
-                                            {"source_warning_code", res_.retry->sourceWarningCode}}),
+        add("retry", "",
+            JsonValue::object(
+                {{"to_mode", res_.retry->toMode}, {"source_warning_code", res_.retry->sourceWarningCode}}),
             RuleOutcome::Info,
             fmt::format("the orchestrator retries once with mode {} (from {} of {})", res_.retry->toMode,
                         res_.nonEmptyModes.empty() ? "available_modes" : "non_empty_modes",
                         res_.retry->sourceWarningCode));
       else
         add("retry", "", JsonValue::object(), RuleOutcome::Info,
-            res_.refusal == Refusal::NoSteadyState
-                ? "no retry: trace_split_no_steady_state is not in the retry set"
-                : "no retry: the warning names no mode to retry with");
+            res_.refusal == Refusal::NoSteadyState ? "no retry: trace_split_no_steady_state is not in the retry set"
+                                                   : "no retry: the warning names no mode to retry with");
     }
   }
 
-private:
+ private:
   void add(std::string rule, std::string subject, JsonValue inputs, RuleOutcome o, std::string sentence) {
     RuleEvaluation r;
     r.rule = std::move(rule);
@@ -369,7 +374,10 @@ private:
       const auto& v = L.of(m);
       for (size_t a = 0; a < v.size(); ++a)
         for (size_t b = 0; b < a; ++b)
-          if (v[a] == v[b]) { ++dup; break; }
+          if (v[a] == v[b]) {
+            ++dup;
+            break;
+          }
     }
     JsonValue inputs = JsonValue::object({{"split_dir", L.splitDir}, {"chunks_by_mode", counts}});
     std::string s = fmt::format("found {} mixed, {} decode_only, {} prefilldecode and {} generic chunk entries",
@@ -394,14 +402,13 @@ private:
       w.set("prefilldecode_count", 0);
       w.set("message", "The split produced no steady-state chunk of any mode");
       res_.warnings.push_back(std::move(w));
-      refuse(Refusal::NoSteadyState,
-             "trace_split_no_steady_state: the split directory has no steady-state chunk",
+      refuse(Refusal::NoSteadyState, "trace_split_no_steady_state: the split directory has no steady-state chunk",
              "refused: the split directory has no steady-state chunk of any mode (trace_split_no_steady_state)");
       add("any_chunk", "", JsonValue::object(), RuleOutcome::Failed, res_.summary);
       return;
     }
-    add("any_chunk", "", JsonValue::object({{"available_modes", JsonValue::stringList(avail)}}),
-        RuleOutcome::Passed, fmt::format("chunks exist for {}", joinModes(avail)));
+    add("any_chunk", "", JsonValue::object({{"available_modes", JsonValue::stringList(avail)}}), RuleOutcome::Passed,
+        fmt::format("chunks exist for {}", joinModes(avail)));
 
     Mode req = opt_.mode;
     std::string reqName(modeName(req));
@@ -484,8 +491,9 @@ private:
     const auto& selRow = in_.rows[modeIndex(req)];
     const auto& selRd = rd_[modeIndex(req)];
     if (!selRow || !selRd) {
-      pass("passed unchecked: no row of execution_details.csv names the selected chunk (rows are matched by "
-           "resolved output_path), so the pipeline does not check it (§8 B12)");
+      pass(
+          "passed unchecked: no row of execution_details.csv names the selected chunk (rows are matched by "
+          "resolved output_path), so the pipeline does not check it (§8 B12)");
       add("row_match", reqName, JsonValue::object({{"selected_chunk", res_.selectedChunk}}), RuleOutcome::Skipped,
           res_.summary);
       return;
@@ -502,8 +510,8 @@ private:
     const bool zero = sel.numGpuEvents == 0;
     if (zero) res_.lowQuality = true;
     {
-      JsonValue i = JsonValue::object({{"num_gpu_events_cell", cellJson(selRow->numGpuEvents)},
-                                       {"num_gpu_events", sel.numGpuEvents}});
+      JsonValue i = JsonValue::object(
+          {{"num_gpu_events_cell", cellJson(selRow->numGpuEvents)}, {"num_gpu_events", sel.numGpuEvents}});
       if (zero)
         add("gpu_events", reqName, std::move(i), RuleOutcome::Failed,
             "refused: the chunk has 0 GPU events (refused whatever its busy ratio)");
@@ -515,8 +523,9 @@ private:
     const std::optional<double> rSel = sel.busyRatio;
     if (!zero) {
       if (!rSel) {
-        pass("passed unchecked: the chunk has GPU events but no busy ratio (no usable busy_ratio cell and "
-             "gpu_duration is not > 0), and the pipeline then skips the quality check");
+        pass(
+            "passed unchecked: the chunk has GPU events but no busy ratio (no usable busy_ratio cell and "
+            "gpu_duration is not > 0), and the pipeline then skips the quality check");
         add("busy_ratio", reqName, readingInputs(req), RuleOutcome::Skipped, res_.summary);
         return;
       }
@@ -564,9 +573,10 @@ private:
       std::string s;
       if (zero) {
         ok = r > 0;
-        s = fmt::format("{}: busy ratio {} {} 0: {} (the selected chunk has no GPU work, so threshold and margin "
-                        "do not apply)",
-                        name, formatNumber(r), ok ? ">" : "<=", ok ? "qualifies" : "does not qualify");
+        s = fmt::format(
+            "{}: busy ratio {} {} 0: {} (the selected chunk has no GPU work, so threshold and margin "
+            "do not apply)",
+            name, formatNumber(r), ok ? ">" : "<=", ok ? "qualifies" : "does not qualify");
       } else {
         double diff = r - *rSel;  // IEEE double subtraction, as specified
         i.set("threshold", opt_.threshold);
@@ -608,13 +618,15 @@ private:
       if (!qualifying.empty())
         sentence = fmt::format("low quality: busy ratio {} < {}; {}", a, t, offered);
       else if (opt_.refuseWithoutAlternate)
-        sentence = fmt::format("refused: busy ratio {} < {} and no alternate qualifies (refuse-without-alternate, "
-                               "§8 Q2)",
-                               a, t);
+        sentence = fmt::format(
+            "refused: busy ratio {} < {} and no alternate qualifies (refuse-without-alternate, "
+            "§8 Q2)",
+            a, t);
       else
-        sentence = fmt::format("passed: busy ratio {} < {} but no alternate qualifies, and the pipeline passes such "
-                               "a chunk to avoid a retry loop (§8 Q2)",
-                               a, t);
+        sentence = fmt::format(
+            "passed: busy ratio {} < {} but no alternate qualifies, and the pipeline passes such "
+            "a chunk to avoid a retry loop (§8 Q2)",
+            a, t);
     }
     if (!refuseIt) {
       pass(sentence);
@@ -641,8 +653,9 @@ private:
                                        "GPU work (qualifying modes, best first: {})",
                                        res_.nonEmptyModes.front(), joinModes(res_.nonEmptyModes)));
     else
-      w.set("remediation", "No other mode offers a better chunk; capture a longer or busier trace, or set "
-                           "INFERENCE_OPTIMIZER_STEADY_STATE_MODE to another mode");
+      w.set("remediation",
+            "No other mode offers a better chunk; capture a longer or busier trace, or set "
+            "INFERENCE_OPTIMIZER_STEADY_STATE_MODE to another mode");
     std::string msg =
         zero ? fmt::format("Selected {} chunk {} has no GPU events", reqName, fileName(res_.selectedChunk))
              : fmt::format("Selected {} chunk {} has busy ratio {} below the threshold {}", reqName,
@@ -670,8 +683,8 @@ bool sameVerdict(const GateResult& a, const GateResult& b) {
          a.nonEmptyModes == b.nonEmptyModes;
 }
 
-void addFinding(GateResult& res, std::string code, Mode m, const std::string& chunk, bool affects,
-                std::string sentence, JsonValue details = JsonValue::object()) {
+void addFinding(GateResult& res, std::string code, Mode m, const std::string& chunk, bool affects, std::string sentence,
+                JsonValue details = JsonValue::object()) {
   Finding f;
   f.code = std::move(code);
   f.subject = std::string(modeName(m));
@@ -682,7 +695,7 @@ void addFinding(GateResult& res, std::string code, Mode m, const std::string& ch
   res.findings.push_back(std::move(f));
 }
 
-} // namespace
+}  // namespace
 
 GateResult evaluateGate(const GateInput& in, const GateOptions& opt) {
   Readings rd;
@@ -731,9 +744,10 @@ GateResult evaluateGate(const GateInput& in, const GateOptions& opt) {
                    fmt::format("{}: busy ratio {} is negative ({})", name, formatNumber(*r->busyRatio), row.where()),
                    JsonValue::object({{"busy_ratio", *r->busyRatio}}));
       if (r->busyRatio && *r->busyRatio > 1) {
-        std::string s = fmt::format("{}: busy ratio {} is above 1: gpu_busy_duration sums overlapping streams "
-                                    "(§8 B16)",
-                                    name, formatNumber(*r->busyRatio));
+        std::string s = fmt::format(
+            "{}: busy ratio {} is above 1: gpu_busy_duration sums overlapping streams "
+            "(§8 B16)",
+            name, formatNumber(*r->busyRatio));
         JsonValue d = JsonValue::object({{"busy_ratio", *r->busyRatio}});
         if (ev && ev->unionBusyRatio) {
           s += fmt::format("; the union of its GPU intervals / gpu_duration is {}", formatNumber(*ev->unionBusyRatio));
@@ -782,7 +796,8 @@ GateResult evaluateGate(const GateInput& in, const GateOptions& opt) {
       if (ev && (ev->numGpuEvents || ev->gpuDuration || ev->gpuBusyDuration)) {
         std::vector<std::string> diffs;
         if (ev->numGpuEvents && *ev->numGpuEvents != r->numGpuEvents)
-          diffs.push_back(fmt::format("num_gpu_events {} in the CSV, {} in the trace", r->numGpuEvents, *ev->numGpuEvents));
+          diffs.push_back(
+              fmt::format("num_gpu_events {} in the CSV, {} in the trace", r->numGpuEvents, *ev->numGpuEvents));
         auto near = [](double csv, double exact) { return std::fabs(csv - exact) <= 0.005 + 1e-9 * std::fabs(exact); };
         if (ev->gpuDuration && !near(r->gpuDuration, *ev->gpuDuration))
           diffs.push_back(fmt::format("gpu_duration {} in the CSV, {} in the trace", formatNumber(r->gpuDuration),
@@ -805,9 +820,10 @@ GateResult evaluateGate(const GateInput& in, const GateOptions& opt) {
         for (int k : ev->emptyStepIndices) idx.push(k);
         d.set("empty_step_indices", idx);
         addFinding(res, "steps_without_gpu_work", m, c.chunk, affects,
-                   ev->steps ? fmt::format("{}: {} of {} steps inside the chunk have no GPU work", name,
-                                           *ev->stepsWithoutGpu, *ev->steps)
-                             : fmt::format("{}: {} steps inside the chunk have no GPU work", name, *ev->stepsWithoutGpu),
+                   ev->steps
+                       ? fmt::format("{}: {} of {} steps inside the chunk have no GPU work", name, *ev->stepsWithoutGpu,
+                                     *ev->steps)
+                       : fmt::format("{}: {} steps inside the chunk have no GPU work", name, *ev->stepsWithoutGpu),
                    d);
       }
       if (ev->largestEventShare && *ev->largestEventShare > opt.dominantEventShare)
@@ -816,8 +832,8 @@ GateResult evaluateGate(const GateInput& in, const GateOptions& opt) {
                                ev->largestEventName ? " (" + *ev->largestEventName + ")" : std::string(),
                                *ev->largestEventShare * 100.0),
                    JsonValue::object({{"largest_event_share", *ev->largestEventShare},
-                                      {"largest_event_name", ev->largestEventName ? JsonValue(*ev->largestEventName)
-                                                                                  : JsonValue()}}));
+                                      {"largest_event_name",
+                                       ev->largestEventName ? JsonValue(*ev->largestEventName) : JsonValue()}}));
       if (ev->startupTransientInside && *ev->startupTransientInside)
         addFinding(res, "startup_transient_inside", m, c.chunk, affects,
                    fmt::format("{}: the startup transient lies inside the chunk's window", name));
@@ -885,11 +901,13 @@ GateResult evaluateGate(const GateInput& in, const GateOptions& opt) {
       GateResult a = decide(in, opt, low), b = decide(in, opt, high);
       if (!sameVerdict(res, a) || !sameVerdict(res, b)) {
         const GateResult& other = sameVerdict(res, a) ? b : a;
-        std::string s = "the CSV's 2-decimal rounding of the durations may decide the verdict: the exact busy ratio of ";
+        std::string s =
+            "the CSV's 2-decimal rounding of the durations may decide the verdict: the exact busy ratio of ";
         for (size_t k = 0; k < notes.size(); ++k) s += (k ? "; " : "") + notes[k];
-        s += fmt::format("; within that range the gate can also say: {} (gate with the source trace, "
-                         "`--trace`, to decide)",
-                         other.summary);
+        s += fmt::format(
+            "; within that range the gate can also say: {} (gate with the source trace, "
+            "`--trace`, to decide)",
+            other.summary);
         addFinding(res, "csv_rounding_decides", opt.mode, res.selectedChunk, true, s,
                    JsonValue::object({{"source", "durations"},
                                       {"recomputed_summary", other.summary},
@@ -904,9 +922,9 @@ GateResult evaluateGate(const GateInput& in, const GateOptions& opt) {
 
 void finalizeStrict(GateResult& res) {
   // Idempotent: drop an earlier strict rule, then re-evaluate.
-  res.record.erase(std::remove_if(res.record.begin(), res.record.end(),
-                                  [](const RuleEvaluation& r) { return r.rule == "strict"; }),
-                   res.record.end());
+  res.record.erase(
+      std::remove_if(res.record.begin(), res.record.end(), [](const RuleEvaluation& r) { return r.rule == "strict"; }),
+      res.record.end());
   std::vector<std::string> codes;
   for (const auto& f : res.findings)
     if (f.affectsVerdict) codes.push_back(f.code);
@@ -917,8 +935,8 @@ void finalizeStrict(GateResult& res) {
   r.inputs = JsonValue::object({{"findings", JsonValue::stringList(codes)}});
   if (res.accepted) {
     r.outcome = RuleOutcome::Failed;
-    r.sentence = fmt::format("refused under --strict: {} finding(s) bear on the verdict ({})", codes.size(),
-                             joinModes(codes));
+    r.sentence =
+        fmt::format("refused under --strict: {} finding(s) bear on the verdict ({})", codes.size(), joinModes(codes));
   } else {
     r.outcome = RuleOutcome::Info;
     r.sentence = fmt::format("already refused; --strict would also refuse for {}", joinModes(codes));
@@ -962,14 +980,14 @@ JsonValue GateResult::findingsJson() const {
 namespace {
 std::string_view refusalName(Refusal r) {
   switch (r) {
-  case Refusal::None: return "none";
-  case Refusal::NoSteadyState: return "trace_split_no_steady_state";
-  case Refusal::ChunkMissing: return "steady_state_chunk_missing";
-  case Refusal::LowQuality: return "steady_state_chunk_low_quality";
+    case Refusal::None: return "none";
+    case Refusal::NoSteadyState: return "trace_split_no_steady_state";
+    case Refusal::ChunkMissing: return "steady_state_chunk_missing";
+    case Refusal::LowQuality: return "steady_state_chunk_low_quality";
   }
   return "none";
 }
-} // namespace
+}  // namespace
 
 JsonValue GateResult::toJson() const {
   JsonValue o = JsonValue::object();
@@ -1017,4 +1035,4 @@ JsonValue GateResult::toJson() const {
   return o;
 }
 
-} // namespace steadyscope::gate
+}  // namespace steadyscope::gate

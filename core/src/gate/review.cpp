@@ -63,7 +63,7 @@ Finding dirFinding(std::string code, bool affects, std::string sentence, JsonVal
   return f;
 }
 
-} // namespace
+}  // namespace
 
 Expected<SplitListing> collectSplitChunks(const std::string& splitDir) {
   std::error_code ec;
@@ -95,8 +95,7 @@ Expected<SplitListing> collectSplitChunks(const std::string& splitDir) {
     for (Mode m : kAllModes) {
       std::string prefix = modeFilePrefix(m);
       for (size_t x = 0; x < kExtensions.size(); ++x)
-        if (matchesPattern(name, prefix, kExtensions[x]))
-          found[modeIndex(m)][x].push_back(joinDir(splitDir, rel));
+        if (matchesPattern(name, prefix, kExtensions[x])) found[modeIndex(m)][x].push_back(joinDir(splitDir, rel));
     }
   }
   if (ec) L.notes.push_back(fmt::format("the search stopped early: {}", ec.message()));
@@ -151,8 +150,9 @@ Expected<GateResult> reviewSplitDirectory(const std::string& splitDir, const Rev
 
   if (!fs::exists(csvPath, ec)) {
     in.details = DetailsState::Absent;
-    dirFindings.push_back(dirFinding("details_csv_missing", true,
-                                     fmt::format("{} does not exist; the pipeline passes any chunk unchecked", csvPath)));
+    dirFindings.push_back(
+        dirFinding("details_csv_missing", true,
+                   fmt::format("{} does not exist; the pipeline passes any chunk unchecked", csvPath)));
   } else {
     auto table = readCsvFile(csvPath);
     if (!table) {
@@ -161,9 +161,9 @@ Expected<GateResult> reviewSplitDirectory(const std::string& splitDir, const Rev
       dirFindings.push_back(dirFinding(
           "details_csv_unreadable", true,
           fmt::format("{}; the pipeline cannot read it and passes any chunk unchecked", in.detailsProblem),
-          JsonValue::object({{"file", csvPath},
-                             {"line", table.error().line ? JsonValue(static_cast<int64_t>(*table.error().line))
-                                                         : JsonValue()}})));
+          JsonValue::object(
+              {{"file", csvPath},
+               {"line", table.error().line ? JsonValue(static_cast<int64_t>(*table.error().line)) : JsonValue()}})));
     } else {
       const CsvTable& t = table.value();
       rows = chunkRowsFromTable(t);
@@ -190,9 +190,9 @@ Expected<GateResult> reviewSplitDirectory(const std::string& splitDir, const Rev
                           csvPath, t.header[0])));
       }
       if (t.column("output_path") < 0)
-        dirFindings.push_back(dirFinding(
-            "details_csv_no_output_path", true,
-            fmt::format("{} line 1: there is no output_path column, so no row can match a chunk", csvPath)));
+        dirFindings.push_back(
+            dirFinding("details_csv_no_output_path", true,
+                       fmt::format("{} line 1: there is no output_path column, so no row can match a chunk", csvPath)));
     }
   }
 
@@ -217,9 +217,9 @@ Expected<GateResult> reviewSplitDirectory(const std::string& splitDir, const Rev
         i.set("aborted", true);
       }
     }
-    s += hasRatioColumn ? "; execution_details.csv has a busy_ratio column"
-                        : (in.details == DetailsState::Readable ? "; execution_details.csv has no busy_ratio column"
-                                                                : "");
+    s += hasRatioColumn
+             ? "; execution_details.csv has a busy_ratio column"
+             : (in.details == DetailsState::Readable ? "; execution_details.csv has no busy_ratio column" : "");
     for (const auto& n : in.listing.notes) s += "; " + n;
     RuleEvaluation r;
     r.rule = "layout";
@@ -268,14 +268,16 @@ Expected<GateResult> reviewSplitDirectory(const std::string& splitDir, const Rev
       const auto& selName = byName[modeIndex(req)];
       std::string s;
       if (!byPath[modeIndex(req)] && selName)
-        s = fmt::format("no row's output_path resolves to the selected chunk (the directory was moved, or "
-                        "output_path is relative to another working directory: §8 B12), so the pipeline passes it "
-                        "unchecked; matched by file name ({}), the gate says: {}",
-                        selName->where(), alt.summary);
+        s = fmt::format(
+            "no row's output_path resolves to the selected chunk (the directory was moved, or "
+            "output_path is relative to another working directory: §8 B12), so the pipeline passes it "
+            "unchecked; matched by file name ({}), the gate says: {}",
+            selName->where(), alt.summary);
       else
-        s = fmt::format("some alternates' rows match only by file name (§8 B12); matched by file name, the gate "
-                        "says: {}",
-                        alt.summary);
+        s = fmt::format(
+            "some alternates' rows match only by file name (§8 B12); matched by file name, the gate "
+            "says: {}",
+            alt.summary);
       JsonValue d = JsonValue::object({{"by_name_accepted", alt.accepted},
                                        {"by_name_summary", alt.summary},
                                        {"by_name_non_empty_modes", JsonValue::stringList(alt.nonEmptyModes)},
@@ -325,4 +327,4 @@ Expected<GateResult> reviewSplitDirectory(const std::string& splitDir, const Rev
   return res;
 }
 
-} // namespace steadyscope::gate
+}  // namespace steadyscope::gate

@@ -21,7 +21,7 @@ namespace steadyscope {
 namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-} // namespace
+}  // namespace
 
 Expected<BaselineResult> baselineBareParse(const SourceText& source, unsigned threads, size_t pieceBytes) {
   auto t0 = Clock::now();
@@ -45,7 +45,10 @@ Expected<BaselineResult> baselineBareParse(const SourceText& source, unsigned th
     for (size_t i = t; i < layout.pieces.size(); i += threads) {
       const auto& p = layout.pieces[i];
       size_t len = p.end - p.begin, need = len + 2;
-      if (need > cap) { buf.assign(need + SIMDJSON_PADDING, ' '); cap = need; }
+      if (need > cap) {
+        buf.assign(need + SIMDJSON_PADDING, ' ');
+        cap = need;
+      }
       buf.data()[0] = '[';
       size_t got = 0;
       while (fd >= 0 && got < len) {
@@ -57,21 +60,34 @@ Expected<BaselineResult> baselineBareParse(const SourceText& source, unsigned th
       if (got < len) std::memcpy(buf.data() + 1 + got, text.data() + p.begin + got, len - got);
       buf.data()[len + 1] = ']';
       ondemand::document doc;
-      if (parser.iterate(buf.data(), need, cap + SIMDJSON_PADDING).get(doc)) { failed[t] = 1; return; }
+      if (parser.iterate(buf.data(), need, cap + SIMDJSON_PADDING).get(doc)) {
+        failed[t] = 1;
+        return;
+      }
       ondemand::array arr;
-      if (doc.get_array().get(arr)) { failed[t] = 1; return; }
+      if (doc.get_array().get(arr)) {
+        failed[t] = 1;
+        return;
+      }
       for (auto e : arr) {
         ondemand::object o;
         if (std::move(e).get_object().get(o)) continue;
         for (auto f : o) {
           ondemand::field fld;
-          if (std::move(f).get(fld)) { failed[t] = 1; return; }
+          if (std::move(f).get(fld)) {
+            failed[t] = 1;
+            return;
+          }
           ondemand::raw_json_string k = fld.key();
           const char* r = k.raw();
           if (r[0] == 'a') {  // walk args too, as the loader does
             ondemand::object a;
             if (!fld.value().get_object().get(a))
-              for (auto af : a) { ondemand::field x; if (std::move(af).get(x)) break; (void)x.key(); }
+              for (auto af : a) {
+                ondemand::field x;
+                if (std::move(af).get(x)) break;
+                (void)x.key();
+              }
           } else {
             (void)fld.value().raw_json_token();
           }
@@ -120,7 +136,10 @@ Expected<BaselineResult> baselineDecompress(const std::string& path) {
         st.avail_out = static_cast<uint32_t>(out.size());
         int rc = isal_inflate(&st);
         r.bytes += out.size() - st.avail_out;
-        if (rc < 0) { ::munmap(p, n); return makeError(Error::Kind::Compression, path, "corrupt gzip"); }
+        if (rc < 0) {
+          ::munmap(p, n);
+          return makeError(Error::Kind::Compression, path, "corrupt gzip");
+        }
         if (st.block_state == ISAL_BLOCK_FINISH || (st.avail_in == 0 && st.avail_out != 0)) break;
       }
       pos += fed - st.avail_in;
@@ -149,4 +168,4 @@ MemoryFigures readMemoryFigures() {
   return m;
 }
 
-} // namespace steadyscope
+}  // namespace steadyscope

@@ -3,9 +3,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <unistd.h>
 #include <fmt/format.h>
 #include <simdjson.h>
+#include <unistd.h>
 
 namespace steadyscope::io {
 
@@ -50,7 +50,7 @@ inline uint64_t cheapHash(std::string_view s) {
   h ^= h >> 32;
   return h;
 }
-} // namespace
+}  // namespace
 
 LocalInterner::LocalInterner() {
   table_.assign(1024, 0);
@@ -102,9 +102,20 @@ uint32_t LocalInterner::intern(std::string_view s) {
 }
 
 void LocalColumns::clear() {
-  tsNs.clear(); durNs.clear(); corr.clear(); extId.clear(); offset.clear();
-  length.clear(); name.clear(); lane.clear(); cat.clear(); flags.clear(); ph.clear();
-  exactTs.clear(); exactDur.clear(); meta.clear();
+  tsNs.clear();
+  durNs.clear();
+  corr.clear();
+  extId.clear();
+  offset.clear();
+  length.clear();
+  name.clear();
+  lane.clear();
+  cat.clear();
+  flags.clear();
+  ph.clear();
+  exactTs.clear();
+  exactDur.clear();
+  meta.clear();
   anomalies = {};
   bytesParsed = 0;
 }
@@ -132,7 +143,8 @@ inline Ph phFromChar(std::string_view s) {
     case 'X': return Ph::Complete;
     case 'B': return Ph::Begin;
     case 'E': return Ph::End;
-    case 'i': case 'I': return Ph::Instant;
+    case 'i':
+    case 'I': return Ph::Instant;
     case 'M': return Ph::Metadata;
     case 's': return Ph::FlowStart;
     case 't': return Ph::FlowStep;
@@ -158,8 +170,14 @@ inline bool internString(ondemand::value fv, LocalInterner& strings, uint32_t& i
   std::string_view body;
   if (rawStringBody(fv.raw_json_token(), body)) {
     uint32_t hit = strings.findPlain(body);
-    if (hit != UINT32_MAX) { id = hit; return true; }
-    if (!std::memchr(body.data(), '\\', body.size())) { id = strings.intern(body); return true; }
+    if (hit != UINT32_MAX) {
+      id = hit;
+      return true;
+    }
+    if (!std::memchr(body.data(), '\\', body.size())) {
+      id = strings.intern(body);
+      return true;
+    }
   }
   std::string_view s;
   if (fv.get_string().get(s)) return false;
@@ -176,7 +194,7 @@ inline bool plainString(std::string_view tok, std::string_view& out) {
   return true;
 }
 
-} // namespace
+}  // namespace
 
 struct EventParser::Impl {
   ondemand::parser parser;
@@ -216,7 +234,10 @@ bool readKey(ondemand::value v, ThreadTables& tables, JsonKey& key) {
     key.i = tables.strings.intern(s);
     return true;
   }
-  if (tok[0] == 'n') { key.type = JsonKey::Type::None; return true; }  // null
+  if (tok[0] == 'n') {
+    key.type = JsonKey::Type::None;
+    return true;
+  }  // null
   int64_t iv = 0;
   bool isReal = false;
   if (!parseIntegral(tok, iv, isReal)) return false;
@@ -246,7 +267,7 @@ uint16_t readId(ondemand::value v, ThreadTables& tables, int64_t& value, uint16_
   return isReal ? ev::CorrIsReal : 0;
 }
 
-} // namespace
+}  // namespace
 
 void EventParser::release() {
   impl_->buffer = Column<char>();
@@ -277,8 +298,8 @@ bool EventParser::parseBytes(const char* bytes, const Piece& piece, ThreadTables
   return parsePrepared(impl_->buffer.data(), impl_->capacity, piece, tables, out, fail);
 }
 
-bool EventParser::parseInPlace(char* buf, size_t capacity, const Piece& piece, ThreadTables& tables,
-                               LocalColumns& out, ParseFailure& fail) {
+bool EventParser::parseInPlace(char* buf, size_t capacity, const Piece& piece, ThreadTables& tables, LocalColumns& out,
+                               ParseFailure& fail) {
   if (capacity < static_cast<size_t>(piece.end - piece.begin) + 2) {
     fail = {"internal error: piece buffer too small", piece.begin};
     return false;
@@ -287,8 +308,8 @@ bool EventParser::parseInPlace(char* buf, size_t capacity, const Piece& piece, T
   return parsePrepared(buf, capacity, piece, tables, out, fail);
 }
 
-bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, const Piece& piece,
-                             ThreadTables& tables, LocalColumns& out, ParseFailure& fail) {
+bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, const Piece& piece, ThreadTables& tables,
+                             LocalColumns& out, ParseFailure& fail) {
   const size_t len = static_cast<size_t>(piece.end - piece.begin);
   char* buf = prepare(len) - 1;
   if (fd >= 0) {
@@ -308,8 +329,8 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
   return parsePrepared(buf, impl_->capacity, piece, tables, out, fail);
 }
 
-bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, ThreadTables& tables,
-                                LocalColumns& out, ParseFailure& fail) {
+bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, ThreadTables& tables, LocalColumns& out,
+                                ParseFailure& fail) {
   const size_t len = static_cast<size_t>(piece.end - piece.begin);
   const size_t need = len + 2;
   buf[len + 1] = ']';
@@ -379,8 +400,10 @@ bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, 
         case 'p':
           if (KEY_IS(k, "ph")) {
             std::string_view s;
-            if (plainString(fv.raw_json_token(), s) || !fv.get_string().get(s)) f.ph = phFromChar(s);
-            else f.ph = Ph::Other;
+            if (plainString(fv.raw_json_token(), s) || !fv.get_string().get(s))
+              f.ph = phFromChar(s);
+            else
+              f.ph = Ph::Other;
           } else if (KEY_IS(k, "pid")) {
             if (!readKey(fv, tables, f.pid)) f.pid = {};
           }
@@ -390,13 +413,19 @@ bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, 
             std::string_view tok;
             tok = fv.raw_json_token();
             if (tok.empty()) break;
-            if (tok[0] == 'n') { f.flags |= ev::TsPresentNull; break; }
+            if (tok[0] == 'n') {
+              f.flags |= ev::TsPresentNull;
+              break;
+            }
             ParsedNumber n = parseMicros(tok);
             if (n.status == ParsedNumber::Status::Ok) {
               f.flags |= ev::HasTs;
               if (n.isInt) f.flags |= ev::TsIsInt;
               f.ts = n.ns;
-              if (n.inexact) { f.flags |= ev::TsInexact; f.exactTs = n.exact; }
+              if (n.inexact) {
+                f.flags |= ev::TsInexact;
+                f.exactTs = n.exact;
+              }
             } else if (n.status == ParsedNumber::Status::NonFinite) {
               bump(out, A_NonFinite, evIdx);
             } else if (n.status == ParsedNumber::Status::OutOfRange) {
@@ -418,7 +447,10 @@ bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, 
               f.flags |= ev::HasDur;
               if (n.isInt) f.flags |= ev::DurIsInt;
               f.dur = n.ns;
-              if (n.inexact) { f.flags |= ev::DurInexact; f.exactDur = n.exact; }
+              if (n.inexact) {
+                f.flags |= ev::DurInexact;
+                f.exactDur = n.exact;
+              }
             } else if (n.status == ParsedNumber::Status::NonFinite) {
               bump(out, A_NonFinite, evIdx);
             } else if (n.status == ParsedNumber::Status::OutOfRange) {
@@ -483,8 +515,7 @@ bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, 
             }
           }
           break;
-        default:
-          break;
+        default: break;
       }
     }
     // The event ends at its '}'. The iterator now stands on the token after
@@ -546,8 +577,10 @@ bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, 
     if (f.ph == Ph::Metadata && f.metaName >= 0) {
       std::string_view nm = tables.strings.strings()[f.name];
       if (f.name != 0 || !nm.empty()) {
-        if (nm == "process_name") out.meta.push_back({evIdx, true, static_cast<uint32_t>(f.metaName)});
-        else if (nm == "thread_name") out.meta.push_back({evIdx, false, static_cast<uint32_t>(f.metaName)});
+        if (nm == "process_name")
+          out.meta.push_back({evIdx, true, static_cast<uint32_t>(f.metaName)});
+        else if (nm == "thread_name")
+          out.meta.push_back({evIdx, false, static_cast<uint32_t>(f.metaName)});
       }
     }
   }
@@ -576,4 +609,4 @@ bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, 
   return true;
 }
 
-} // namespace steadyscope::io
+}  // namespace steadyscope::io

@@ -16,11 +16,27 @@
 namespace steadyscope::io {
 
 enum AnomalyCode : int {
-  A_DurMissing, A_DurNegative, A_TsMissing, A_TsNotNumber, A_NonFinite, A_OutOfRange,
-  A_PhMissing, A_PhUnknown, A_NotObject, A_UnmatchedB, A_UnmatchedE, A_FlowWithoutPeer,
-  A_KernelWithoutLaunch, A_GpuWithoutCorrelation, A_DurNotNumber, A_Count
+  A_DurMissing,
+  A_DurNegative,
+  A_TsMissing,
+  A_TsNotNumber,
+  A_NonFinite,
+  A_OutOfRange,
+  A_PhMissing,
+  A_PhUnknown,
+  A_NotObject,
+  A_UnmatchedB,
+  A_UnmatchedE,
+  A_FlowWithoutPeer,
+  A_KernelWithoutLaunch,
+  A_GpuWithoutCorrelation,
+  A_DurNotNumber,
+  A_Count
 };
-struct AnomalyInfo { const char* code; const char* explanation; };
+struct AnomalyInfo {
+  const char* code;
+  const char* explanation;
+};
 extern const std::array<AnomalyInfo, A_Count> kAnomalyInfo;
 
 struct AnomalyCounter {
@@ -33,20 +49,21 @@ struct AnomalyCounter {
 /// is always confirmed with memcmp. Kernel names run to ~1 KB, so hashing
 /// every byte of every name would cost more than parsing it.
 class LocalInterner {
-public:
+ public:
   LocalInterner();
   uint32_t intern(std::string_view s);
   /// The id of `s` if interned and free of backslashes, else UINT32_MAX.
   uint32_t findPlain(std::string_view s) const;
   const std::deque<std::string>& strings() const { return strings_; }
-private:
+
+ private:
   void grow();
   /// The table slot holding `s` (hash `h`), or the empty slot where it would go.
   size_t slotOf(std::string_view s, uint64_t h) const;
   std::deque<std::string> strings_;
-  std::vector<uint64_t> hashes_;   // per id
-  std::vector<uint8_t> backslash_; // per id: the string contains a backslash
-  std::vector<uint32_t> table_;    // id + 1, 0 = empty
+  std::vector<uint64_t> hashes_;    // per id
+  std::vector<uint8_t> backslash_;  // per id: the string contains a backslash
+  std::vector<uint32_t> table_;     // id + 1, 0 = empty
   size_t mask_ = 0;
 };
 
@@ -59,16 +76,16 @@ struct LocalKeyHash {
 };
 
 struct MetaRecord {
-  uint32_t event;      // local index
-  bool process;        // process_name (else thread_name)
-  uint32_t nameStr;    // local interner id of args.name
+  uint32_t event;    // local index
+  bool process;      // process_name (else thread_name)
+  uint32_t nameStr;  // local interner id of args.name
 };
 
 /// What one parsing thread keeps across pieces: its interner and the local
 /// indices of categories and lanes (remapped to global ids after parsing).
 struct ThreadTables {
-  LocalInterner strings;         // names, categories, string pids/tids, meta names
-  std::vector<uint32_t> catStr;  // local cat index -> interner id
+  LocalInterner strings;               // names, categories, string pids/tids, meta names
+  std::vector<uint32_t> catStr;        // local cat index -> interner id
   std::vector<int32_t> catIndexByStr;  // interner id -> local cat index (-1 none)
   int32_t catMissing = -1;
   bool tooManyCategories = false;  // more than kMaxCategories seen: the load is refused after the parse
@@ -101,7 +118,7 @@ struct ParseFailure {
 };
 
 class EventParser {
-public:
+ public:
   EventParser();
   ~EventParser();
   /// Parses one piece of `text`; appends to `out`, interning into `tables`.
@@ -111,8 +128,7 @@ public:
   bool parsePiece(std::string_view text, int fd, uint64_t fdBase, const Piece& piece, ThreadTables& tables,
                   LocalColumns& out, ParseFailure& fail);
   /// The same for a piece whose bytes are at `bytes` (text offsets piece.begin..end).
-  bool parseBytes(const char* bytes, const Piece& piece, ThreadTables& tables, LocalColumns& out,
-                  ParseFailure& fail);
+  bool parseBytes(const char* bytes, const Piece& piece, ThreadTables& tables, LocalColumns& out, ParseFailure& fail);
   /// The same without a copy: the piece's bytes are at buf + 1; buf[0] and
   /// buf[len + 1] are overwritten (with '[' and ']'), and the buffer holds
   /// `capacity` bytes plus SIMDJSON_PADDING.
@@ -123,7 +139,8 @@ public:
   void reserve(size_t len);
   /// Frees the parse buffers (kept warm across pieces until then).
   void release();
-private:
+
+ private:
   char* prepare(size_t len);  // room for len bytes after a '[' in the parse buffer
   bool parsePrepared(char* buf, size_t capacity, const Piece& piece, ThreadTables& tables, LocalColumns& out,
                      ParseFailure& fail);
@@ -131,4 +148,4 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
-} // namespace steadyscope::io
+}  // namespace steadyscope::io

@@ -22,8 +22,8 @@ namespace {
 /// between calls, so the state is complete without the caller's buffers.
 std::vector<uint8_t> saveState(const inflate_state& st) {
   const size_t head = offsetof(inflate_state, tmp_out_buffer);
-  const size_t valid = std::min<size_t>(static_cast<size_t>(std::max<int32_t>(st.tmp_out_valid, 0)),
-                                        sizeof(st.tmp_out_buffer));
+  const size_t valid =
+      std::min<size_t>(static_cast<size_t>(std::max<int32_t>(st.tmp_out_valid, 0)), sizeof(st.tmp_out_buffer));
   std::vector<uint8_t> v(head + valid);
   std::memcpy(v.data(), &st, head + valid);
   return v;
@@ -44,11 +44,9 @@ bool allZero(const uint8_t* p, size_t n) {
   return true;
 }
 
-} // namespace
+}  // namespace
 
-uint64_t checkpointSpacing(uint64_t textBytes) {
-  return std::max<uint64_t>(uint64_t(4) << 20, textBytes / 2048);
-}
+uint64_t checkpointSpacing(uint64_t textBytes) { return std::max<uint64_t>(uint64_t(4) << 20, textBytes / 2048); }
 
 const char* inflateErrorText(int rc) {
   switch (rc) {
@@ -62,9 +60,8 @@ const char* inflateErrorText(int rc) {
   }
 }
 
-IndexedInflateResult inflateIndexed(const uint8_t* in, size_t inLen, bool gzip, uint64_t every,
-                                    InflateTarget& target, JobControl* control, const std::atomic<bool>* stop,
-                                    uint64_t baseOffset) {
+IndexedInflateResult inflateIndexed(const uint8_t* in, size_t inLen, bool gzip, uint64_t every, InflateTarget& target,
+                                    JobControl* control, const std::atomic<bool>* stop, uint64_t baseOffset) {
   IndexedInflateResult r;
   auto failed = [&](const char* code, std::string message, uint64_t at) {
     r.failure = InflateFailure{code, std::move(message), baseOffset + at};
@@ -132,7 +129,8 @@ IndexedInflateResult inflateIndexed(const uint8_t* in, size_t inLen, bool gzip, 
         }
         return failed("gzip_truncated",
                       fmt::format("truncated compressed data: the stream ends before its end marker "
-                                  "({} bytes decompressed)", out),
+                                  "({} bytes decompressed)",
+                                  out),
                       inLen);
       }
       if (index && out >= nextCheckpoint) {
@@ -153,12 +151,12 @@ class GzipIndexedText;
 
 /// Re-inflates ranges from checkpoints, keeping a few recent spans.
 class GzipReader final : public TextReader {
-public:
+ public:
   explicit GzipReader(const GzipIndexedText& src);
   bool read(uint64_t off, size_t len, std::string_view& out) override;
   const std::string& error() const override { return error_; }
 
-private:
+ private:
   struct Span {
     uint64_t begin = 0, end = 0;
     Column<char> data;
@@ -179,7 +177,7 @@ private:
 };
 
 class GzipIndexedText final : public SourceText {
-public:
+ public:
   GzipIndexedText(int fd, std::string path, uint64_t textBytes, std::vector<GzipCheckpoint> cps)
       : fd_(::dup(fd)), path_(std::move(path)), textBytes_(textBytes), cps_(std::move(cps)) {
     struct stat sb {};
@@ -230,7 +228,8 @@ bool GzipReader::read(uint64_t off, size_t len, std::string_view& out) {
   // The last checkpoint at or before `off`; inflate to the next one (or further
   // for a range that crosses it), so that neighbouring reads hit the cache.
   const auto& cps = src_.cps_;
-  auto it = std::upper_bound(cps.begin(), cps.end(), off, [](uint64_t v, const GzipCheckpoint& c) { return v < c.out; });
+  auto it =
+      std::upper_bound(cps.begin(), cps.end(), off, [](uint64_t v, const GzipCheckpoint& c) { return v < c.out; });
   if (it == cps.begin()) return fail(fmt::format("no checkpoint before text offset {}", off));
   const size_t k = static_cast<size_t>(it - cps.begin()) - 1;
   uint64_t end = k + 1 < cps.size() ? cps[k + 1].out : src_.textBytes_;
@@ -240,7 +239,8 @@ bool GzipReader::read(uint64_t off, size_t len, std::string_view& out) {
   if (spans_.size() < kMaxSpans) {
     s = &spans_.emplace_back();
   } else {
-    s = &*std::min_element(spans_.begin(), spans_.end(), [](const Span& a, const Span& b) { return a.lastUse < b.lastUse; });
+    s = &*std::min_element(spans_.begin(), spans_.end(),
+                           [](const Span& a, const Span& b) { return a.lastUse < b.lastUse; });
   }
   if (!inflateSpan(k, end, *s)) {
     s->begin = s->end = 0;
@@ -309,11 +309,11 @@ bool GzipReader::inflateSpan(size_t k, uint64_t end, Span& s) {
   return true;
 }
 
-} // namespace
+}  // namespace
 
 std::shared_ptr<const SourceText> makeGzipIndexedSource(int fd, const std::string& path, uint64_t textBytes,
                                                         std::vector<GzipCheckpoint> checkpoints) {
   return std::make_shared<GzipIndexedText>(fd, path, textBytes, std::move(checkpoints));
 }
 
-} // namespace steadyscope::io
+}  // namespace steadyscope::io

@@ -35,13 +35,13 @@ struct InflateTarget {
 };
 
 struct InflateFailure {
-  std::string code;     // gzip_corrupt, gzip_truncated, gzip_trailing
+  std::string code;  // gzip_corrupt, gzip_truncated, gzip_trailing
   std::string message;
   uint64_t offset = 0;  // compressed byte (plus the caller's base offset)
 };
 
 struct IndexedInflateResult {
-  bool stopped = false;   // the target, `stop` or the JobControl asked to stop
+  bool stopped = false;                   // the target, `stop` or the JobControl asked to stop
   std::optional<InflateFailure> failure;  // corrupt, truncated, trailing garbage
   uint64_t textBytes = 0;
   std::vector<GzipCheckpoint> checkpoints;  // ascending `out`, first at 0 (when indexing)
@@ -55,9 +55,8 @@ struct IndexedInflateResult {
 /// about every `every` bytes of text. Progress in compressed bytes, offset by
 /// `baseOffset` (also added to failure offsets). The one inflate loop of the
 /// project: the loader's indexed gzip path and the temporary-file path use it.
-IndexedInflateResult inflateIndexed(const uint8_t* in, size_t inLen, bool gzip, uint64_t every,
-                                    InflateTarget& target, JobControl* control, const std::atomic<bool>* stop,
-                                    uint64_t baseOffset = 0);
+IndexedInflateResult inflateIndexed(const uint8_t* in, size_t inLen, bool gzip, uint64_t every, InflateTarget& target,
+                                    JobControl* control, const std::atomic<bool>* stop, uint64_t baseOffset = 0);
 
 /// The checkpoint spacing for a text of about `textBytes`: 4 MiB, wider for
 /// texts over 8 GiB so that there are at most ~2048 checkpoints (~110 MB).
@@ -70,4 +69,4 @@ uint64_t checkpointSpacing(uint64_t textBytes);
 std::shared_ptr<const SourceText> makeGzipIndexedSource(int fd, const std::string& path, uint64_t textBytes,
                                                         std::vector<GzipCheckpoint> checkpoints);
 
-} // namespace steadyscope::io
+}  // namespace steadyscope::io

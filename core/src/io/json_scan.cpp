@@ -36,12 +36,11 @@ std::string unescapeKey(std::string_view raw) {
   return out;
 }
 
-} // namespace
+}  // namespace
 
 /// Quote-aware scan from p (inside the array, at depth 0 relative to it) to the
 /// closing ']' of the array. Cuts pieces of about pieceBytes at depth-0 commas.
-bool exactArrayScan(std::string_view t, size_t first, size_t pieceBytes, TopLevelLayout& out,
-                    ScanError& err) {
+bool exactArrayScan(std::string_view t, size_t first, size_t pieceBytes, TopLevelLayout& out, ScanError& err) {
   out.pieces.clear();
   int depth = 0;
   size_t pieceBegin = first;
@@ -62,7 +61,10 @@ bool exactArrayScan(std::string_view t, size_t first, size_t pieceBytes, TopLeve
         size_t k = static_cast<size_t>(static_cast<const char*>(q) - d);
         size_t bs = 0;
         while (k - bs > j && d[k - bs - 1] == '\\') ++bs;
-        if ((bs & 1) == 0) { i = k + 1; break; }
+        if ((bs & 1) == 0) {
+          i = k + 1;
+          break;
+        }
         j = k + 1;
       }
       continue;
@@ -132,7 +134,10 @@ size_t skipString(std::string_view t, size_t p) {
   size_t i = p + 1;
   while (i < t.size()) {
     char c = t[i];
-    if (c == '\\') { i += 2; continue; }
+    if (c == '\\') {
+      i += 2;
+      continue;
+    }
     if (c == '"') return i + 1;
     ++i;
   }
@@ -157,11 +162,15 @@ size_t skipValue(std::string_view t, size_t p, ScanError& err) {
       char x = t[i];
       if (x == '"') {
         size_t e = skipString(t, i);
-        if (e == npos) { err = {"truncated JSON: a string is not closed", i, "truncated_json"}; return npos; }
+        if (e == npos) {
+          err = {"truncated JSON: a string is not closed", i, "truncated_json"};
+          return npos;
+        }
         i = e;
         continue;
       }
-      if (x == '{' || x == '[') ++depth;
+      if (x == '{' || x == '[')
+        ++depth;
       else if (x == '}' || x == ']') {
         if (--depth == 0) return i + 1;
       }
@@ -185,26 +194,41 @@ size_t scanToTraceEvents(std::string_view t, bool complete, bool& needMore, Scan
   if (t.size() >= 3 && static_cast<unsigned char>(t[0]) == 0xEF) p = 3;
   p = skipWs(t, p);
   auto more = [&]() -> size_t {
-    if (complete) { err = {"truncated JSON", p, "truncated_json"}; return npos; }
+    if (complete) {
+      err = {"truncated JSON", p, "truncated_json"};
+      return npos;
+    }
     needMore = true;
     return npos;
   };
   if (p >= t.size()) return more();
-  if (t[p] != '{') { err = {"not a trace object", p, "not_json"}; return npos; }
+  if (t[p] != '{') {
+    err = {"not a trace object", p, "not_json"};
+    return npos;
+  }
   p = skipWs(t, p + 1);
   for (;;) {
     if (p >= t.size()) return more();
-    if (t[p] != '"') { err = {"malformed trace object", p, "bad_json"}; return npos; }
+    if (t[p] != '"') {
+      err = {"malformed trace object", p, "bad_json"};
+      return npos;
+    }
     size_t ke = skipString(t, p);
     if (ke == npos) return more();
     bool isEvents = t.substr(p, ke - p) == "\"traceEvents\"";
     size_t q = skipWs(t, ke);
     if (q >= t.size()) return more();
-    if (t[q] != ':') { err = {"malformed trace object", q, "bad_json"}; return npos; }
+    if (t[q] != ':') {
+      err = {"malformed trace object", q, "bad_json"};
+      return npos;
+    }
     q = skipWs(t, q + 1);
     if (q >= t.size()) return more();
     if (isEvents) {
-      if (t[q] != '[') { err = {"\"traceEvents\" is not an array", q, "trace_events_not_array"}; return npos; }
+      if (t[q] != '[') {
+        err = {"\"traceEvents\" is not an array", q, "trace_events_not_array"};
+        return npos;
+      }
       return q + 1;
     }
     ScanError e2;
@@ -216,7 +240,10 @@ size_t scanToTraceEvents(std::string_view t, bool complete, bool& needMore, Scan
     }
     p = skipWs(t, ve);
     if (p >= t.size()) return more();
-    if (t[p] == ',') { p = skipWs(t, p + 1); continue; }
+    if (t[p] == ',') {
+      p = skipWs(t, p + 1);
+      continue;
+    }
     err = {"no traceEvents before the end of the trace object", p, "no_trace_events"};
     return npos;
   }
@@ -260,12 +287,12 @@ size_t cutHeuristically(int fd, uint64_t fdBase, size_t size, size_t begin, size
   }
 }
 
-bool scanTopLevel(std::string_view t, size_t pieceBytes, bool exact, TopLevelLayout& out,
-                  ScanError& err, size_t knownArrayClose, int fd, uint64_t fdBase) {
+bool scanTopLevel(std::string_view t, size_t pieceBytes, bool exact, TopLevelLayout& out, ScanError& err,
+                  size_t knownArrayClose, int fd, uint64_t fdBase) {
   out = TopLevelLayout{};
   size_t p = 0;
-  if (t.size() >= 3 && static_cast<unsigned char>(t[0]) == 0xEF &&
-      static_cast<unsigned char>(t[1]) == 0xBB && static_cast<unsigned char>(t[2]) == 0xBF)
+  if (t.size() >= 3 && static_cast<unsigned char>(t[0]) == 0xEF && static_cast<unsigned char>(t[1]) == 0xBB &&
+      static_cast<unsigned char>(t[2]) == 0xBF)
     p = 3;
   p = skipWs(t, p);
   if (p >= t.size()) {
@@ -273,9 +300,10 @@ bool scanTopLevel(std::string_view t, size_t pieceBytes, bool exact, TopLevelLay
     return false;
   }
   if (t[p] == '[') {
-    err = {"the file is a bare JSON array of events; a trace must be an object "
-           "{\"traceEvents\": [...]} (the reference splitter does not accept arrays either)",
-           p, "toplevel_array"};
+    err = {
+        "the file is a bare JSON array of events; a trace must be an object "
+        "{\"traceEvents\": [...]} (the reference splitter does not accept arrays either)",
+        p, "toplevel_array"};
     return false;
   }
   if (t[p] != '{') {
@@ -290,15 +318,25 @@ bool scanTopLevel(std::string_view t, size_t pieceBytes, bool exact, TopLevelLay
     p = p + 1;
   } else {
     for (;;) {
-      if (p >= t.size()) { err = {"truncated JSON: the trace object is not closed", p, "truncated_json"}; return false; }
-      if (t[p] != '"') { err = {"malformed JSON: expected a key string in the trace object", p, "bad_json"}; return false; }
+      if (p >= t.size()) {
+        err = {"truncated JSON: the trace object is not closed", p, "truncated_json"};
+        return false;
+      }
+      if (t[p] != '"') {
+        err = {"malformed JSON: expected a key string in the trace object", p, "bad_json"};
+        return false;
+      }
       size_t ke = skipString(t, p);
-      if (ke == npos) { err = {"truncated JSON: a key is not closed", p, "truncated_json"}; return false; }
+      if (ke == npos) {
+        err = {"truncated JSON: a key is not closed", p, "truncated_json"};
+        return false;
+      }
       std::string_view rawKey = t.substr(p, ke - p);
       std::string key = unescapeKey(rawKey);
       size_t q = skipWs(t, ke);
       if (q >= t.size() || t[q] != ':') {
-        err = {q >= t.size() ? "truncated JSON: the trace object ends after a key" : "malformed JSON: expected ':' after a key",
+        err = {q >= t.size() ? "truncated JSON: the trace object ends after a key"
+                             : "malformed JSON: expected ':' after a key",
                q, q >= t.size() ? "truncated_json" : "bad_json"};
         return false;
       }
@@ -350,9 +388,18 @@ bool scanTopLevel(std::string_view t, size_t pieceBytes, bool exact, TopLevelLay
       }
       ++keyIndex;
       p = skipWs(t, p);
-      if (p >= t.size()) { err = {"truncated JSON: the trace object is not closed", p, "truncated_json"}; return false; }
-      if (t[p] == ',') { p = skipWs(t, p + 1); continue; }
-      if (t[p] == '}') { ++p; break; }
+      if (p >= t.size()) {
+        err = {"truncated JSON: the trace object is not closed", p, "truncated_json"};
+        return false;
+      }
+      if (t[p] == ',') {
+        p = skipWs(t, p + 1);
+        continue;
+      }
+      if (t[p] == '}') {
+        ++p;
+        break;
+      }
       err = {"malformed JSON: expected ',' or '}' in the trace object", p, "bad_json"};
       return false;
     }
@@ -363,12 +410,13 @@ bool scanTopLevel(std::string_view t, size_t pieceBytes, bool exact, TopLevelLay
     return false;
   }
   if (!out.hasTraceEvents) {
-    err = {"the JSON object has no \"traceEvents\" array, so it is not a Chrome trace-event file "
-           "(rocprofv3 and other tools' own JSON formats are not supported)",
-           0, "no_trace_events"};
+    err = {
+        "the JSON object has no \"traceEvents\" array, so it is not a Chrome trace-event file "
+        "(rocprofv3 and other tools' own JSON formats are not supported)",
+        0, "no_trace_events"};
     return false;
   }
   return true;
 }
 
-} // namespace steadyscope::io
+}  // namespace steadyscope::io

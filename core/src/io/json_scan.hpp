@@ -42,8 +42,7 @@ size_t skipValue(std::string_view t, size_t p, ScanError& err);
 /// Quote-aware scan from `first` (inside traceEvents, at its depth) to the
 /// array's closing ']', cutting pieces of about pieceBytes; fills
 /// out.pieces / out.arrayClose.
-bool exactArrayScan(std::string_view t, size_t first, size_t pieceBytes, TopLevelLayout& out,
-                    ScanError& err);
+bool exactArrayScan(std::string_view t, size_t first, size_t pieceBytes, TopLevelLayout& out, ScanError& err);
 /// A likely event boundary at or after `from` (before `limit`): the offset of
 /// the comma in "}" ws "," ws-with-newline "{", or npos.
 size_t findCut(std::string_view t, size_t from, size_t limit);
@@ -69,8 +68,7 @@ size_t cutHeuristically(int fd, uint64_t fdBase, size_t size, size_t begin, size
 /// With `knownArrayClose` set, the caller has already cut traceEvents (whose
 /// ']' is at that offset): only the other keys are scanned, out.pieces stays empty.
 /// `fd` / `fdBase` (optional): the same text in a file, for the heuristic cuts.
-bool scanTopLevel(std::string_view text, size_t pieceBytes, bool exact, TopLevelLayout& out,
-                  ScanError& err, size_t knownArrayClose = std::string_view::npos, int fd = -1,
-                  uint64_t fdBase = 0);
+bool scanTopLevel(std::string_view text, size_t pieceBytes, bool exact, TopLevelLayout& out, ScanError& err,
+                  size_t knownArrayClose = std::string_view::npos, int fd = -1, uint64_t fdBase = 0);
 
-} // namespace steadyscope::io
+}  // namespace steadyscope::io

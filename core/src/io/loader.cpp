@@ -9,20 +9,20 @@
 #include <steadyscope/core/util/phase_timer.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
-#include <unistd.h>
 #include <chrono>
 #include <condition_variable>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <fstream>
-#include <atomic>
 #include <map>
 #include <mutex>
 #include <thread>
 #include <type_traits>
+#include <unistd.h>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -70,9 +70,17 @@ void mergeAnomalies(std::array<AnomalyCounter, A_Count>& dst, const std::array<A
 /// predecessors are in). So every column is written once, into its final place:
 /// no second copy of the model, and no per-thread columns to merge.
 class OrderedSink {
-public:
-  struct Range { EventIdx begin, end; uint16_t worker; };  // events of one piece, and who interned them
-  struct Meta { EventIdx event; bool process; uint32_t nameStr; uint16_t worker; };
+ public:
+  struct Range {
+    EventIdx begin, end;
+    uint16_t worker;
+  };  // events of one piece, and who interned them
+  struct Meta {
+    EventIdx event;
+    bool process;
+    uint32_t nameStr;
+    uint16_t worker;
+  };
 
   OrderedSink(Trace& tr, uint64_t expectedBytes, size_t workers)
       : tr_(tr), expectedBytes_(expectedBytes), wide_(std::max<size_t>(1, workers)) {}
@@ -83,7 +91,12 @@ public:
   /// with the other workers' copies; otherwise it is parked. On return `buf`
   /// is an empty buffer for the caller's next piece.
   void deliver(size_t k, unsigned worker, std::unique_ptr<LocalColumns>& buf) {
-    struct Claim { LocalColumns* c; size_t base; bool parked; Dest d; };
+    struct Claim {
+      LocalColumns* c;
+      size_t base;
+      bool parked;
+      Dest d;
+    };
     std::vector<Claim> claims;
     {
       std::unique_lock<std::mutex> lock(m_);
@@ -157,7 +170,7 @@ public:
     tr_.offset.adoptChanges(std::move(changes));
   }
 
-private:
+ private:
   struct Wide {  // values that do not fit their narrow column, by event
     std::vector<std::pair<EventIdx, int64_t>> corr, ext, dur;
     std::vector<std::pair<EventIdx, uint32_t>> len, name, lane, offsetChanges;
@@ -175,8 +188,17 @@ private:
   template <typename F>
   void eachColumn(F&& f) {
     Trace& t = tr_;
-    f(t.tsNs); f(t.durNs.narrow()); f(t.corr.narrow()); f(t.extId.narrow()); f(t.offset.low()); f(t.length.narrow());
-    f(t.name.narrow()); f(t.lane.narrow()); f(t.cat); f(t.flags); f(t.ph);
+    f(t.tsNs);
+    f(t.durNs.narrow());
+    f(t.corr.narrow());
+    f(t.extId.narrow());
+    f(t.offset.low());
+    f(t.length.narrow());
+    f(t.name.narrow());
+    f(t.lane.narrow());
+    f(t.cat);
+    f(t.flags);
+    f(t.ph);
   }
 
   /// Under the lock: reserves [size, size + c.size()) for `c` and records its
@@ -216,10 +238,18 @@ private:
   Dest dest(size_t base) {
     if (base == SIZE_MAX) return {};
     Trace& t = tr_;
-    return {base, t.tsNs.data() + base, t.durNs.narrow().data() + base, t.corr.narrow().data() + base,
-            t.extId.narrow().data() + base, t.offset.low().data() + base, t.name.narrow().data() + base,
-            t.lane.narrow().data() + base, t.length.narrow().data() + base, t.cat.data() + base,
-            t.flags.data() + base, t.ph.data() + base};
+    return {base,
+            t.tsNs.data() + base,
+            t.durNs.narrow().data() + base,
+            t.corr.narrow().data() + base,
+            t.extId.narrow().data() + base,
+            t.offset.low().data() + base,
+            t.name.narrow().data() + base,
+            t.lane.narrow().data() + base,
+            t.length.narrow().data() + base,
+            t.cat.data() + base,
+            t.flags.data() + base,
+            t.ph.data() + base};
   }
 
   /// Values into a NarrowColumn's storage; the few that do not fit go to
@@ -246,7 +276,10 @@ private:
     const size_t n = c.size();
     if (!n) return;
     auto put = [n](auto* dst, const auto& src) { std::memcpy(dst, src.data(), n * sizeof(*dst)); };
-    put(d.ts, c.tsNs); put(d.cat, c.cat); put(d.flags, c.flags); put(d.ph, c.ph);
+    put(d.ts, c.tsNs);
+    put(d.cat, c.cat);
+    put(d.flags, c.flags);
+    put(d.ph, c.ph);
     narrowInto<NameColumn>(c.name, d.name, d.base, wide.name);
     narrowInto<LaneColumn>(c.lane, d.lane, d.base, wide.lane);
     narrowInto<DurColumn>(c.durNs, d.dur, d.base, wide.dur);
@@ -287,12 +320,11 @@ struct ParseOutcome {
 /// Parses pieces [from, to) on up to `threads` workers (workers[0] runs on the
 /// calling thread); each takes the next unparsed piece, so the load balances
 /// itself. Stops early on failure or cancellation.
-ParseOutcome parseRange(std::string_view text, int fd, uint64_t fdBase, const std::vector<Piece>& pieces,
-                        size_t from, size_t to, std::vector<Worker>& workers, OrderedSink& sink,
-                        JobControl* control) {
+ParseOutcome parseRange(std::string_view text, int fd, uint64_t fdBase, const std::vector<Piece>& pieces, size_t from,
+                        size_t to, std::vector<Worker>& workers, OrderedSink& sink, JobControl* control) {
   ParseOutcome out;
-  const unsigned threads = static_cast<unsigned>(
-      std::max<size_t>(1, std::min<size_t>(workers.size(), to > from ? to - from : 1)));
+  const unsigned threads =
+      static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(workers.size(), to > from ? to - from : 1)));
   std::atomic<size_t> nextPiece{from};
   std::atomic<bool> stop{false};
   std::mutex failMutex;
@@ -315,7 +347,11 @@ ParseOutcome parseRange(std::string_view text, int fd, uint64_t fdBase, const st
       if (!me.parser.parsePiece(text, fd, fdBase, pieces[k], me.tables, *me.buf, f)) {
         stop = true;
         std::lock_guard<std::mutex> lock(failMutex);
-        if (k < out.failedPiece) { out.failedPiece = k; out.failure = f; out.ok = false; }
+        if (k < out.failedPiece) {
+          out.failedPiece = k;
+          out.failure = f;
+          out.ok = false;
+        }
         return;
       }
       sink.deliver(k, w, me.buf);
@@ -406,71 +442,75 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
     }
   };
   std::thread laneThread([&] {
-  LoadTimer lt;
-  // ---- lanes: events with a ts, sorted by (ts, longer first, file order) ----
-  std::vector<uint32_t> laneCount(tr.lanes.size(), 0);
-  for (EventIdx i = 0; i < n; ++i)
-    if (inLane(tr.flags[i], tr.ph[i])) ++laneCount[tr.lane[i]];
-  for (size_t l = 0; l < tr.lanes.size(); ++l) tr.lanes[l].events.reserve(laneCount[l]);
-  for (EventIdx i = 0; i < n; ++i)
-    if (inLane(tr.flags[i], tr.ph[i])) tr.lanes[tr.lane[i]].events.push_back(i);
-  // With file order as the last key the order is total, so any sort gives the
-  // stable sort's result.
-  const int64_t* tsCol = tr.tsNs.data();
-  auto laneOrder = [&](EventIdx a, EventIdx b) {
-    if (tsCol[a] != tsCol[b]) return tsCol[a] < tsCol[b];
-    const int64_t da = durOf(a), db = durOf(b);
-    if (da != db) return da > db;
-    return a < b;
-  };
-  Column<EventIdx> aside;
-  auto sortLane = [&](Lane& lane) { sortNearlySorted(lane.events, laneOrder, aside); };
-  for (auto& lane : tr.lanes) sortLane(lane);
+    LoadTimer lt;
+    // ---- lanes: events with a ts, sorted by (ts, longer first, file order) ----
+    std::vector<uint32_t> laneCount(tr.lanes.size(), 0);
+    for (EventIdx i = 0; i < n; ++i)
+      if (inLane(tr.flags[i], tr.ph[i])) ++laneCount[tr.lane[i]];
+    for (size_t l = 0; l < tr.lanes.size(); ++l) tr.lanes[l].events.reserve(laneCount[l]);
+    for (EventIdx i = 0; i < n; ++i)
+      if (inLane(tr.flags[i], tr.ph[i])) tr.lanes[tr.lane[i]].events.push_back(i);
+    // With file order as the last key the order is total, so any sort gives the
+    // stable sort's result.
+    const int64_t* tsCol = tr.tsNs.data();
+    auto laneOrder = [&](EventIdx a, EventIdx b) {
+      if (tsCol[a] != tsCol[b]) return tsCol[a] < tsCol[b];
+      const int64_t da = durOf(a), db = durOf(b);
+      if (da != db) return da > db;
+      return a < b;
+    };
+    Column<EventIdx> aside;
+    auto sortLane = [&](Lane& lane) { sortNearlySorted(lane.events, laneOrder, aside); };
+    for (auto& lane : tr.lanes) sortLane(lane);
 
-  lt.mark("  lanes: built+sorted");
-  // ---- B/E pairing per lane (the stack discipline of the trace-event format) ----
-  std::vector<EventIdx> stack;
-  for (auto& lane : tr.lanes) {
-    stack.clear();
-    bool any = false;
-    for (EventIdx i : lane.events) {
-      if (tr.ph[i] == Ph::Begin) { stack.push_back(i); any = true; }
-      else if (tr.ph[i] == Ph::End) {
-        any = true;
-        if (stack.empty()) { addAnomaly(laneAnomalies, A_UnmatchedE, i); continue; }
-        EventIdx b = stack.back();
-        stack.pop_back();
-        // A dur written on the B event wins over the pair's (the reference
-        // reads the field; D-015); the other thread reads only such durs.
-        if (!(tr.flags[b] & ev::HasDur)) {
-          const int64_t d = tr.tsNs[i] - tr.tsNs[b];
-          if (DurColumn::fitsNarrow(d)) {
-            tr.durNs.narrow()[b] = static_cast<int32_t>(d);
-          } else {
-            tr.durNs.narrow()[b] = DurColumn::kWide;
-            pairedWide[b] = d;
+    lt.mark("  lanes: built+sorted");
+    // ---- B/E pairing per lane (the stack discipline of the trace-event format) ----
+    std::vector<EventIdx> stack;
+    for (auto& lane : tr.lanes) {
+      stack.clear();
+      bool any = false;
+      for (EventIdx i : lane.events) {
+        if (tr.ph[i] == Ph::Begin) {
+          stack.push_back(i);
+          any = true;
+        } else if (tr.ph[i] == Ph::End) {
+          any = true;
+          if (stack.empty()) {
+            addAnomaly(laneAnomalies, A_UnmatchedE, i);
+            continue;
           }
-          pairedB.push_back(b);
+          EventIdx b = stack.back();
+          stack.pop_back();
+          // A dur written on the B event wins over the pair's (the reference
+          // reads the field; D-015); the other thread reads only such durs.
+          if (!(tr.flags[b] & ev::HasDur)) {
+            const int64_t d = tr.tsNs[i] - tr.tsNs[b];
+            if (DurColumn::fitsNarrow(d)) {
+              tr.durNs.narrow()[b] = static_cast<int32_t>(d);
+            } else {
+              tr.durNs.narrow()[b] = DurColumn::kWide;
+              pairedWide[b] = d;
+            }
+            pairedB.push_back(b);
+          }
+          if (paired.empty()) paired.assign(n, 0);
+          paired[b] = 1;
         }
-        if (paired.empty()) paired.assign(n, 0);
-        paired[b] = 1;
       }
+      for (EventIdx b : stack) addAnomaly(laneAnomalies, A_UnmatchedB, b);
+      if (any) sortLane(lane);  // B durations changed: restore the (ts, longer first) order
     }
-    for (EventIdx b : stack) addAnomaly(laneAnomalies, A_UnmatchedB, b);
-    if (any) sortLane(lane);  // B durations changed: restore the (ts, longer first) order
-  }
 
-  lt.mark("  lanes: B/E pairs");
-  // ---- nesting depth per lane (shared with the main thread) ----
-  depthOrder.resize(tr.lanes.size());
-  for (size_t l = 0; l < depthOrder.size(); ++l) depthOrder[l] = static_cast<uint32_t>(l);
-  std::stable_sort(depthOrder.begin(), depthOrder.end(), [&](uint32_t a, uint32_t b) {
-    return tr.lanes[a].events.size() > tr.lanes[b].events.size();
-  });
-  depthReady.store(true, std::memory_order_release);
-  depthReady.notify_one();
-  depthWork();
-  lt.mark("  lanes: depth");
+    lt.mark("  lanes: B/E pairs");
+    // ---- nesting depth per lane (shared with the main thread) ----
+    depthOrder.resize(tr.lanes.size());
+    for (size_t l = 0; l < depthOrder.size(); ++l) depthOrder[l] = static_cast<uint32_t>(l);
+    std::stable_sort(depthOrder.begin(), depthOrder.end(),
+                     [&](uint32_t a, uint32_t b) { return tr.lanes[a].events.size() > tr.lanes[b].events.size(); });
+    depthReady.store(true, std::memory_order_release);
+    depthReady.notify_one();
+    depthWork();
+    lt.mark("  lanes: depth");
   });
   LoadTimer mt;
   // ---- per-ph / per-cat counts, span, simple anomalies ----
@@ -482,8 +522,10 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
     ++phCount[static_cast<size_t>(ph)];
     ++catCount[tr.cat[i]];
     uint16_t fl = tr.flags[i];
-    if (ph == Ph::Missing) addAnomaly(anomalies, A_PhMissing, i);
-    else if (ph == Ph::Other) addAnomaly(anomalies, A_PhUnknown, i);
+    if (ph == Ph::Missing)
+      addAnomaly(anomalies, A_PhMissing, i);
+    else if (ph == Ph::Other)
+      addAnomaly(anomalies, A_PhUnknown, i);
     if (ph == Ph::Complete && !(fl & ev::HasDur)) addAnomaly(anomalies, A_DurMissing, i);
     if ((fl & ev::HasDur) && tr.durNs[i] < 0) addAnomaly(anomalies, A_DurNegative, i);
     if (ph != Ph::Metadata && !(fl & ev::HasTs)) addAnomaly(anomalies, A_TsMissing, i);
@@ -549,14 +591,18 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
       }
     } else if ((fl & ev::HasCorr) && !(fl & ev::CorrIsStr) && c != CatClass::GpuUserAnnotation) {
       int64_t id = tr.corr[i];
-      if (id >= 0 && id < denseLimit) dense(id) |= kCpuCorr;
-      else cpuCorrSparse.insert(id);
+      if (id >= 0 && id < denseLimit)
+        dense(id) |= kCpuCorr;
+      else
+        cpuCorrSparse.insert(id);
     }
     if ((tr.ph[i] == Ph::FlowStart || tr.ph[i] == Ph::FlowEnd) && (fl & ev::HasId) && !(fl & ev::CorrIsStr)) {
       int64_t id = tr.corr[i];
       uint8_t bit = tr.ph[i] == Ph::FlowStart ? kFlowStart : kFlowEnd;
-      if (id >= 0 && id < denseLimit) dense(id) |= bit;
-      else flowSparse[id] |= bit;
+      if (id >= 0 && id < denseLimit)
+        dense(id) |= bit;
+      else
+        flowSparse[id] |= bit;
     }
   }
   mt.mark("  gpu: intervals+ids");
@@ -567,7 +613,8 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   };
   auto flowBits = [&](int64_t id) -> uint8_t {
     if (id >= 0 && id < denseLimit)
-      return static_cast<uint8_t>(static_cast<size_t>(id) < idDense.size() ? idDense[static_cast<size_t>(id)] & (kFlowStart | kFlowEnd) : 0);
+      return static_cast<uint8_t>(
+          static_cast<size_t>(id) < idDense.size() ? idDense[static_cast<size_t>(id)] & (kFlowStart | kFlowEnd) : 0);
     auto it = flowSparse.find(id);
     return it == flowSparse.end() ? 0 : it->second;
   };
@@ -579,8 +626,10 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
       continue;
     }
     if (!isGpuWork(tr.classOf(i))) continue;
-    if (!(tr.flags[i] & ev::HasCorr)) addAnomaly(anomalies, A_GpuWithoutCorrelation, i);
-    else if (!hasCpuCorr(tr.corr[i])) addAnomaly(anomalies, A_KernelWithoutLaunch, i);
+    if (!(tr.flags[i] & ev::HasCorr))
+      addAnomaly(anomalies, A_GpuWithoutCorrelation, i);
+    else if (!hasCpuCorr(tr.corr[i]))
+      addAnomaly(anomalies, A_KernelWithoutLaunch, i);
   }
   mt.mark("  links: anomalies");
   Column<Interval> asideIv;
@@ -593,8 +642,10 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
     // long as the input, and a second array would be as many fresh pages.
     size_t m = 0;
     for (const auto& x : iv) {
-      if (m > 0 && x.begin <= iv[m - 1].end) iv[m - 1].end = std::max(iv[m - 1].end, x.end);
-      else iv[m++] = x;
+      if (m > 0 && x.begin <= iv[m - 1].end)
+        iv[m - 1].end = std::max(iv[m - 1].end, x.end);
+      else
+        iv[m++] = x;
     }
     iv.resize(m);
     DeviceBusy db;
@@ -618,8 +669,7 @@ void finalize(Trace& tr, std::array<AnomalyCounter, A_Count>& anomalies) {
   mergeAnomalies(anomalies, laneAnomalies, 0);
   for (int k = 0; k < A_Count; ++k) {
     if (!anomalies[k].count) continue;
-    tr.anomalies.push_back({kAnomalyInfo[k].code, kAnomalyInfo[k].explanation, anomalies[k].count,
-                            anomalies[k].first});
+    tr.anomalies.push_back({kAnomalyInfo[k].code, kAnomalyInfo[k].explanation, anomalies[k].count, anomalies[k].first});
   }
 }
 
@@ -643,9 +693,9 @@ Error cancelledError(const std::string& path) {
 }
 
 Error tooManyCategoriesError(const std::string& path) {
-  Error e = makeError(Error::Kind::Resource, path,
-                      fmt::format("more than {} distinct event categories (\"cat\" values) are not supported",
-                                  kMaxCategories));
+  Error e = makeError(
+      Error::Kind::Resource, path,
+      fmt::format("more than {} distinct event categories (\"cat\" values) are not supported", kMaxCategories));
   e.code = "too_many_categories";
   return e;
 }
@@ -668,13 +718,11 @@ std::shared_ptr<Trace> newTrace(const std::string& path, const std::string& comp
 
 Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
                             std::shared_ptr<const SourceText> source, TopLevelLayout layout,
-                            std::vector<Worker>& workers, OrderedSink& sink, const LoadOptions& opt,
-                            LoadTimer& timer);
+                            std::vector<Worker>& workers, OrderedSink& sink, const LoadOptions& opt, LoadTimer& timer);
 
 /// Scans, parses and assembles a text that is wholly available.
 Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const SourceText> source,
-                              const std::string& compression, uint64_t fileBytes,
-                              const LoadOptions& opt) {
+                              const std::string& compression, uint64_t fileBytes, const LoadOptions& opt) {
   LoadTimer timer;
   JobControl* control = opt.control;
   std::string_view text = source->text();
@@ -723,8 +771,7 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
 
 Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
                             std::shared_ptr<const SourceText> source, TopLevelLayout layout,
-                            std::vector<Worker>& workers, OrderedSink& sink, const LoadOptions& opt,
-                            LoadTimer& timer) {
+                            std::vector<Worker>& workers, OrderedSink& sink, const LoadOptions& opt, LoadTimer& timer) {
   JobControl* control = opt.control;
   if (control) control->setStage(StageIndex);
   // The parse buffers go back now, so that finalize's arrays reuse their pages
@@ -754,7 +801,8 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
       StrId g = cs == UINT32_MAX ? kNoStr : strMap[w][cs];
       uint16_t idx;
       auto it = globalCat.find(g);
-      if (it != globalCat.end()) idx = it->second;
+      if (it != globalCat.end())
+        idx = it->second;
       else {
         if (tr->categories.size() >= kMaxCategories) return tooManyCategoriesError(path);
         idx = static_cast<uint16_t>(tr->categories.size());
@@ -771,7 +819,8 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
       auto key = std::make_pair(pid, tid);
       auto it = globalLane.find(key);
       uint32_t idx;
-      if (it != globalLane.end()) idx = it->second;
+      if (it != globalLane.end())
+        idx = it->second;
       else {
         idx = static_cast<uint32_t>(tr->lanes.size());
         Lane lane;
@@ -843,8 +892,10 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
   for (const auto& m : sink.meta) {
     const Lane& lane = tr->lanes[tr->lane[m.event]];  // lane ids were remapped above
     std::string nm(tr->strings.view(strMap[m.worker][m.nameStr]));
-    if (m.process) tr->processNames[lane.pid] = nm;
-    else tr->threadNames[{lane.pid, lane.tid}] = nm;
+    if (m.process)
+      tr->processNames[lane.pid] = nm;
+    else
+      tr->threadNames[{lane.pid, lane.tid}] = nm;
   }
   std::array<AnomalyCounter, A_Count> anomalies = sink.anomalies;
   timer.mark("remap");
@@ -858,7 +909,6 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
   return TracePtr(std::move(tr));
 }
 
-
 /// Inflated text on its way from the inflating thread to the parsers. The
 /// inflater writes straight into piece buffers (a bounded pool, so it never
 /// runs far ahead of the parsers); when a buffer holds about a piece, it is
@@ -867,7 +917,7 @@ Expected<TracePtr> assemble(const std::string& path, std::shared_ptr<Trace> tr,
 /// and the buffer left when the stream ends is the tail: its exact scan finds
 /// the array's end and the keys after it.
 class PiecePipe final : public InflateTarget {
-public:
+ public:
   /// Text at data + 1 (data[0] takes the '[' the parser wraps a piece in);
   /// kEdge bytes stay free at the end for the ']' and the parser's padding.
   struct Buf {
@@ -888,7 +938,8 @@ public:
   bool space(size_t minBytes, uint8_t*& at, size_t& room) override {
     if (stopped_.load(std::memory_order_relaxed)) return false;
     if (!cur_) {  // before traceEvents
-      if (prefix_.size() < prefixUsed_ + minBytes) prefix_.resize(std::max(prefixUsed_ + minBytes, prefix_.size() * 2 + (256u << 10)));
+      if (prefix_.size() < prefixUsed_ + minBytes)
+        prefix_.resize(std::max(prefixUsed_ + minBytes, prefix_.size() * 2 + (256u << 10)));
       at = reinterpret_cast<uint8_t*>(prefix_.data() + prefixUsed_);
       room = prefix_.size() - prefixUsed_;
       return true;
@@ -930,7 +981,7 @@ public:
           return true;
         }
         if (err.code != "truncated_json") return false;  // malformed: the plain path reports it
-        if (tl.pieces.empty()) {  // one event longer than the buffer so far
+        if (tl.pieces.empty()) {                         // one event longer than the buffer so far
           nextExactAt_ = used_ * 2;
           return true;
         }
@@ -1003,7 +1054,7 @@ public:
     prefixUsed_ = first_ = 0;
   }
 
-private:
+ private:
   /// Looks for the '[' of traceEvents in the text so far; once found, the
   /// events' text moves to the first piece buffer.
   bool startEvents(bool complete) {
@@ -1105,8 +1156,8 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
   IndexedInflateResult inflated;
   std::thread inflater([&] {
     const uint64_t every = opt.gzipCheckpointBytes ? opt.gzipCheckpointBytes : checkpointSpacing(expected);
-    inflated = inflateIndexed(reinterpret_cast<const uint8_t*>(z.data()), z.size(), /*gzip=*/true, every, pipe,
-                              control, pipe.stopFlag());
+    inflated = inflateIndexed(reinterpret_cast<const uint8_t*>(z.data()), z.size(), /*gzip=*/true, every, pipe, control,
+                              pipe.stopFlag());
     pipe.finish(inflated.ok());
   });
   auto tr = newTrace(path, "gzip", fileBytes);
@@ -1145,8 +1196,9 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
   if (sink.tooMany()) return tooManyEventsError(path);
   if (failed) return plain("a piece did not parse");
   if (!pipe.ok()) return plain("the stream or its prefix is not as expected");
-  if (timer.on) std::fprintf(stderr, "[load] %zu pieces inflated and parsed, %zu checkpoints\n", pipe.pieces(),
-                             inflated.checkpoints.size());
+  if (timer.on)
+    std::fprintf(stderr, "[load] %zu pieces inflated and parsed, %zu checkpoints\n", pipe.pieces(),
+                 inflated.checkpoints.size());
   timer.mark("inflate+parse");
   // The tail: exact scan to the array's end, its pieces, then the top-level
   // keys around the array (the text before it and the text after it).
@@ -1159,8 +1211,8 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
   size_t k = pipe.pieces();
   for (const Piece& p : tl.pieces) {
     ParseFailure f;
-    if (!workers[0].parser.parseBytes(tail.data() + p.begin, {tailBase + p.begin, tailBase + p.end},
-                                      workers[0].tables, *workers[0].buf, f))
+    if (!workers[0].parser.parseBytes(tail.data() + p.begin, {tailBase + p.begin, tailBase + p.end}, workers[0].tables,
+                                      *workers[0].buf, f))
       return plain("a tail piece did not parse");
     sink.deliver(k++, 0, workers[0].buf);
   }
@@ -1171,7 +1223,8 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
   outer.append(prefix);
   outer.append(tail.substr(tl.arrayClose));
   TopLevelLayout layout;
-  if (!scanTopLevel(outer, pieceBytes, false, layout, err, prefix.size())) return plain("the top-level keys do not scan");
+  if (!scanTopLevel(outer, pieceBytes, false, layout, err, prefix.size()))
+    return plain("the top-level keys do not scan");
   layout.arrayOpen = prefix.size() - 1;
   layout.arrayClose = tailBase + tl.arrayClose;
   timer.mark("tail");
@@ -1180,7 +1233,7 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
   return assemble(path, std::move(tr), std::move(source), std::move(layout), workers, sink, opt, timer);
 }
 
-} // namespace
+}  // namespace
 
 Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options) {
   if (options.control) options.control->setStage(StageOpen);
@@ -1192,10 +1245,9 @@ Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options
   return buildTrace(path, src->text, src->compression, src->fileBytes, options);
 }
 
-Expected<TracePtr> loadTraceFromString(std::string json, const std::string& name,
-                                       const LoadOptions& options) {
+Expected<TracePtr> loadTraceFromString(std::string json, const std::string& name, const LoadOptions& options) {
   uint64_t n = json.size();
   return buildTrace(name, makeStringSource(std::move(json)), "none", n, options);
 }
 
-} // namespace steadyscope
+}  // namespace steadyscope

@@ -10,10 +10,25 @@ namespace steadyscope::io {
 
 namespace {
 inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
-constexpr int64_t kPow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
-                              1000000000, 10000000000, 100000000000, 1000000000000,
-                              10000000000000, 100000000000000, 1000000000000000,
-                              10000000000000000, 100000000000000000, 1000000000000000000};
+constexpr int64_t kPow10[] = {1,
+                              10,
+                              100,
+                              1000,
+                              10000,
+                              100000,
+                              1000000,
+                              10000000,
+                              100000000,
+                              1000000000,
+                              10000000000,
+                              100000000000,
+                              1000000000000,
+                              10000000000000,
+                              100000000000000,
+                              1000000000000000,
+                              10000000000000000,
+                              100000000000000000,
+                              1000000000000000000};
 // INT64_MAX / 10^k: the largest mantissa that scales without overflow (a table,
 // not a division per number: the division was a quarter of the parse's time here).
 constexpr auto kMaxScalable = [] {
@@ -35,7 +50,8 @@ inline bool eightDigits(const char* p, uint64_t& out) {
   v -= 0x3030303030303030ull;
   v = (v * 10) + (v >> 8);  // pairs
   v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-       (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+       (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+      32;
   out = v;
   return true;
 }
@@ -56,7 +72,7 @@ inline const char* appendDigits(const char* p, const char* end, uint64_t& acc, i
   }
   return p;
 }
-} // namespace
+}  // namespace
 
 ParsedNumber parseMicros(std::string_view tok) {
   // Fast path for the common shape: [-]digits[.digits], at most 19 digits in
@@ -112,12 +128,15 @@ ParsedNumber parseMicrosGeneral(std::string_view tok) {
   }
   size_t i = 0;
   bool neg = false;
-  if (tok[i] == '-') { neg = true; ++i; }
+  if (tok[i] == '-') {
+    neg = true;
+    ++i;
+  }
   if (i >= tok.size() || !isDigit(tok[i])) return r;
   // mantissa digits (without leading zeros), fraction digit count, exponent
   uint64_t mant = 0;
-  int sig = 0;            // significant digits accumulated in mant
-  int dropped = 0;        // integer digits beyond 19 significant (scale up)
+  int sig = 0;      // significant digits accumulated in mant
+  int dropped = 0;  // integer digits beyond 19 significant (scale up)
   bool droppedNonZero = false;
   int frac = 0;
   for (; i < tok.size() && isDigit(tok[i]); ++i) {
@@ -149,7 +168,10 @@ ParsedNumber parseMicrosGeneral(std::string_view tok) {
     isInt = false;
     ++i;
     bool eneg = false;
-    if (i < tok.size() && (tok[i] == '+' || tok[i] == '-')) { eneg = tok[i] == '-'; ++i; }
+    if (i < tok.size() && (tok[i] == '+' || tok[i] == '-')) {
+      eneg = tok[i] == '-';
+      ++i;
+    }
     if (i >= tok.size() || !isDigit(tok[i])) return r;
     int e = 0;
     for (; i < tok.size() && isDigit(tok[i]); ++i) e = std::min(e * 10 + (tok[i] - '0'), 100000);
@@ -213,4 +235,4 @@ bool parseIntegral(std::string_view tok, int64_t& out, bool& isReal) {
   return true;
 }
 
-} // namespace steadyscope::io
+}  // namespace steadyscope::io

@@ -8,10 +8,10 @@ namespace steadyscope::io {
 
 struct ParsedNumber {
   enum class Status : uint8_t { Ok, NotNumber, NonFinite, OutOfRange } status = Status::NotNumber;
-  bool isInt = false;     // written without '.', 'e' or 'E'
-  bool inexact = false;   // finer than 1 ns: `exact` holds the correctly rounded double
-  int64_t ns = 0;         // value × 1000, exact unless inexact
-  double exact = 0.0;     // only set when inexact
+  bool isInt = false;    // written without '.', 'e' or 'E'
+  bool inexact = false;  // finer than 1 ns: `exact` holds the correctly rounded double
+  int64_t ns = 0;        // value × 1000, exact unless inexact
+  double exact = 0.0;    // only set when inexact
 };
 
 /// `t` without trailing JSON whitespace (raw tokens carry it up to the next
@@ -33,4 +33,4 @@ ParsedNumber parseMicrosGeneral(std::string_view tok);
 /// `1.0` is accepted as 1 (JSON value equality as Python compares dict keys).
 bool parseIntegral(std::string_view tok, int64_t& out, bool& isReal);
 
-} // namespace steadyscope::io
+}  // namespace steadyscope::io

@@ -24,7 +24,7 @@ namespace steadyscope::io {
 namespace {
 
 class MappedText final : public SourceText {
-public:
+ public:
   MappedText(const char* base, size_t mapLen, size_t off, size_t len, int fd)
       : base_(base), mapLen_(mapLen), off_(off), len_(len), fd_(fd >= 0 ? ::dup(fd) : -1) {}
   ~MappedText() override {
@@ -34,7 +34,8 @@ public:
   std::string_view text() const override { return {base_ + off_, len_}; }
   int fd() const override { return fd_; }
   uint64_t fdOffset() const override { return off_; }
-private:
+
+ private:
   const char* base_;
   size_t mapLen_;
   size_t off_;
@@ -43,16 +44,19 @@ private:
 };
 
 class StringText final : public SourceText {
-public:
+ public:
   explicit StringText(std::string s) : s_(std::move(s)) {}
   std::string_view text() const override { return s_; }
-private:
+
+ private:
   std::string s_;
 };
 
 struct Fd {
   int fd = -1;
-  ~Fd() { if (fd >= 0) ::close(fd); }
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
 };
 
 Error sysError(Error::Kind kind, const std::string& path, const std::string& what, const char* code) {
@@ -68,8 +72,8 @@ Error fail(Error::Kind kind, const std::string& path, std::string msg, const cha
   return e;
 }
 
-Expected<std::shared_ptr<const SourceText>> mapFd(int fd, size_t len, const std::string& path,
-                                                  size_t off = 0, size_t textLen = SIZE_MAX) {
+Expected<std::shared_ptr<const SourceText>> mapFd(int fd, size_t len, const std::string& path, size_t off = 0,
+                                                  size_t textLen = SIZE_MAX) {
   if (len == 0) return std::shared_ptr<const SourceText>(std::make_shared<StringText>(std::string()));
   // No MAP_POPULATE: the parser reads the text with pread (see SourceText::fd);
   // the mapping serves random access (verbatim export, args display) on demand.
@@ -82,7 +86,7 @@ Expected<std::shared_ptr<const SourceText>> mapFd(int fd, size_t len, const std:
 
 /// An unlinked temporary file in the cache directory receiving decompressed text.
 class TempSink {
-public:
+ public:
   Expected<void> open(const std::string& dir, const std::string& srcPath) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
@@ -99,23 +103,25 @@ public:
       if (fd_ >= 0) ::unlink(buf.data());
     }
     if (fd_ < 0)
-      return fail(Error::Kind::Io, srcPath,
-                  fmt::format("cannot create a temporary file in the cache directory {}: {}", dir,
-                              std::strerror(errno)),
-                  "cache_unwritable");
+      return fail(
+          Error::Kind::Io, srcPath,
+          fmt::format("cannot create a temporary file in the cache directory {}: {}", dir, std::strerror(errno)),
+          "cache_unwritable");
     return {};
   }
-  ~TempSink() { if (fd_ >= 0) ::close(fd_); }
+  ~TempSink() {
+    if (fd_ >= 0) ::close(fd_);
+  }
   Expected<void> write(const uint8_t* data, size_t n) {
     while (n > 0) {
       ssize_t w = ::write(fd_, data, n);
       if (w < 0) {
         if (errno == EINTR) continue;
         if (errno == ENOSPC)
-          return fail(Error::Kind::Resource, src_,
-                      fmt::format("not enough disk space in {} for the decompressed text ({} bytes written)",
-                                  dir_, written_),
-                      "cache_full");
+          return fail(
+              Error::Kind::Resource, src_,
+              fmt::format("not enough disk space in {} for the decompressed text ({} bytes written)", dir_, written_),
+              "cache_full");
         return sysError(Error::Kind::Io, src_, "cannot write the decompressed text", "cache_write");
       }
       data += w;
@@ -126,10 +132,9 @@ public:
   }
   uint64_t written() const { return written_; }
   int fd() const { return fd_; }
-  Expected<std::shared_ptr<const SourceText>> map() {
-    return mapFd(fd_, written_, src_);
-  }
-private:
+  Expected<std::shared_ptr<const SourceText>> map() { return mapFd(fd_, written_, src_); }
+
+ private:
   int fd_ = -1;
   uint64_t written_ = 0;
   std::string dir_, src_;
@@ -139,9 +144,8 @@ constexpr size_t kOutBuf = 1u << 20;
 
 /// Inflates `in` (gzip members, or one raw deflate stream) into the sink,
 /// through the project's one inflate loop (io/gzip_index.hpp).
-Expected<void> inflateInto(const uint8_t* in, size_t inLen, bool gzip, TempSink& sink,
-                           const std::string& path, JobControl* control, uint64_t baseOffset,
-                           uint32_t* crcOut) {
+Expected<void> inflateInto(const uint8_t* in, size_t inLen, bool gzip, TempSink& sink, const std::string& path,
+                           JobControl* control, uint64_t baseOffset, uint32_t* crcOut) {
   struct ToSink final : InflateTarget {
     ToSink(TempSink& s, bool c) : sink(s), rawCrc(c) {}
     bool space(size_t, uint8_t*& at, size_t& room) override {
@@ -163,23 +167,28 @@ Expected<void> inflateInto(const uint8_t* in, size_t inLen, bool gzip, TempSink&
   } target(sink, !gzip);
   const IndexedInflateResult r = inflateIndexed(in, inLen, gzip, /*every=*/0, target, control, nullptr, baseOffset);
   if (target.error) return *target.error;
-  if (r.failure) return fail(Error::Kind::Compression, path, r.failure->message, r.failure->code.c_str(), r.failure->offset);
+  if (r.failure)
+    return fail(Error::Kind::Compression, path, r.failure->message, r.failure->code.c_str(), r.failure->offset);
   if (r.stopped) return fail(Error::Kind::Cancelled, path, "cancelled", "cancelled");
   if (crcOut) *crcOut = target.crc;
   return {};
 }
 
 uint16_t rd16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
-uint32_t rd32(const uint8_t* p) { return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24); }
+uint32_t rd32(const uint8_t* p) {
+  return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
+}
 
-Expected<OpenedSource> openZip(const uint8_t* d, size_t n, const std::string& path,
-                               const std::string& cacheDir, JobControl* control,
-                               std::shared_ptr<const SourceText> whole) {
+Expected<OpenedSource> openZip(const uint8_t* d, size_t n, const std::string& path, const std::string& cacheDir,
+                               JobControl* control, std::shared_ptr<const SourceText> whole) {
   // End of central directory: last "PK\5\6" within the final 64 KiB + 22 bytes.
   size_t lo = n > 65557 ? n - 65557 : 0;
   size_t eocd = SIZE_MAX;
   for (size_t i = n >= 22 ? n - 22 : 0; i + 1 > lo && i + 4 <= n; --i) {
-    if (d[i] == 'P' && d[i + 1] == 'K' && d[i + 2] == 5 && d[i + 3] == 6) { eocd = i; break; }
+    if (d[i] == 'P' && d[i + 1] == 'K' && d[i + 2] == 5 && d[i + 3] == 6) {
+      eocd = i;
+      break;
+    }
     if (i == 0) break;
   }
   if (eocd == SIZE_MAX)
@@ -205,7 +214,8 @@ Expected<OpenedSource> openZip(const uint8_t* d, size_t n, const std::string& pa
     p += 46 + nameLen + extraLen + commentLen;
     if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
     if (uint64_t(localOff) + 30 > n || rd32(d + localOff) != 0x04034b50u)
-      return fail(Error::Kind::Compression, path, "corrupt zip local header for member " + name, "zip_corrupt", localOff);
+      return fail(Error::Kind::Compression, path, "corrupt zip local header for member " + name, "zip_corrupt",
+                  localOff);
     size_t dataOff = localOff + 30 + rd16(d + localOff + 26) + rd16(d + localOff + 28);
     if (dataOff + csize > n)
       return fail(Error::Kind::Compression, path, "zip member " + name + " is truncated", "zip_truncated", dataOff);
@@ -231,15 +241,17 @@ Expected<OpenedSource> openZip(const uint8_t* d, size_t n, const std::string& pa
       return out;
     }
     if (method != 8)
-      return fail(Error::Kind::Compression, path,
-                  fmt::format("zip member {} uses compression method {} (only stored and deflate are supported)", name, method),
-                  "zip_method");
+      return fail(
+          Error::Kind::Compression, path,
+          fmt::format("zip member {} uses compression method {} (only stored and deflate are supported)", name, method),
+          "zip_method");
     TempSink sink;
     if (auto r = sink.open(cacheDir, path); !r) return r.error();
     uint32_t got = 0;
     if (auto r = inflateInto(d + dataOff, csize, false, sink, path, control, dataOff, &got); !r) return r.error();
     if (got != crc || sink.written() != usize)
-      return fail(Error::Kind::Compression, path, "zip member " + name + " fails its CRC/size check", "zip_crc", dataOff);
+      return fail(Error::Kind::Compression, path, "zip member " + name + " fails its CRC/size check", "zip_crc",
+                  dataOff);
     auto m = sink.map();
     if (!m) return m.error();
     out.text = m.value();
@@ -248,7 +260,7 @@ Expected<OpenedSource> openZip(const uint8_t* d, size_t n, const std::string& pa
   return fail(Error::Kind::Format, path, "the zip archive has no member whose name ends in .json", "zip_no_json");
 }
 
-} // namespace
+}  // namespace
 
 std::shared_ptr<const SourceText> makeStringSource(std::string text) {
   return std::make_shared<StringText>(std::move(text));
@@ -260,15 +272,16 @@ std::string defaultCacheDir() {
   return "/tmp";
 }
 
-Expected<OpenedSource> openSource(const std::string& path, const std::string& cacheDirIn,
-                                  JobControl* control, bool indexGzip) {
+Expected<OpenedSource> openSource(const std::string& path, const std::string& cacheDirIn, JobControl* control,
+                                  bool indexGzip) {
   std::string cacheDir = cacheDirIn.empty() ? defaultCacheDir() : cacheDirIn;
   Fd f;
   struct stat sb {};
   if (::stat(path.c_str(), &sb) != 0)
     return sysError(Error::Kind::Io, path, "cannot open trace", errno == ENOENT ? "not_found" : "unreadable");
   if (S_ISDIR(sb.st_mode))
-    return fail(Error::Kind::Io, path, "is a directory, not a trace file (to review a split directory use `steadyscope-cli gate`)",
+    return fail(Error::Kind::Io, path,
+                "is a directory, not a trace file (to review a split directory use `steadyscope-cli gate`)",
                 "is_directory");
   f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (f.fd < 0) return sysError(Error::Kind::Io, path, "cannot open trace", "unreadable");
@@ -320,15 +333,20 @@ Expected<OpenedSource> openSource(const std::string& path, const std::string& ca
         return fail(Error::Kind::Compression, path, std::string("corrupt zstd data: ") + ZSTD_getErrorName(last),
                     "zstd_corrupt", in.pos);
       }
-      if (auto r = sink.write(buf.data(), o.pos); !r) { ZSTD_freeDStream(z); return r.error(); }
+      if (auto r = sink.write(buf.data(), o.pos); !r) {
+        ZSTD_freeDStream(z);
+        return r.error();
+      }
       if (control) {
         control->setDoneBytes(in.pos);
-        if (control->cancelled()) { ZSTD_freeDStream(z); return fail(Error::Kind::Cancelled, path, "cancelled", "cancelled"); }
+        if (control->cancelled()) {
+          ZSTD_freeDStream(z);
+          return fail(Error::Kind::Cancelled, path, "cancelled", "cancelled");
+        }
       }
     }
     ZSTD_freeDStream(z);
-    if (last != 0)
-      return fail(Error::Kind::Compression, path, "truncated zstd data", "zstd_truncated", n);
+    if (last != 0) return fail(Error::Kind::Compression, path, "truncated zstd data", "zstd_truncated", n);
     auto m = sink.map();
     if (!m) return m.error();
     out.text = m.value();
@@ -343,4 +361,4 @@ Expected<OpenedSource> openSource(const std::string& path, const std::string& ca
   return out;
 }
 
-} // namespace steadyscope::io
+}  // namespace steadyscope::io

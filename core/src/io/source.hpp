@@ -19,15 +19,15 @@ struct OpenedSource {
   std::shared_ptr<const SourceText> text;
   std::string compression;  // none, gzip, zip, zstd
   uint64_t fileBytes = 0;
-  std::string memberName;   // zip member read
+  std::string memberName;  // zip member read
 };
 
-Expected<OpenedSource> openSource(const std::string& path, const std::string& cacheDir,
-                                  JobControl* control, bool indexGzip = false);
+Expected<OpenedSource> openSource(const std::string& path, const std::string& cacheDir, JobControl* control,
+                                  bool indexGzip = false);
 
 /// A SourceText over an owned std::string (tests, in-memory loads).
 std::shared_ptr<const SourceText> makeStringSource(std::string text);
 
 std::string defaultCacheDir();
 
-} // namespace steadyscope::io
+}  // namespace steadyscope::io

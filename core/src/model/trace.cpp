@@ -59,7 +59,7 @@ namespace {
 
 /// Views of a text that lies contiguously in memory.
 class ContiguousReader final : public TextReader {
-public:
+ public:
   explicit ContiguousReader(std::string_view t) : t_(t) {}
   bool read(uint64_t off, size_t len, std::string_view& out) override {
     if (off > t_.size() || len > t_.size() - off) {
@@ -70,12 +70,13 @@ public:
     return true;
   }
   const std::string& error() const override { return error_; }
-private:
+
+ private:
   std::string_view t_;
   std::string error_;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<TextReader> SourceText::reader() const { return std::make_unique<ContiguousReader>(text()); }
 
@@ -105,13 +106,13 @@ std::string_view EventText::operator()(EventIdx i) {
 
 double nsToUsExact(int64_t ns) {
   constexpr int64_t kExact = int64_t(1) << 53;
-  if (ns > -kExact && ns < kExact) return static_cast<double>(ns) / 1000.0;  // both exact: one correctly rounded division
+  if (ns > -kExact && ns < kExact)
+    return static_cast<double>(ns) / 1000.0;  // both exact: one correctly rounded division
   // Beyond 2^53 the int->double step would round first; go through the decimal text.
   char buf[48];
   bool neg = ns < 0;
   uint64_t u = neg ? uint64_t(0) - uint64_t(ns) : uint64_t(ns);
-  int n = std::snprintf(buf, sizeof buf, "%s%llu.%03llu", neg ? "-" : "",
-                        static_cast<unsigned long long>(u / 1000),
+  int n = std::snprintf(buf, sizeof buf, "%s%llu.%03llu", neg ? "-" : "", static_cast<unsigned long long>(u / 1000),
                         static_cast<unsigned long long>(u % 1000));
   double d = 0;
   std::from_chars(buf, buf + n, d);
@@ -150,8 +151,8 @@ uint64_t Trace::anomalyCount() const {
 
 size_t Trace::columnBytes() const {
   auto b = [](const auto& c) { return c.size() * sizeof(c[0]); };
-  return b(tsNs) + durNs.bytes() + offset.bytes() + length.bytes() + name.bytes() + b(cat) + b(ph) + b(flags) + lane.bytes() +
-         b(depth) + corr.bytes() + extId.bytes();
+  return b(tsNs) + durNs.bytes() + offset.bytes() + length.bytes() + name.bytes() + b(cat) + b(ph) + b(flags) +
+         lane.bytes() + b(depth) + corr.bytes() + extId.bytes();
 }
 
 // ---- OffsetColumn ----
@@ -197,8 +198,8 @@ std::string referenceBaseName(std::string_view path) {
   auto slash = path.find_last_of('/');
   std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));
   // Python str.replace semantics: one left-to-right pass per pattern.
-  for (std::string_view pat : {std::string_view(".pt.trace"), std::string_view(".json.gz"),
-                               std::string_view(".json")}) {
+  for (std::string_view pat :
+       {std::string_view(".pt.trace"), std::string_view(".json.gz"), std::string_view(".json")}) {
     std::string out;
     size_t pos = 0;
     for (size_t hit; (hit = name.find(pat, pos)) != std::string::npos; pos = hit + pat.size())
@@ -209,4 +210,4 @@ std::string referenceBaseName(std::string_view path) {
   return name;
 }
 
-} // namespace steadyscope
+}  // namespace steadyscope

@@ -8,7 +8,7 @@ namespace steadyscope::timeline {
 
 namespace {
 float clampPx(double x, double width) { return float(std::clamp(x, -10.0, width + 10.0)); }
-} // namespace
+}  // namespace
 
 void appendRowDrawList(const Trace&, const TimelineIndex& index, uint32_t rowId, const TimeMapper& map,
                        const LodParams& lod, std::vector<DrawItem>& out) {
@@ -53,8 +53,7 @@ void appendRowDrawList(const Trace&, const TimelineIndex& index, uint32_t rowId,
       cut = std::max({cut + minPx, nx0 + minPx, foldX1});
     }
     const double fx1 = std::max(foldX1, x0 + 1.0);
-    out.push_back({clampPx(x0, width), clampPx(fx1, width), rowId, uint32_t(foldStart),
-                   uint32_t(i - foldStart), true});
+    out.push_back({clampPx(x0, width), clampPx(fx1, width), rowId, uint32_t(foldStart), uint32_t(i - foldStart), true});
   }
 }
 
@@ -75,7 +74,7 @@ size_t gallop(std::span<const int64_t> v, int64_t t, size_t from, bool upper) {
   auto first = v.begin() + ptrdiff_t(lo + 1), last = v.begin() + ptrdiff_t(hi);
   return size_t((upper ? std::upper_bound(first, last, t) : std::lower_bound(first, last, t)) - v.begin());
 }
-} // namespace
+}  // namespace
 
 void coverageColumns(const Coverage& cov, const TimeMapper& map, int columns, int64_t gapThresholdNs,
                      std::vector<float>& fraction, std::vector<uint8_t>& longGap) {
@@ -89,7 +88,7 @@ void coverageColumns(const Coverage& cov, const TimeMapper& map, int columns, in
   const auto begins = cov.begins(), ends = cov.ends();
   const bool gaps = gapThresholdNs > 0 && map.nsPerPx() > double(gapThresholdNs) * 0.5;
   int64_t prev = map.nsAt(xFirst);
-  size_t kPrev = gallop(begins, prev, 0, false);      // intervals with begin < prev
+  size_t kPrev = gallop(begins, prev, 0, false);  // intervals with begin < prev
   int64_t prevBusy = cov.busyBeforeWithCount(prev, kPrev);
   size_t gapLo = 0, gapUb = 0;
   for (int x = xFirst; x <= xLast; ++x) {
@@ -111,8 +110,8 @@ void coverageColumns(const Coverage& cov, const TimeMapper& map, int columns, in
   }
 }
 
-int64_t hitTestRow(const Trace&, const TimelineIndex& index, uint32_t rowId,
-                   const TimeMapper& map, double x, double catchPx) {
+int64_t hitTestRow(const Trace&, const TimelineIndex& index, uint32_t rowId, const TimeMapper& map, double x,
+                   double catchPx) {
   const SliceRow& row = index.rows[rowId];
   if (row.events.empty()) return -1;
   const int64_t t = map.nsAt(x);
@@ -127,9 +126,12 @@ int64_t hitTestRow(const Trace&, const TimelineIndex& index, uint32_t rowId,
     const int64_t end = row.end[i];
     if (end < lo) continue;
     double dist = 0.0;
-    if (t < ts) dist = double(ts - t);
-    else if (t >= end && end > ts) dist = double(t - end) + 0.5;
-    else if (end == ts) dist = double(std::llabs(t - ts));
+    if (t < ts)
+      dist = double(ts - t);
+    else if (t >= end && end > ts)
+      dist = double(t - end) + 0.5;
+    else if (end == ts)
+      dist = double(std::llabs(t - ts));
     if (dist < bestDist) {
       bestDist = dist;
       best = int64_t(e);
@@ -139,4 +141,4 @@ int64_t hitTestRow(const Trace&, const TimelineIndex& index, uint32_t rowId,
   return best;
 }
 
-} // namespace steadyscope::timeline
+}  // namespace steadyscope::timeline

@@ -18,9 +18,9 @@ const char* stepKindName(StepKind k) {
 }
 
 size_t TimelineOverlays::firstStepEndingAfter(int64_t t) const {
-  return size_t(std::upper_bound(steps.begin(), steps.end(), t,
-                                 [](int64_t v, const StepBand& s) { return v < s.endNs; }) -
-                steps.begin());
+  return size_t(
+      std::upper_bound(steps.begin(), steps.end(), t, [](int64_t v, const StepBand& s) { return v < s.endNs; }) -
+      steps.begin());
 }
 
 int64_t TimelineOverlays::stepAt(int64_t t) const {
@@ -37,7 +37,7 @@ std::string withUnit(double v, const char* unit) {
   std::snprintf(buf, sizeof buf, "%.*f %s", decimals, v, unit);
   return buf;
 }
-} // namespace
+}  // namespace
 
 std::string formatDuration(double ns) {
   const double a = std::fabs(ns);
@@ -79,17 +79,24 @@ double niceTickStep(double nsPerPx, double minPx) {
 std::string formatTick(double relNs, double stepNs) {
   const char* unit = "ns";
   double div = 1.0;
-  if (stepNs >= 1e8) { unit = "s"; div = 1e9; }
-  else if (stepNs >= 1e5) { unit = "ms"; div = 1e6; }
-  else if (stepNs >= 1e2) { unit = "\xC2\xB5s"; div = 1e3; }
+  if (stepNs >= 1e8) {
+    unit = "s";
+    div = 1e9;
+  } else if (stepNs >= 1e5) {
+    unit = "ms";
+    div = 1e6;
+  } else if (stepNs >= 1e2) {
+    unit = "\xC2\xB5s";
+    div = 1e3;
+  }
   const double stepInUnit = stepNs / div;
   int decimals = 0;
-  while (decimals < 6 && std::fabs(stepInUnit * std::pow(10.0, decimals) -
-                                   std::round(stepInUnit * std::pow(10.0, decimals))) > 1e-6)
+  while (decimals < 6 &&
+         std::fabs(stepInUnit * std::pow(10.0, decimals) - std::round(stepInUnit * std::pow(10.0, decimals))) > 1e-6)
     ++decimals;
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f %s", decimals, relNs / div, unit);
   return buf;
 }
 
-} // namespace steadyscope::timeline
+}  // namespace steadyscope::timeline

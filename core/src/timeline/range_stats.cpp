@@ -57,4 +57,4 @@ RangeStats computeRangeStats(const Trace& trace, const TimelineIndex& index, int
   return rs;
 }
 
-} // namespace steadyscope::timeline
+}  // namespace steadyscope::timeline

@@ -131,8 +131,7 @@ size_t SliceRow::firstStartingAtOrAfter(int64_t t, size_t from) const {
     step *= 2;
     hi = std::min(n, hi + step);
   }
-  return size_t(std::lower_bound(start.begin() + ptrdiff_t(lo + 1), start.begin() + ptrdiff_t(hi), t) -
-                start.begin());
+  return size_t(std::lower_bound(start.begin() + ptrdiff_t(lo + 1), start.begin() + ptrdiff_t(hi), t) - start.begin());
 }
 
 // ---------------------------------------------------------------- index
@@ -145,8 +144,7 @@ bool isDrawable(const Trace& t, EventIdx i) {
 std::optional<EventIdx> TimelineIndex::linkedEvent(const Trace& t, EventIdx i) const {
   if (!t.has(i, ev::HasCorr) || t.has(i, ev::CorrIsStr)) return std::nullopt;
   const int64_t c = t.corr[i];
-  auto range = std::equal_range(byCorrelation.begin(), byCorrelation.end(),
-                                std::pair<int64_t, EventIdx>{c, 0},
+  auto range = std::equal_range(byCorrelation.begin(), byCorrelation.end(), std::pair<int64_t, EventIdx>{c, 0},
                                 [](const auto& a, const auto& b) { return a.first < b.first; });
   const bool fromGpu = isGpuWork(t.classOf(i));
   std::optional<EventIdx> best;
@@ -165,8 +163,7 @@ TimelineIndexPtr buildTimelineIndex(const Trace& trace, const std::atomic<bool>*
   auto out = std::make_shared<TimelineIndex>();
   TimelineIndex& ix = *out;
   ix.kindOfCat.resize(trace.categoryClass.size());
-  for (size_t c = 0; c < trace.categoryClass.size(); ++c)
-    ix.kindOfCat[c] = sliceKindOf(trace.categoryClass[c]);
+  for (size_t c = 0; c < trace.categoryClass.size(); ++c) ix.kindOfCat[c] = sliceKindOf(trace.categoryClass[c]);
 
   bool any = false;
   int64_t first = 0, last = 0;
@@ -237,4 +234,4 @@ TimelineIndexPtr buildTimelineIndex(const Trace& trace, const std::atomic<bool>*
   return out;
 }
 
-} // namespace steadyscope::timeline
+}  // namespace steadyscope::timeline

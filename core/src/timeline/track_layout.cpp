@@ -45,8 +45,10 @@ std::vector<TrackGroup> buildTrackGroups(const Trace& trace, const TimelineIndex
     auto it = trace.processNames.find(pid);
     std::string key = trace.keyText(pid);
     if (key.empty()) key = "(no pid)";
-    if (it != trace.processNames.end()) g.label = it->second + " (" + key + ")";
-    else g.label = (g.gpu ? "GPU " : "process ") + key;
+    if (it != trace.processNames.end())
+      g.label = it->second + " (" + key + ")";
+    else
+      g.label = (g.gpu ? "GPU " : "process ") + key;
     // GPU streams sorted by tid; CPU threads keep trace order (main thread first).
     std::stable_sort(g.lanes.begin(), g.lanes.end(), [&](uint32_t a, uint32_t b) {
       if (trace.lanes[a].gpu != trace.lanes[b].gpu) return trace.lanes[a].gpu;
@@ -55,14 +57,11 @@ std::vector<TrackGroup> buildTrackGroups(const Trace& trace, const TimelineIndex
     });
     out.push_back(std::move(g));
   }
-  std::stable_sort(out.begin(), out.end(), [](const TrackGroup& a, const TrackGroup& b) {
-    return a.gpu && !b.gpu;
-  });
+  std::stable_sort(out.begin(), out.end(), [](const TrackGroup& a, const TrackGroup& b) { return a.gpu && !b.gpu; });
   return out;
 }
 
-TrackLayout layoutTracks(const TimelineIndex& index, const std::vector<TrackGroup>& groups,
-                         const LayoutParams& p) {
+TrackLayout layoutTracks(const TimelineIndex& index, const std::vector<TrackGroup>& groups, const LayoutParams& p) {
   TrackLayout out;
   int y = 0;
   for (uint32_t g = 0; g < groups.size(); ++g) {
@@ -88,8 +87,7 @@ TrackLayout layoutTracks(const TimelineIndex& index, const std::vector<TrackGrou
 }
 
 int TrackLayout::trackAt(int y) const {
-  auto it = std::upper_bound(tracks.begin(), tracks.end(), y,
-                             [](int v, const Track& t) { return v < t.y; });
+  auto it = std::upper_bound(tracks.begin(), tracks.end(), y, [](int v, const Track& t) { return v < t.y; });
   if (it == tracks.begin()) return -1;
   --it;
   if (y >= it->y + it->height) return -1;
@@ -102,4 +100,4 @@ int TrackLayout::trackOfRow(uint32_t row) const {
   return -1;
 }
 
-} // namespace steadyscope::timeline
+}  // namespace steadyscope::timeline

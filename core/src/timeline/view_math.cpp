@@ -69,4 +69,4 @@ bool ViewControl::panFraction(double f) {
   return setWindowRel(begin_ + dt, end_ + dt);
 }
 
-} // namespace steadyscope::timeline
+}  // namespace steadyscope::timeline

@@ -18,7 +18,7 @@ std::string tempNameFor(const std::string& path) {
 Error ioError(const std::string& path, const char* what) {
   return makeError(Error::Kind::Io, path, fmt::format("{}: {}", what, std::strerror(errno)));
 }
-} // namespace
+}  // namespace
 
 AtomicFileWriter::~AtomicFileWriter() { abort(); }
 
@@ -77,4 +77,4 @@ Expected<void> writeFileAtomic(const std::string& path, std::string_view data) {
   return w.commit();
 }
 
-} // namespace steadyscope
+}  // namespace steadyscope

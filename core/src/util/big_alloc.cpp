@@ -36,7 +36,7 @@ bool hugePagesEnabled() noexcept {
 struct Retained {
   std::mutex m;
   std::vector<std::pair<char*, size_t>> blocks;  // (start, size), sizes multiples of kHuge
-  size_t bytes() const {  // at most kMaxRetainedBlocks terms
+  size_t bytes() const {                         // at most kMaxRetainedBlocks terms
     size_t b = 0;
     for (const auto& blk : blocks) b += blk.second;
     return b;
@@ -81,7 +81,7 @@ bool keepRetained(char* p, size_t size) {
   r.blocks.emplace_back(p, size);
   return true;
 }
-} // namespace
+}  // namespace
 
 size_t retainedBytes() noexcept {
   Retained& r = retained();
@@ -154,4 +154,4 @@ void deallocate(void* p, size_t bytes) noexcept {
   if (!keepRetained(static_cast<char*>(p), size)) ::munmap(p, size);
 }
 
-} // namespace steadyscope::bigmem
+}  // namespace steadyscope::bigmem

@@ -13,8 +13,7 @@ std::string Error::describe() const {
   return out;
 }
 
-Error makeError(Error::Kind kind, std::string file, std::string message,
-                std::optional<uint64_t> byteOffset) {
+Error makeError(Error::Kind kind, std::string file, std::string message, std::optional<uint64_t> byteOffset) {
   Error e;
   e.kind = kind;
   e.file = std::move(file);
@@ -23,4 +22,4 @@ Error makeError(Error::Kind kind, std::string file, std::string message,
   return e;
 }
 
-} // namespace steadyscope
+}  // namespace steadyscope

@@ -19,9 +19,13 @@ std::string pyReprDouble(double v) {
   std::string mant = sci.substr(0, epos);
   int exp = std::stoi(sci.substr(epos + 1));
   bool neg = false;
-  if (!mant.empty() && mant[0] == '-') { neg = true; mant.erase(0, 1); }
+  if (!mant.empty() && mant[0] == '-') {
+    neg = true;
+    mant.erase(0, 1);
+  }
   std::string digits;
-  for (char c : mant) if (c != '.') digits += c;
+  for (char c : mant)
+    if (c != '.') digits += c;
   std::string out;
   if (exp < -4 || exp >= 16) {
     out = digits.substr(0, 1);
@@ -52,4 +56,4 @@ std::string formatFixed2(double v) {
   return buf;
 }
 
-} // namespace steadyscope
+}  // namespace steadyscope

@@ -10,8 +10,8 @@ namespace sstest {
 
 struct StepSpec {
   std::string name;
-  int64_t st = 0;            // root ts (int µs)
-  std::string dur = "8000.0";  // root dur as JSON text
+  int64_t st = 0;                                      // root ts (int µs)
+  std::string dur = "8000.0";                          // root dur as JSON text
   std::vector<int> kernelDurs = {40, 40, 40, 40, 40};  // per launch j
   bool launches = true;
 };
@@ -37,16 +37,16 @@ inline std::string e6Trace(const std::vector<StepSpec>& steps, const std::vector
   if (withMetadata) add(R"({"ph":"M","name":"process_name","pid":1,"args":{"name":"python"}})");
   int c = 1;
   for (const StepSpec& s : steps) {
-    add(R"({"ph":"X","cat":"user_annotation","name":")" + s.name + R"(","pid":1,"tid":1,"ts":)" +
-        std::to_string(s.st) + R"(,"dur":)" + s.dur + R"(,"args":{}})");
+    add(R"({"ph":"X","cat":"user_annotation","name":")" + s.name + R"(","pid":1,"tid":1,"ts":)" + std::to_string(s.st) +
+        R"(,"dur":)" + s.dur + R"(,"args":{}})");
     if (!s.launches) continue;
     for (size_t j = 0; j < s.kernelDurs.size(); ++j, ++c) {
       const int64_t b = s.st + 100 * static_cast<int64_t>(j);
       const std::string cs = std::to_string(c);
       add(R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":)" + std::to_string(b) +
           R"(,"dur":50,"args":{"correlation":)" + cs + R"(,"Input Dims":[[16,4096],[4096,4096]]}})");
-      add(R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":)" +
-          std::to_string(b + 10) + R"(,"dur":5,"args":{"correlation":)" + cs + "}}");
+      add(R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":)" + std::to_string(b + 10) +
+          R"(,"dur":5,"args":{"correlation":)" + cs + "}}");
       add(R"({"ph":"X","cat":"kernel","name":")" + std::string(j == 0 ? "ncclDevKernel_AllReduce" : "gemm_kernel") +
           R"(","pid":0,"tid":7,"ts":)" + std::to_string(b + 20) + R"(,"dur":)" + std::to_string(s.kernelDurs[j]) +
           R"(,"args":{"correlation":)" + cs + R"(,"stream":7,"device":0}})");
@@ -58,7 +58,8 @@ inline std::string e6Trace(const std::vector<StepSpec>& steps, const std::vector
   }
   for (const auto& x : extraEvents) add(x);
   return "{\"traceEvents\": [\n" + ev +
-         "\n], \"schemaVersion\": 1, \"deviceProperties\": [{\"id\":0,\"name\":\"X\"}], \"distributedInfo\": {\"rank\":0}}";
+         "\n], \"schemaVersion\": 1, \"deviceProperties\": [{\"id\":0,\"name\":\"X\"}], \"distributedInfo\": "
+         "{\"rank\":0}}";
 }
 
 /// The 48 steps of spec E6.
@@ -67,12 +68,15 @@ inline std::vector<StepSpec> e6Steps() {
   for (int i = 0; i < 48; ++i) {
     StepSpec s;
     s.st = 1000000 + 10000LL * i;
-    if (i < 4) s.name = vllmDetailedName(0, 0, 2 + i, 2 + i);
-    else if (i < 44) s.name = ((i - 4) % 4 == 0) ? vllmDetailedName(1, 512, 15, 15) : vllmDetailedName(0, 0, 16, 16);
-    else s.name = vllmDetailedName(0, 0, 48 - i, 48 - i);
+    if (i < 4)
+      s.name = vllmDetailedName(0, 0, 2 + i, 2 + i);
+    else if (i < 44)
+      s.name = ((i - 4) % 4 == 0) ? vllmDetailedName(1, 512, 15, 15) : vllmDetailedName(0, 0, 16, 16);
+    else
+      s.name = vllmDetailedName(0, 0, 48 - i, 48 - i);
     out.push_back(s);
   }
   return out;
 }
 
-} // namespace sstest
+}  // namespace sstest

@@ -137,16 +137,17 @@ bool ensureInput(const CaseInput& in, QString* why) {
   return true;
 }
 
-} // namespace
+}  // namespace
 
 class TestSplitterOracle : public QObject {
   Q_OBJECT
-private slots:
+ private slots:
   void parity_data() {
     QTest::addColumn<QString>("caseDir");
     QTest::addColumn<QString>("mode");
-    const QStringList synthetic = {"vllm_2k", "vllm_20k", "sglang_native_2k", "sglang_detailed_2k", "atom_native_2k",
-                                   "atom_detailed_2k", "vllm_graphs_2k", "vllm_nogpu_1k", "diffusion_1k", "training_300"};
+    const QStringList synthetic = {"vllm_2k",        "vllm_20k",         "sglang_native_2k", "sglang_detailed_2k",
+                                   "atom_native_2k", "atom_detailed_2k", "vllm_graphs_2k",   "vllm_nogpu_1k",
+                                   "diffusion_1k",   "training_300"};
     const QStringList real = {"tracelens__inference__sglang_decode__sglang_Qwen3-8B_decode",
                               "tracelens__inference__vllm_decode_full__graph_execution",
                               "tracelens__inference__xdit_flux.1_aiter_sage__profile_trace_rank_0"};
@@ -222,8 +223,8 @@ private slots:
     for (const char* f : {"a/t.json", "b/t.json.gz"}) {
       QProcess p;
       p.setWorkingDirectory(work.filePath(QString(f).left(1)));
-      p.start(QStringLiteral(STEADYSCOPE_CLI), {"split", QString(f).mid(2), "-o", "out", "--find-steady-state",
-                                                "--llm-inference"});
+      p.start(QStringLiteral(STEADYSCOPE_CLI),
+              {"split", QString(f).mid(2), "-o", "out", "--find-steady-state", "--llm-inference"});
       QVERIFY(p.waitForFinished(10 * 60 * 1000));
       QCOMPARE(p.exitCode(), 0);
     }
@@ -234,8 +235,10 @@ private slots:
       const QString a = it.next();
       const QString b = work.filePath("b/out/") + QDir(outA).relativeFilePath(a);
       QVERIFY2(QFile::exists(b), qPrintable(b));
-      if (a.endsWith(".json.gz")) QVERIFY2(gunzipFile(a) == gunzipFile(b), qPrintable(a));
-      else QCOMPARE(readAll(a), readAll(b));
+      if (a.endsWith(".json.gz"))
+        QVERIFY2(gunzipFile(a) == gunzipFile(b), qPrintable(a));
+      else
+        QCOMPARE(readAll(a), readAll(b));
       ++files;
     }
     QVERIFY(files >= 4);

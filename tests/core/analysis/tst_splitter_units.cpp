@@ -97,18 +97,20 @@ void checkRestrictedGroupings(const EventIndex& idx, const std::vector<CorrKey>&
     QVERIFY(s.has_value());
     QVERIFY(*s < idx.gpuSlotCount());
     auto [it, fresh] = slotOfKey.emplace(idx.corrKey(e), *s);
-    if (fresh) QVERIFY(seenSlots.insert(*s).second);
-    else QCOMPARE(it->second, *s);
+    if (fresh)
+      QVERIFY(seenSlots.insert(*s).second);
+    else
+      QCOMPARE(it->second, *s);
   }
 }
 
-} // namespace
+}  // namespace
 
 Q_DECLARE_METATYPE(std::vector<int64_t>)
 
 class TestSplitterUnits : public QObject {
   Q_OBJECT
-private slots:
+ private slots:
   void tilesOfRootsSharingATimestamp() {
     // Tiles are looked up by (lane, ts) as the reference's dict is: of two
     // roots with the same ts on one lane, the later-computed tile wins for both.
@@ -121,7 +123,7 @@ private slots:
     EventList roots{0, 1, 2, 3};
     TileSet tiles = buildTiles(idx, roots);
     QCOMPARE(tiles.entries.size(), size_t(3));  // (lane 1, 100), (lane 1, 300), (lane 2, 100)
-    QCOMPARE(tiles.overlaps, int64_t(1));        // a's end 150 > b's start 100
+    QCOMPARE(tiles.overlaps, int64_t(1));       // a's end 150 > b's start 100
     for (EventIdx r : {EventIdx(0), EventIdx(1)}) {
       Tile w = windowOf(idx, tiles, r);
       QCOMPARE(w.a.asDouble(), 100.0);
@@ -159,8 +161,10 @@ private slots:
     add(R"({"ph":"X","cat":"gpu_memcpy","name":"k2","pid":2,"tid":7,"ts":13,"dur":1,"args":{"correlation":7}})");
     for (int i = 0; i < 80; ++i) {
       std::string id = i == 3 ? flowId3.toStdString() : std::to_string(i);
-      add(R"({"ph":"s","cat":"ac2g","name":"f","pid":1,"tid":1,"ts":)" + std::to_string(20 + i) + R"(,"id":)" + id + "}");
-      add(R"({"ph":"f","cat":"ac2g","name":"f","pid":2,"tid":7,"ts":)" + std::to_string(21 + i) + R"(,"id":)" + id + R"(,"bp":"e"})");
+      add(R"({"ph":"s","cat":"ac2g","name":"f","pid":1,"tid":1,"ts":)" + std::to_string(20 + i) + R"(,"id":)" + id +
+          "}");
+      add(R"({"ph":"f","cat":"ac2g","name":"f","pid":2,"tid":7,"ts":)" + std::to_string(21 + i) + R"(,"id":)" + id +
+          R"(,"bp":"e"})");
     }
     add(R"({"ph":"X","cat":"kernel","name":"k3","pid":2,"tid":7,"ts":200,"dur":1})");
     add(R"({"ph":"X","cat":"gpu_user_annotation","name":"g1","pid":2,"tid":7,"ts":210,"dur":5,"args":{"correlation":8}})");
@@ -223,26 +227,35 @@ private slots:
       switch (i % 7) {
         case 0:
           kernels.push_back(static_cast<EventIdx>(i));
-          js += R"({"ph":"X","cat":"kernel","name":"k","pid":2,"tid":7,"ts":)" + ts + R"(,"dur":1,"args":{"correlation":)" +
+          js += R"({"ph":"X","cat":"kernel","name":"k","pid":2,"tid":7,"ts":)" + ts +
+                R"(,"dur":1,"args":{"correlation":)" +
                 (stringKeyNearTheEnd && i == stringAt ? "\"" + corr + "\"" : corr) + "}}";
           break;
         case 1: js += R"({"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":)" + ts + R"(,"dur":1})"; break;
-        case 2: js += R"({"ph":"s","cat":"ac2g","name":"f","pid":1,"tid":1,"ts":)" + ts + R"(,"id":)" + std::to_string(i / 7) + "}"; break;
-        case 3: js += R"({"ph":"f","cat":"ac2g","name":"f","pid":2,"tid":7,"ts":)" + ts + R"(,"id":)" + std::to_string(i / 7) + R"(,"bp":"e"})"; break;
+        case 2:
+          js += R"({"ph":"s","cat":"ac2g","name":"f","pid":1,"tid":1,"ts":)" + ts + R"(,"id":)" +
+                std::to_string(i / 7) + "}";
+          break;
+        case 3:
+          js += R"({"ph":"f","cat":"ac2g","name":"f","pid":2,"tid":7,"ts":)" + ts + R"(,"id":)" +
+                std::to_string(i / 7) + R"(,"bp":"e"})";
+          break;
         case 4:
           annotations.push_back(static_cast<EventIdx>(i));
           js += R"({"ph":"X","cat":"user_annotation","name":"a","pid":1,"tid":1,"ts":)" + ts + R"(,"dur":1})";
           break;
         case 5:
           gpuAnnotations.push_back(static_cast<EventIdx>(i));
-          js += R"({"ph":"X","cat":"gpu_user_annotation","name":"g","pid":2,"tid":8,"ts":)" + ts + R"(,"dur":1,"args":{"correlation":)" + corr + "}}";
+          js += R"({"ph":"X","cat":"gpu_user_annotation","name":"g","pid":2,"tid":8,"ts":)" + ts +
+                R"(,"dur":1,"args":{"correlation":)" + corr + "}}";
           break;
         default:
           if (i % 1000 == 6) {  // a few metadata events (no ts), in both halves
             metadata.push_back(static_cast<EventIdx>(i));
             js += R"({"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"t"}})";
           } else {
-            js += R"({"ph":"X","cat":"cuda_runtime","name":"launch","pid":1,"tid":1,"ts":)" + ts + R"(,"dur":1,"args":{"correlation":)" + corr + "}}";
+            js += R"({"ph":"X","cat":"cuda_runtime","name":"launch","pid":1,"tid":1,"ts":)" + ts +
+                  R"(,"dur":1,"args":{"correlation":)" + corr + "}}";
           }
       }
     }
@@ -268,7 +281,8 @@ private slots:
     size_t flowIds = 0;
     for (int i = 2; i < kN; i += 7, ++flowIds) {
       const auto fs = static_cast<EventIdx>(i);
-      QCOMPARE(events(idx.groupings().flows.eventsOf(idx.corrKey(fs))), i + 1 < kN ? (EventList{fs, fs + 1}) : (EventList{fs}));
+      QCOMPARE(events(idx.groupings().flows.eventsOf(idx.corrKey(fs))),
+               i + 1 < kN ? (EventList{fs, fs + 1}) : (EventList{fs}));
     }
     QCOMPARE(idx.groupings().flows.slotCount(), flowIds);
     // Restricted to every fifth GPU id and every third flow id (a dense key
@@ -304,8 +318,8 @@ private slots:
     const TileSet tiles = buildTiles(idx, all);
     const TileSet* global = gapFill ? &tiles : nullptr;
     const size_t n = all.size();
-    std::vector<EventList> chunks = {{all[0]}, {all[n - 1]}, EventList(all.begin() + 2, all.begin() + 6),
-                                     {all[1], all[4], all[n - 2]}, all};
+    std::vector<EventList> chunks = {
+        {all[0]}, {all[n - 1]}, EventList(all.begin() + 2, all.begin() + 6), {all[1], all[4], all[n - 2]}, all};
     auto same = [&](const EventList& roots, const CorrGroupings& part) {
       const ChunkSelection a = selectChunk(idx, roots, global, {}, &part);
       const ChunkSelection b = selectChunk(idx, roots, global, {});
@@ -378,25 +392,37 @@ private slots:
     QTest::addColumn<bool>("sqsk");
     QTest::addColumn<QString>("cls");
     auto row = [](const char* n, const char* k, qlonglong bs, qlonglong req, const char* ctx, const char* gen, bool sq,
-                  const char* cls) { QTest::newRow(n) << QString(n) << QString(k) << bs << req << QString(ctx) << QString(gen) << sq << QString(cls); };
-    row("execute_14721_context_2(sq14721sk14721sqsq108745533sqsk108745533)_generation_0(sq0sk0sqsq0sqsk0)", "vllm_detailed", 14721, 2, "2/14721", "0/0", true, "prefill");
-    row("execute_64_context_0(sq0sk0sqsq0sqsk0)_generation_64(sq64sk131072sqsq64sqsk131072)", "vllm_detailed", 64, 64, "0/0", "64/64", true, "decode");
-    row("execute_6147_context_2(sq6144sk7144sqsq20971520sqsk23019520)_generation_3(sq3sk6144sqsq3sqsk6144)", "vllm_detailed", 6147, 5, "2/6144", "3/3", true, "prefilldecode");
-    row("execute_5_context_3(sq128sk256sqsq1sqsk1)_generation_2(sq1sk300sqsq1sqsk1)", "vllm_detailed", 129, 5, "3/128", "2/1", true, "prefilldecode");
+                  const char* cls) {
+      QTest::newRow(n) << QString(n) << QString(k) << bs << req << QString(ctx) << QString(gen) << sq << QString(cls);
+    };
+    row("execute_14721_context_2(sq14721sk14721sqsq108745533sqsk108745533)_generation_0(sq0sk0sqsq0sqsk0)",
+        "vllm_detailed", 14721, 2, "2/14721", "0/0", true, "prefill");
+    row("execute_64_context_0(sq0sk0sqsq0sqsk0)_generation_64(sq64sk131072sqsq64sqsk131072)", "vllm_detailed", 64, 64,
+        "0/0", "64/64", true, "decode");
+    row("execute_6147_context_2(sq6144sk7144sqsq20971520sqsk23019520)_generation_3(sq3sk6144sqsq3sqsk6144)",
+        "vllm_detailed", 6147, 5, "2/6144", "3/3", true, "prefilldecode");
+    row("execute_5_context_3(sq128sk256sqsq1sqsk1)_generation_2(sq1sk300sqsq1sqsk1)", "vllm_detailed", 129, 5, "3/128",
+        "2/1", true, "prefilldecode");
     row("execute_context_2(6144)_generation_3(3)", "vllm_native", 6147, 5, "2/6144", "3/3", false, "prefilldecode");
-    row("step[EXTEND bs=2 toks=14721 c_sq=14721 c_sk=14721 c_sqsq=108745533 c_sqsk=108745533]", "sglang_detailed", 14721, 2, "2/14721", "0/0", true, "prefill");
-    row("step[DECODE bs=64 g_sq=128 g_sqsq=256 g_sqsk=262144 g_sk=131072]", "sglang_detailed", 128, 64, "0/0", "64/128", true, "decode");
-    row("step[MIXED bs=2 c=1 g=1 c_sq=5 c_sk=8 c_sqsq=25 c_sqsk=40 g_sq=1 g_sk=12 g_sqsq=1 g_sqsk=12]", "sglang_detailed", 6, 2, "1/5", "1/1", true, "prefilldecode");
-    row("step[DRAFT bs=8 c_sq=56 c_sqsq=392 c_sqsk=5370764 c_sk=767252]", "sglang_detailed", 8, 8, "8/56", "0/0", true, "prefill");
+    row("step[EXTEND bs=2 toks=14721 c_sq=14721 c_sk=14721 c_sqsq=108745533 c_sqsk=108745533]", "sglang_detailed",
+        14721, 2, "2/14721", "0/0", true, "prefill");
+    row("step[DECODE bs=64 g_sq=128 g_sqsq=256 g_sqsk=262144 g_sk=131072]", "sglang_detailed", 128, 64, "0/0", "64/128",
+        true, "decode");
+    row("step[MIXED bs=2 c=1 g=1 c_sq=5 c_sk=8 c_sqsq=25 c_sqsk=40 g_sq=1 g_sk=12 g_sqsq=1 g_sqsk=12]",
+        "sglang_detailed", 6, 2, "1/5", "1/1", true, "prefilldecode");
+    row("step[DRAFT bs=8 c_sq=56 c_sqsq=392 c_sqsk=5370764 c_sk=767252]", "sglang_detailed", 8, 8, "8/56", "0/0", true,
+        "prefill");
     row("step[EXTEND bs=2 toks=14721]", "sglang_native", 14721, 2, "2/14721", "0/0", false, "prefill");
     row("step[DECODE bs=64]", "sglang_native", 64, 64, "0/0", "64/64", false, "decode");
     row("step[MIXED bs=2]", "sglang_native", 2, 2, "2/2", "0/0", false, "prefill");
     row("step[decode bs=1]", "sglang_native", 1, 1, "0/0", "1/1", false, "decode");
     row("step[DECODE bs=36 g_sk=580480]", "none", 1, 1, "0/0", "1/1", false, "decode");
     row("prefill[bs=2 tok=14721 ctx=[7803, 6918]]", "atom_native", 14721, 2, "2/14721", "0/0", false, "prefill");
-    row("prefill[bs=2 tok=14721 ctx=[7803, 6918] sqsq=108745533 sqsk=108745533 sk=14721]", "atom_detailed", 14721, 2, "2/14721", "0/0", true, "prefill");
+    row("prefill[bs=2 tok=14721 ctx=[7803, 6918] sqsq=108745533 sqsk=108745533 sk=14721]", "atom_detailed", 14721, 2,
+        "2/14721", "0/0", true, "prefill");
     row("decode[bs=117/128 tok=117 d=117]", "atom_native", 117, 117, "0/0", "117/117", false, "decode");
-    row("decode[bs=128 tok=384 p=2 d=126 sqsq=132612 sqsk=1114112 sk=258048 tbo=1]", "atom_detailed", 384, 128, "0/0", "128/384", true, "decode");
+    row("decode[bs=128 tok=384 p=2 d=126 sqsq=132612 sqsk=1114112 sk=258048 tbo=1]", "atom_detailed", 384, 128, "0/0",
+        "128/384", true, "decode");
     row("execute_diffusion_1_1024x1024", "diffusion_native", 1, 0, "0/0", "0/0", false, "idle");
     row("ProfilerStep#3", "none", 1, 1, "0/0", "1/1", false, "decode");
   }
@@ -421,9 +447,10 @@ private slots:
   }
   void e1_skeleton_and_tiers() {
     QCOMPARE(QString::fromStdString(nameSkeleton("ProfilerStep#3")), QString("ProfilerStep##"));
-    QCOMPARE(QString::fromStdString(nameSkeleton("execute_64_context_0(sq0sk0sqsq0sqsk0)_generation_64(sq64sk131072sqsq64sqsk131072)")),
+    QCOMPARE(QString::fromStdString(
+                 nameSkeleton("execute_64_context_0(sq0sk0sqsq0sqsk0)_generation_64(sq64sk131072sqsq64sqsk131072)")),
              QString("execute_#_context_#(sq#sk#sqsq#sqsk#)_generation_#(sq#sk#sqsq#sqsk#)"));
-    QVERIFY(matchesDetailedPattern("step[decode bs=3 g_sqsq=9]"));   // SGLang detailed is case-insensitive
+    QVERIFY(matchesDetailedPattern("step[decode bs=3 g_sqsq=9]"));  // SGLang detailed is case-insensitive
     QVERIFY(!matchesDetailedPattern("step[DECODE bs=64]"));
     QVERIFY(matchesNativePattern("step[DECODE bs=36 g_sk=580480]"));  // matches, parser fails (E1)
     QVERIFY(!matchesKnownPattern("ProfilerStep#3"));
@@ -444,7 +471,8 @@ private slots:
     e3a.insert(e3a.end(), 10, 16);
     e3a.insert(e3a.end(), 7, 2);
     QTest::newRow("E3a") << e3a << 32 << ints({2, 20}) << false;
-    QTest::newRow("E3b") << ints({16, 16, 16, 2, 16, 2, 16, 16, 2, 2, 2, 2, 2, 2, 16, 16}) << 32 << ints({2, 13}) << false;
+    QTest::newRow("E3b") << ints({16, 16, 16, 2, 16, 2, 16, 16, 2, 2, 2, 2, 2, 2, 16, 16}) << 32 << ints({2, 13})
+                         << false;
     QTest::newRow("E4") << ints({20, 2, 20, 2, 20, 2, 20, 2, 20, 2}) << 12 << ints({4, 6}) << true;
     QTest::newRow("E15-fallback") << ints({16, 16, 16}) << 8 << ints({1, 2}) << true;
   }
@@ -474,7 +502,8 @@ private slots:
   void stride_data() {
     QTest::addColumn<int>("n");
     QTest::addColumn<int>("stride");
-    for (auto [n, s] : std::vector<std::pair<int, int>>{{1, 1}, {2, 2}, {3, 3}, {4, 2}, {8, 2}, {16, 2}, {20, 2}, {30, 3}, {32, 3}, {64, 6}, {100, 10}})
+    for (auto [n, s] : std::vector<std::pair<int, int>>{
+             {1, 1}, {2, 2}, {3, 3}, {4, 2}, {8, 2}, {16, 2}, {20, 2}, {30, 3}, {32, 3}, {64, 6}, {100, 10}})
       QTest::newRow(qPrintable(QString::number(n))) << n << s;
   }
   void stride() {
@@ -488,15 +517,26 @@ private slots:
     SplitResult r = planE6(steady(8));
     QCOMPARE(r.outcome, SplitOutcome::Split);
     QCOMPARE(QString::fromStdString(r.executionDetailsCsv),
-             QString("idx,output_path,event_count,num_gpu_events,gpu_duration,gpu_busy_duration,phase_num_prefill,phase_num_prefilldecode,phase_num_decode,phase_avg_bs,phase_avg_conc,num_steps\n"
-                     "0,out/mixed_steady_state_prefill_0_prefilldecode_2_decode_6_bs143_conc16_foo.json.gz,209,40,3520,1600,0,2,6,143,16,8\n"
-                     "0,out/decode_only_steady_state_prefill_0_prefilldecode_0_decode_7_bs8_conc8_foo.json.gz,183,35,3080,1400,0,0,7,8,8,7\n"
-                     "0,out/prefilldecode_steady_state_prefill_0_prefilldecode_1_decode_0_bs527_conc16_foo.json.gz,27,5,440,200,0,1,0,527,16,1\n"));
+             QString("idx,output_path,event_count,num_gpu_events,gpu_duration,gpu_busy_duration,phase_num_prefill,"
+                     "phase_num_prefilldecode,phase_num_decode,phase_avg_bs,phase_avg_conc,num_steps\n"
+                     "0,out/"
+                     "mixed_steady_state_prefill_0_prefilldecode_2_decode_6_bs143_conc16_foo.json.gz,209,40,3520,1600,"
+                     "0,2,6,143,16,8\n"
+                     "0,out/"
+                     "decode_only_steady_state_prefill_0_prefilldecode_0_decode_7_bs8_conc8_foo.json.gz,183,35,3080,"
+                     "1400,0,0,7,8,8,7\n"
+                     "0,out/"
+                     "prefilldecode_steady_state_prefill_0_prefilldecode_1_decode_0_bs527_conc16_foo.json.gz,27,5,440,"
+                     "200,0,1,0,527,16,1\n"));
     const std::string manifest =
-        "{\n  \"status\": 0,\n  \"method\": \"annotation:tier\",\n  \"phase_confidence\": \"high\",\n  \"n_roots\": 48,\n"
-        "  \"attribution_strategy\": \"correlation\",\n  \"coverage_selected_roots\": 1.0,\n  \"coverage_root_spans_only\": 1.0,\n"
-        "  \"root_span_share\": 1.0,\n  \"root_family\": \"execute_#_context_#(sq#sk#sqsq#sqsk#)_generation_#(sq#sk#sqsq#sqsk#)\",\n"
-        "  \"root_family_known\": true,\n  \"suspiciously_few_roots\": false,\n  \"startup_transient_trimmed\": false,\n"
+        "{\n  \"status\": 0,\n  \"method\": \"annotation:tier\",\n  \"phase_confidence\": \"high\",\n  \"n_roots\": "
+        "48,\n"
+        "  \"attribution_strategy\": \"correlation\",\n  \"coverage_selected_roots\": 1.0,\n  "
+        "\"coverage_root_spans_only\": 1.0,\n"
+        "  \"root_span_share\": 1.0,\n  \"root_family\": "
+        "\"execute_#_context_#(sq#sk#sqsq#sqsk#)_generation_#(sq#sk#sqsq#sqsk#)\",\n"
+        "  \"root_family_known\": true,\n  \"suspiciously_few_roots\": false,\n  \"startup_transient_trimmed\": "
+        "false,\n"
         "  \"gap_fill\": true,\n  \"n_overlapping_roots\": 0,\n  \"n_gpu_events_in_trace\": 240\n}";
     QCOMPARE(QString::fromStdString(r.manifest.dump(2)), QString::fromStdString(manifest));
     QCOMPARE(r.windows.size(), size_t(3));
@@ -562,7 +602,8 @@ private slots:
     QCOMPARE(m.find("status")->asInt(), int64_t(1));
     QCOMPARE(m.find("coverage_selected_roots")->asReal(), 0.933);
     QCOMPARE(m.find("n_roots")->asInt(), int64_t(40));  // stale (B3)
-    QCOMPARE(QString::fromStdString(m.find("startup_transient_kernel")->asString()), QString("ncclDevKernel_AllReduce"));
+    QCOMPARE(QString::fromStdString(m.find("startup_transient_kernel")->asString()),
+             QString("ncclDevKernel_AllReduce"));
     QCOMPARE(m.find("startup_transient_collective_ratio")->asReal(), 10.0);
     QCOMPARE(m.find("startup_transient_noise_ratio")->asReal(), 1.0);
     QVERIFY(m.find("aborted")->asBool());
@@ -608,11 +649,13 @@ private slots:
                       std::to_string(base) + R"(,"dur":100,"args":{}})");
       for (int j = 0; j < 3; ++j) {
         const int64_t corr = 1000 + 3LL * i + j;
-        parts.push_back(R"({"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":10,"ts":)" + std::to_string(base + 1 + 5 * j) +
-                        R"(,"dur":3,"args":{"correlation":)" + std::to_string(corr) + "}}");
+        parts.push_back(R"({"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":10,"ts":)" +
+                        std::to_string(base + 1 + 5 * j) + R"(,"dur":3,"args":{"correlation":)" + std::to_string(corr) +
+                        "}}");
         if (j < 2)
-          parts.push_back(R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":99,"ts":)" + std::to_string(base + 200 + 5 * j) +
-                          R"(,"dur":8,"args":{"correlation":)" + std::to_string(corr) + "}}");
+          parts.push_back(R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":99,"ts":)" +
+                          std::to_string(base + 200 + 5 * j) + R"(,"dur":8,"args":{"correlation":)" +
+                          std::to_string(corr) + "}}");
       }
     }
     std::string json = "{\"traceEvents\": [";
@@ -654,29 +697,44 @@ private slots:
     SplitResult r = planE6(o);
     QCOMPARE(r.chunks.size(), size_t(4));
     QCOMPARE(QString::fromStdString(r.chunks[0].fileName),
-             QString("foo_iteration_4_execute_527_context_1_sq512sk512sqsq262144sqsk262144_generation_15_sq15sk1500sqsq15sqsk1500.json.gz"));
-    QCOMPARE(QString::fromStdString(r.chunks[3].fileName),
-             QString("decode_only/decode_only_chunk0_steps1_bs16_conc16_prefill_0_prefilldecode_0_decode_1_bs16_conc16_foo.json.gz"));
+             QString("foo_iteration_4_execute_527_context_1_sq512sk512sqsq262144sqsk262144_generation_15_"
+                     "sq15sk1500sqsq15sqsk1500.json.gz"));
+    QCOMPARE(
+        QString::fromStdString(r.chunks[3].fileName),
+        QString("decode_only/"
+                "decode_only_chunk0_steps1_bs16_conc16_prefill_0_prefilldecode_0_decode_1_bs16_conc16_foo.json.gz"));
     QCOMPARE(r.chunks[3].stats.eventCount, int64_t(27));
   }
 
   // ---------------------------------------------------------------- E18
   void e18a_csv_formatting() {
-    std::vector<std::vector<std::pair<std::string, CsvCell>>> rows = {
-        {{"idx", CsvCell::integer(0)}, {"a", CsvCell::integer(3520)}, {"b", CsvCell::real(1600.0)}, {"c", CsvCell::real(1.005)},
-         {"d", CsvCell::real(2.675)}, {"e", CsvCell::real(1e-7)}, {"f", CsvCell::real(123456789.125)}}};
-    QCOMPARE(QString::fromStdString(formatPandasCsv(rows)), QString("idx,a,b,c,d,e,f\n0,3520,1600.00,1.00,2.67,0.00,123456789.12\n"));
+    std::vector<std::vector<std::pair<std::string, CsvCell>>> rows = {{{"idx", CsvCell::integer(0)},
+                                                                       {"a", CsvCell::integer(3520)},
+                                                                       {"b", CsvCell::real(1600.0)},
+                                                                       {"c", CsvCell::real(1.005)},
+                                                                       {"d", CsvCell::real(2.675)},
+                                                                       {"e", CsvCell::real(1e-7)},
+                                                                       {"f", CsvCell::real(123456789.125)}}};
+    QCOMPARE(QString::fromStdString(formatPandasCsv(rows)),
+             QString("idx,a,b,c,d,e,f\n0,3520,1600.00,1.00,2.67,0.00,123456789.12\n"));
   }
   void e18b_range_row_first() {
     SplitOptions o = steady(4, "out7");
     o.iterations = "4:12";
     SplitResult r = planE6(o);
     QCOMPARE(QString::fromStdString(r.executionDetailsCsv),
-             QString("idx,output_path,event_count,num_gpu_events,gpu_duration,gpu_busy_duration,num_steps,phase_num_prefill,phase_num_prefilldecode,phase_num_decode,phase_avg_bs,phase_avg_conc\n"
+             QString("idx,output_path,event_count,num_gpu_events,gpu_duration,gpu_busy_duration,num_steps,phase_num_"
+                     "prefill,phase_num_prefilldecode,phase_num_decode,phase_avg_bs,phase_avg_conc\n"
                      "4:12,out7/foo_iteration_4:12.json.gz,209,40,3520,1600,0,,,,,\n"
-                     "0,out7/mixed_steady_state_prefill_0_prefilldecode_1_decode_3_bs143_conc16_foo.json.gz,105,20,1760,800,4,0.00,1.00,3.00,143.00,16.00\n"
-                     "0,out7/decode_only_steady_state_prefill_0_prefilldecode_0_decode_3_bs16_conc16_foo.json.gz,79,15,1320,600,3,0.00,0.00,3.00,16.00,16.00\n"
-                     "0,out7/prefilldecode_steady_state_prefill_0_prefilldecode_1_decode_0_bs527_conc16_foo.json.gz,27,5,440,200,1,0.00,1.00,0.00,527.00,16.00\n"));
+                     "0,out7/"
+                     "mixed_steady_state_prefill_0_prefilldecode_1_decode_3_bs143_conc16_foo.json.gz,105,20,1760,800,4,"
+                     "0.00,1.00,3.00,143.00,16.00\n"
+                     "0,out7/"
+                     "decode_only_steady_state_prefill_0_prefilldecode_0_decode_3_bs16_conc16_foo.json.gz,79,15,1320,"
+                     "600,3,0.00,0.00,3.00,16.00,16.00\n"
+                     "0,out7/"
+                     "prefilldecode_steady_state_prefill_0_prefilldecode_1_decode_0_bs527_conc16_foo.json.gz,27,5,440,"
+                     "200,1,0.00,1.00,0.00,527.00,16.00\n"));
   }
 
   // ---------------------------------------------------------------- python helpers
@@ -689,9 +747,10 @@ private slots:
   }
   void cpython_set_order_vs_python3() {
     QProcess py;
-    py.start("python3", {"-c", "import random\nrandom.seed(7)\nfor n in (3,6,20,200,3000,70000):\n"
-                               "  ks=[random.randrange(50000,50000+4*n) for _ in range(n)]\n"
-                               "  print(' '.join(map(str,ks)))\n  print(' '.join(map(str,list(set(ks)))))\n"});
+    py.start("python3", {"-c",
+                         "import random\nrandom.seed(7)\nfor n in (3,6,20,200,3000,70000):\n"
+                         "  ks=[random.randrange(50000,50000+4*n) for _ in range(n)]\n"
+                         "  print(' '.join(map(str,ks)))\n  print(' '.join(map(str,list(set(ks)))))\n"});
     if (!py.waitForFinished(60000) || py.exitCode() != 0) QSKIP("python3 not available");
     const QList<QByteArray> lines = py.readAllStandardOutput().trimmed().split('\n');
     for (int k = 0; k + 1 < lines.size(); k += 2) {
@@ -707,7 +766,8 @@ private slots:
     o.set("b", JsonValue::array());
     o.set("c", JsonValue::string("é\"\n"));
     o.set("a", JsonValue::integer(2));  // replaced in place
-    QCOMPARE(QString::fromStdString(o.dump(2)), QString("{\n  \"a\": 2,\n  \"b\": [],\n  \"c\": \"\\u00e9\\\"\\n\"\n}"));
+    QCOMPARE(QString::fromStdString(o.dump(2)),
+             QString("{\n  \"a\": 2,\n  \"b\": [],\n  \"c\": \"\\u00e9\\\"\\n\"\n}"));
     QCOMPARE(pyRound(0.93301435, 4), 0.933);
     QCOMPARE(pyRound(2.675, 2), 2.67);
     QCOMPARE(QString::fromStdString(pyReprDouble(16423.002000000015)), QString("16423.002000000015"));
@@ -758,7 +818,9 @@ private slots:
     writeFile(dir.filePath("foo.json"), sstest::e6Trace(sstest::e6Steps()));
     QByteArray err;
     // B6: OSL 0 with CONC and R: the reference raises ZeroDivisionError (exit 1).
-    QCOMPARE(runCli(dir.path(), {"foo.json", "-o", "out", "--find-steady-state", "--CONC", "16", "--OSL", "0", "--R", "1"}, &err), 1);
+    QCOMPARE(runCli(dir.path(),
+                    {"foo.json", "-o", "out", "--find-steady-state", "--CONC", "16", "--OSL", "0", "--R", "1"}, &err),
+             1);
     QVERIFY(!QDir(dir.filePath("out")).exists());
     QVERIFY(err.contains("ZeroDivisionError"));
     // argparse errors: exit 2.
@@ -798,14 +860,21 @@ private slots:
     writeFile(dir.filePath("foo.json"), sstest::e6Trace(sstest::e6Steps()));
     QProcess zip;
     zip.setWorkingDirectory(dir.path());
-    zip.start("python3", {"-c", "import zipfile; z=zipfile.ZipFile('t.zip','w'); z.write('foo.json','inner/foo.json'); z.close()"});
+    zip.start(
+        "python3",
+        {"-c", "import zipfile; z=zipfile.ZipFile('t.zip','w'); z.write('foo.json','inner/foo.json'); z.close()"});
     QVERIFY(zip.waitForFinished(30000));
     QFile::remove(dir.filePath("foo.json"));  // the reference would need this file on disk (B1)
     QCOMPARE(runCli(dir.path(), {"t.zip", "-o", "out", "--find-steady-state", "--num-steps", "8"}), 0);
-    QVERIFY(readFile(dir.filePath("out/execution_details.csv")).contains("0,out/mixed_steady_state_prefill_0_prefilldecode_2_decode_6_bs143_conc16_t.zip.json.gz,209,40,3520,1600"));
+    QVERIFY(
+        readFile(dir.filePath("out/execution_details.csv"))
+            .contains(
+                "0,out/"
+                "mixed_steady_state_prefill_0_prefilldecode_2_decode_6_bs143_conc16_t.zip.json.gz,209,40,3520,1600"));
   }
   void decision_B4_metadata_all_m() {
-    auto extra = std::vector<std::string>{R"({"ph":"M","name":"thread_name","pid":1,"tid":1,"ts":5,"args":{"name":"main"}})"};
+    auto extra =
+        std::vector<std::string>{R"({"ph":"M","name":"thread_name","pid":1,"tid":1,"ts":5,"args":{"name":"main"}})"};
     Splitter s(load(sstest::e6Trace(sstest::e6Steps(), extra)));
     SplitResult a = s.plan(steady(8));
     QCOMPARE(a.chunks[2].stats.eventCount, int64_t(27));  // the M event with ts is dropped (reference)
@@ -863,7 +932,8 @@ private slots:
     o.busyRatioColumn = true;
     SplitResult r = planE6(o);
     QVERIFY(QString::fromStdString(r.executionDetailsCsv)
-                .startsWith("idx,output_path,event_count,num_gpu_events,gpu_duration,gpu_busy_duration,busy_ratio,phase_num_prefill"));
+                .startsWith("idx,output_path,event_count,num_gpu_events,gpu_duration,gpu_busy_duration,busy_ratio,"
+                            "phase_num_prefill"));
     QVERIFY(QString::fromStdString(r.executionDetailsCsv).contains(",3520,1600,0.45,0,2,6,143,16,8\n"));
   }
   void structured_result_json_and_write() {
@@ -878,7 +948,11 @@ private slots:
     QVERIFY(s.write(r).ok());
     QVERIFY(QFile::exists(dir.filePath("out/split_manifest.json")));
     // chunk file: gzip JSON with the top-level keys in order and the events verbatim
-    gzFile gz = gzopen(dir.filePath("out/prefilldecode_steady_state_prefill_0_prefilldecode_1_decode_0_bs527_conc16_foo.json.gz").toLocal8Bit().constData(), "rb");
+    gzFile gz = gzopen(
+        dir.filePath("out/prefilldecode_steady_state_prefill_0_prefilldecode_1_decode_0_bs527_conc16_foo.json.gz")
+            .toLocal8Bit()
+            .constData(),
+        "rb");
     QVERIFY(gz);
     std::string text;
     char buf[65536];

@@ -93,11 +93,11 @@ const gate::Finding* finding(const gate::GateResult& r, const std::string& code)
   return nullptr;
 }
 
-} // namespace
+}  // namespace
 
 class TstBridgeEvidence : public QObject {
   Q_OBJECT
-private slots:
+ private slots:
   void thirtyOfThirtyTwoStepsEmpty() {
     std::vector<std::vector<K>> steps(32);
     steps[3] = {K{}, K{.off = 100}};
@@ -132,8 +132,8 @@ private slots:
   void overlappingKernelsUnionBelowSum() {
     // Two streams: [20, 420) and [100, 500) on streams 7 and 13 -> sum 800,
     // span 480, union 480.
-    std::vector<std::vector<K>> steps(4, std::vector<K>{K{.off = 20, .dur = 400, .stream = 7},
-                                                         K{.off = 100, .dur = 400, .stream = 13}});
+    std::vector<std::vector<K>> steps(
+        4, std::vector<K>{K{.off = 20, .dur = 400, .stream = 7}, K{.off = 100, .dur = 400, .stream = 13}});
     Built b = load(steps);
     auto rep = bridge::computeChunkEvidence(*b.index, b.roots, iota(4), &b.tiles);
     const auto& ev = rep.evidence;
@@ -221,7 +221,8 @@ private slots:
 
   void statisticsEqualTheSplitter() {
     // The recomputed statistics are the splitter's §4.4 numbers for the same roots.
-    std::vector<std::vector<K>> steps(8, std::vector<K>{K{.off = 20, .dur = 33}, K{.off = 70, .dur = 17, .stream = 13}});
+    std::vector<std::vector<K>> steps(8,
+                                      std::vector<K>{K{.off = 20, .dur = 33}, K{.off = 70, .dur = 17, .stream = 13}});
     Built b = load(steps);
     auto sel = analysis::selectChunk(*b.index, b.roots, &b.tiles, {});
     auto rep = bridge::computeChunkEvidence(*b.index, b.roots, iota(8), &b.tiles);

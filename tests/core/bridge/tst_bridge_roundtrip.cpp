@@ -65,13 +65,13 @@ bool sameVerdict(const gate::GateResult& a, const gate::GateResult& b) {
          a.nonEmptyModes == b.nonEmptyModes && a.selectedChunk == b.selectedChunk;
 }
 
-} // namespace
+}  // namespace
 
 class TstBridgeRoundTrip : public QObject {
   Q_OBJECT
   QTemporaryDir tmp_;
 
-private slots:
+ private slots:
   void initTestCase() {
     if (!haveTools()) QSKIP("steadyscope-gen / steadyscope-cli not built (build the tools first)");
     QVERIFY(tmp_.isValid());
@@ -137,7 +137,8 @@ private slots:
           tro.review.gate = go;
           auto rv = bridge::reviewSplitDirectoryWithTrace(o.outputDir, t, tro);
           QVERIFY(rv);
-          QVERIFY(finding(rv.value().result, "csv_rounding_decides") || finding(rv.value().result, "recomputed_verdict_differs"));
+          QVERIFY(finding(rv.value().result, "csv_rounding_decides") ||
+                  finding(rv.value().result, "recomputed_verdict_differs"));
         }
         QVERIFY2(f, qPrintable(QString("mode %1 threshold %2: in memory '%3', on disk '%4', and no "
                                        "csv_rounding_decides finding")

@@ -72,4 +72,4 @@ inline bool writeSplitDir(const QString& dir, const std::vector<FixtureRow>& row
 
 inline QString q(const std::string& s) { return QString::fromStdString(s); }
 
-} // namespace gatetest
+}  // namespace gatetest

@@ -30,14 +30,14 @@ Run runCli(const QStringList& args, const QString& cwd = QString()) {
   r.err = p.readAllStandardError();
   return r;
 }
-} // namespace
+}  // namespace
 
 class TestGateCli : public QObject {
   Q_OBJECT
   QTemporaryDir tmp_;
   QString good_, bad_;
 
-private slots:
+ private slots:
   void initTestCase() {
     const QString root = QDir(tmp_.path()).canonicalPath();
     good_ = root + "/good";
@@ -58,7 +58,8 @@ private slots:
     QTest::newRow("missing mode") << QStringList{"$GOOD", "--mode", "prefilldecode"} << 1;
     QTest::newRow("other mode") << QStringList{"$BAD", "--mode", "decode_only"} << 0;
     QTest::newRow("margin") << QStringList{"$BAD", "--margin", "0.95"} << 0;
-    QTest::newRow("refuse without alternate") << QStringList{"$BAD", "--margin", "0.95", "--refuse-without-alternate"} << 1;
+    QTest::newRow("refuse without alternate")
+        << QStringList{"$BAD", "--margin", "0.95", "--refuse-without-alternate"} << 1;
     QTest::newRow("strict") << QStringList{"$GOOD", "--strict"} << 0;
     QTest::newRow("not a dir") << QStringList{"$GOOD/execution_details.csv"} << 2;
     QTest::newRow("no such dir") << QStringList{"$GOOD/nope"} << 2;

@@ -17,11 +17,11 @@ QString fieldsOf(const CsvRecord& r) {
   for (const auto& f : r.fields) l << q(f);
   return l.join('|');
 }
-} // namespace
+}  // namespace
 
 class TestGateCsv : public QObject {
   Q_OBJECT
-private slots:
+ private slots:
   void pyFloat_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<bool>("ok");
@@ -59,13 +59,15 @@ private slots:
     auto v = parsePyFloat(text.toStdString());
     QCOMPARE(v.has_value(), ok);
     if (!ok) return;
-    if (std::isnan(value)) QVERIFY(std::isnan(*v));
-    else QCOMPARE(*v, value);
+    if (std::isnan(value))
+      QVERIFY(std::isnan(*v));
+    else
+      QCOMPARE(*v, value);
   }
 
   void parse_data() {
     QTest::addColumn<QByteArray>("text");
-    QTest::addColumn<QString>("header");   // '|' separated
+    QTest::addColumn<QString>("header");    // '|' separated
     QTest::addColumn<QStringList>("rows");  // "line:f1|f2|..."
     QTest::addColumn<int>("issues");
     QTest::newRow("newest layout") << QByteArray("idx,output_path,num_gpu_events\n0,out/a.json.gz,5\n")
@@ -79,8 +81,8 @@ private slots:
                                    << QStringList{"2:say \"hi\"|2"} << 0;
     QTest::newRow("quoted newline") << QByteArray("a,b\n\"l1\nl2\",2\n3,4\n") << "a|b"
                                     << QStringList{"2:l1\nl2|2", "4:3|4"} << 0;
-    QTest::newRow("quoted crlf kept") << QByteArray("a,b\r\n\"l1\r\nl2\",2\r\n") << "a|b"
-                                      << QStringList{"2:l1\r\nl2|2"} << 0;
+    QTest::newRow("quoted crlf kept") << QByteArray("a,b\r\n\"l1\r\nl2\",2\r\n") << "a|b" << QStringList{"2:l1\r\nl2|2"}
+                                      << 0;
     QTest::newRow("blank lines skipped") << QByteArray("a,b\n\n1,2\n\r\n3,4\n") << "a|b"
                                          << QStringList{"3:1|2", "5:3|4"} << 0;
     QTest::newRow("empty fields") << QByteArray("a,b,c\n,,\n") << "a|b|c" << QStringList{"2:||"} << 0;

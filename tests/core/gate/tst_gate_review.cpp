@@ -94,19 +94,20 @@ QByteArray treeHash(const QString& dir) {
   return h.result();
 }
 
-} // namespace
+}  // namespace
 
 class TestGateReview : public QObject {
   Q_OBJECT
-private slots:
+ private slots:
   // ---- §6.3 collection -----------------------------------------------------------
   void collection() {
     QTemporaryDir tmp;
     const QString d = tmp.path();
-    for (const char* n : {"mixed_steady_state_b.json", "mixed_steady_state_z.json.gz", "mixed_steady_state_a.trace.json.gz",
-                          "sub/mixed_steady_state_c.json.gz", "mixed_steady_state_.json", "mixed_steady_state.json",
-                          "steady_state_g.trace.json", "decode_only_steady_state_x.json.gz", "notes.txt",
-                          ".hidden/mixed_steady_state_h.json.gz", "mixed_steady_state_dir.json/inner.txt"})
+    for (const char* n :
+         {"mixed_steady_state_b.json", "mixed_steady_state_z.json.gz", "mixed_steady_state_a.trace.json.gz",
+          "sub/mixed_steady_state_c.json.gz", "mixed_steady_state_.json", "mixed_steady_state.json",
+          "steady_state_g.trace.json", "decode_only_steady_state_x.json.gz", "notes.txt",
+          ".hidden/mixed_steady_state_h.json.gz", "mixed_steady_state_dir.json/inner.txt"})
       writeFile(d + "/" + n, "{}");
     auto L = collectSplitChunks(d.toStdString());
     QVERIFY(L.ok());
@@ -166,8 +167,9 @@ private slots:
     QVERIFY(f->affectsVerdict);
     QCOMPARE(f->details.find("by_name_accepted")->asBool(), false);
     QCOMPARE(q(f->details.find("by_name_retry_mode")->asString()), QString("prefilldecode"));
-    QVERIFY2(q(f->sentence).contains("the gate says: refused: the chunk has 0 GPU events; prefilldecode offered at "
-                                     "0.9447, mixed at 0.9418"),
+    QVERIFY2(q(f->sentence)
+                 .contains("the gate says: refused: the chunk has 0 GPU events; prefilldecode offered at "
+                           "0.9447, mixed at 0.9418"),
              qPrintable(q(f->sentence)));
     // strict turns it into a refusal
     GateResult s = review(out, Mode::DecodeOnly, "/", true);
@@ -219,48 +221,61 @@ private slots:
     QTest::newRow("reordered and extra columns")
         << "gpu_busy_duration,zzz,output_path,gpu_duration,num_gpu_events\n10,x," + mixed + ",1000,5\n900,y," + dec +
                ",1000,5\n"
-        << false << "" << "";
-    QTest::newRow("crlf") << "output_path,num_gpu_events,gpu_duration,gpu_busy_duration\r\n" + mixed + ",5,1000,10\r\n" +
-                                 dec + ",5,1000,900\r\n"
-                          << false << "" << "";
+        << false << ""
+        << "";
+    QTest::newRow("crlf") << "output_path,num_gpu_events,gpu_duration,gpu_busy_duration\r\n" + mixed +
+                                 ",5,1000,10\r\n" + dec + ",5,1000,900\r\n"
+                          << false << ""
+                          << "";
     QTest::newRow("quoted fields") << "output_path,num_gpu_events,gpu_duration,gpu_busy_duration\n\"" + mixed +
                                           "\",\"5\",\"1000\",\"10\"\n\"" + dec + "\",5,1000,900\n"
-                                   << false << "" << "";
-    QTest::newRow("nan busy_ratio") << "output_path,num_gpu_events,gpu_duration,gpu_busy_duration,busy_ratio\n" + mixed +
-                                           ",5,1000,10,nan\n" + dec + ",5,1000,900,0.9\n"
-                                    << true << "busy_ratio_non_finite" << "clamps it to 1.0";
-    QTest::newRow("inf busy_ratio") << "output_path,num_gpu_events,gpu_duration,gpu_busy_duration,busy_ratio\n" + mixed +
-                                           ",5,1000,10,inf\n"
-                                    << true << "busy_ratio_non_finite" << "'inf'";
-    QTest::newRow("negative busy_ratio")
-        << "output_path,num_gpu_events,gpu_duration,gpu_busy_duration,busy_ratio\n" + mixed + ",5,1000,10,-0.5\n" + dec +
-               ",5,1000,900,0.9\n"
-        << false << "busy_ratio_negative" << "-0.5";
+                                   << false << ""
+                                   << "";
+    QTest::newRow("nan busy_ratio") << "output_path,num_gpu_events,gpu_duration,gpu_busy_duration,busy_ratio\n" +
+                                           mixed + ",5,1000,10,nan\n" + dec + ",5,1000,900,0.9\n"
+                                    << true << "busy_ratio_non_finite"
+                                    << "clamps it to 1.0";
+    QTest::newRow("inf busy_ratio") << "output_path,num_gpu_events,gpu_duration,gpu_busy_duration,busy_ratio\n" +
+                                           mixed + ",5,1000,10,inf\n"
+                                    << true << "busy_ratio_non_finite"
+                                    << "'inf'";
+    QTest::newRow("negative busy_ratio") << "output_path,num_gpu_events,gpu_duration,gpu_busy_duration,busy_ratio\n" +
+                                                mixed + ",5,1000,10,-0.5\n" + dec + ",5,1000,900,0.9\n"
+                                         << false << "busy_ratio_negative"
+                                         << "-0.5";
     QTest::newRow("empty cells") << "output_path,num_gpu_events,gpu_duration,gpu_busy_duration,busy_ratio\n" + mixed +
                                         ",5,,,\n" + dec + ",5,1000,900,\n"
-                                 << true << "" << "";  // gpu_duration 0 -> no ratio -> passed unchecked
+                                 << true << ""
+                                 << "";  // gpu_duration 0 -> no ratio -> passed unchecked
     QTest::newRow("empty file") << QByteArray() << true << "details_csv_unreadable"
                                 << "execution_details.csv: line 1: the file is empty";
     QTest::newRow("header only") << QByteArray("output_path,num_gpu_events,gpu_duration,gpu_busy_duration\n") << true
-                                 << "row_not_found" << "by output_path or by file name";
-    QTest::newRow("invalid utf-8") << "output_path,num_gpu_events\n" + mixed + ",5\n\xff\xfe,1\n" << true
-                                   << "details_csv_unreadable" << "execution_details.csv: line 3: the file is not valid UTF-8";
-    QTest::newRow("ragged row") << "output_path,num_gpu_events,gpu_duration,gpu_busy_duration\n" + mixed +
-                                       ",5,1000\n" + dec + ",5,1000,900,extra\n"
-                                << false << "details_csv_irregular" << "execution_details.csv line 2: the row has 3 fields";
+                                 << "row_not_found"
+                                 << "by output_path or by file name";
+    QTest::newRow("invalid utf-8") << "output_path,num_gpu_events\n" + mixed + ",5\n\xff\xfe,1\n"
+                                   << true << "details_csv_unreadable"
+                                   << "execution_details.csv: line 3: the file is not valid UTF-8";
+    QTest::newRow("ragged row") << "output_path,num_gpu_events,gpu_duration,gpu_busy_duration\n" + mixed + ",5,1000\n" +
+                                       dec + ",5,1000,900,extra\n"
+                                << false << "details_csv_irregular"
+                                << "execution_details.csv line 2: the row has 3 fields";
     QTest::newRow("bom before output_path")
         << "\xEF\xBB\xBFoutput_path,num_gpu_events,gpu_duration,gpu_busy_duration\n" + mixed + ",5,1000,10\n" + dec +
                ",5,1000,900\n"
-        << true << "details_csv_bom" << "byte-order mark";
+        << true << "details_csv_bom"
+        << "byte-order mark";
     QTest::newRow("bom before idx") << "\xEF\xBB\xBFidx,output_path,num_gpu_events,gpu_duration,gpu_busy_duration\n0," +
                                            mixed + ",5,1000,10\n0," + dec + ",5,1000,900\n"
-                                    << false << "" << "";
-    QTest::newRow("no output_path column") << QByteArray("path,num_gpu_events\nx,0\n") << true
-                                           << "details_csv_no_output_path" << "line 1";
-    QTest::newRow("missing chunk file")
-        << "output_path,num_gpu_events,gpu_duration,gpu_busy_duration\n" + mixed + ",5,1000,900\n$D/"
-           "mixed_steady_state_gone.json.gz,5,1000,10\n"
-        << true << "chunk_file_missing" << "mixed_steady_state_gone.json.gz";
+                                    << false << ""
+                                    << "";
+    QTest::newRow("no output_path column")
+        << QByteArray("path,num_gpu_events\nx,0\n") << true << "details_csv_no_output_path"
+        << "line 1";
+    QTest::newRow("missing chunk file") << "output_path,num_gpu_events,gpu_duration,gpu_busy_duration\n" + mixed +
+                                               ",5,1000,900\n$D/"
+                                               "mixed_steady_state_gone.json.gz,5,1000,10\n"
+                                        << true << "chunk_file_missing"
+                                        << "mixed_steady_state_gone.json.gz";
   }
   void csvVariants() {
     QFETCH(QByteArray, csv);

@@ -79,11 +79,11 @@ GateInput memoryInput(const std::vector<std::pair<Mode, ChunkRow>>& rows) {
   return in;
 }
 
-} // namespace
+}  // namespace
 
 class TestGateRules : public QObject {
   Q_OBJECT
-private slots:
+ private slots:
   // ---- E16 -------------------------------------------------------------------
   void e16_data() {
     QTest::addColumn<QString>("rows");
@@ -98,88 +98,126 @@ private slots:
 
     const QString pd = "prefilldecode:2790,4538984.0,2723452.0,0.600014";
     const QString mixedFile = "$DIR/" + chunkFileName("mixed");
-    QTest::newRow("G1") << "mixed:160,3257719.65,2053.09,0.000630;" + pd << true << "mixed" << "-" << false << false
-                        << "[{\"code\": \"steady_state_chunk_low_quality\", \"severity\": \"blocking\", "
-                           "\"requested_mode\": \"mixed\", \"selected_chunk\": \"" + mixedFile + "\", "
-                           "\"num_gpu_events\": 160, \"gpu_busy_duration\": 2053.09, \"gpu_duration\": 3257719.65, "
-                           "\"busy_ratio\": 0.00063, \"threshold\": 0.05, \"non_empty_modes\": [\"prefilldecode\"], "
-                           "\"alternate_busy_ratios\": {\"prefilldecode\": 0.600014}, "
-                           "\"available_modes\": [\"mixed\", \"prefilldecode\"]}]"
-                        << "prefilldecode" << "low quality: busy ratio 0.00063 < 0.05; prefilldecode offered at 0.600014";
-    QTest::newRow("G2") << "mixed:1000,1000000,80000,;" + pd << true << "mixed" << "-" << false << true << "[]" << ""
+    QTest::newRow("G1")
+        << "mixed:160,3257719.65,2053.09,0.000630;" + pd << true << "mixed"
+        << "-" << false << false
+        << "[{\"code\": \"steady_state_chunk_low_quality\", \"severity\": \"blocking\", "
+           "\"requested_mode\": \"mixed\", \"selected_chunk\": \"" +
+               mixedFile +
+               "\", "
+               "\"num_gpu_events\": 160, \"gpu_busy_duration\": 2053.09, \"gpu_duration\": 3257719.65, "
+               "\"busy_ratio\": 0.00063, \"threshold\": 0.05, \"non_empty_modes\": [\"prefilldecode\"], "
+               "\"alternate_busy_ratios\": {\"prefilldecode\": 0.600014}, "
+               "\"available_modes\": [\"mixed\", \"prefilldecode\"]}]"
+        << "prefilldecode"
+        << "low quality: busy ratio 0.00063 < 0.05; prefilldecode offered at 0.600014";
+    QTest::newRow("G2") << "mixed:1000,1000000,80000,;" + pd << true << "mixed"
+                        << "-" << false << true << "[]"
+                        << ""
                         << "passed: busy ratio 0.08 >= threshold 0.05";
-    QTest::newRow("G2'") << "mixed:1000,1000000,80000,;" + pd << true << "mixed" << "0.20" << false << false
-                         << "[{\"code\": \"steady_state_chunk_low_quality\", \"severity\": \"blocking\", "
-                            "\"requested_mode\": \"mixed\", \"selected_chunk\": \"" + mixedFile + "\", "
-                            "\"num_gpu_events\": 1000, \"gpu_busy_duration\": 80000.0, \"gpu_duration\": 1000000.0, "
-                            "\"busy_ratio\": 0.08, \"threshold\": 0.2, \"non_empty_modes\": [\"prefilldecode\"], "
-                            "\"alternate_busy_ratios\": {\"prefilldecode\": 0.600014}, "
-                            "\"available_modes\": [\"mixed\", \"prefilldecode\"]}]"
-                         << "prefilldecode" << "low quality: busy ratio 0.08 < 0.2; prefilldecode offered at 0.600014";
-    QTest::newRow("G2''") << "mixed:1000,1000000,80000" << true << "mixed" << "0.20" << false << true << "[]" << ""
+    QTest::newRow("G2'")
+        << "mixed:1000,1000000,80000,;" + pd << true << "mixed"
+        << "0.20" << false << false
+        << "[{\"code\": \"steady_state_chunk_low_quality\", \"severity\": \"blocking\", "
+           "\"requested_mode\": \"mixed\", \"selected_chunk\": \"" +
+               mixedFile +
+               "\", "
+               "\"num_gpu_events\": 1000, \"gpu_busy_duration\": 80000.0, \"gpu_duration\": 1000000.0, "
+               "\"busy_ratio\": 0.08, \"threshold\": 0.2, \"non_empty_modes\": [\"prefilldecode\"], "
+               "\"alternate_busy_ratios\": {\"prefilldecode\": 0.600014}, "
+               "\"available_modes\": [\"mixed\", \"prefilldecode\"]}]"
+        << "prefilldecode"
+        << "low quality: busy ratio 0.08 < 0.2; prefilldecode offered at 0.600014";
+    QTest::newRow("G2''") << "mixed:1000,1000000,80000" << true << "mixed"
+                          << "0.20" << false << true << "[]"
+                          << ""
                           << "passed: busy ratio 0.08 < 0.2 but no alternate qualifies, and the pipeline passes such "
                              "a chunk to avoid a retry loop (§8 Q2)";
     QTest::newRow("G3") << "mixed:160,3257719.65,2053.09,0.000630;prefilldecode:10,1000,0.5,0.0005" << true << "mixed"
-                        << "-" << false << true << "[]" << ""
+                        << "-" << false << true << "[]"
+                        << ""
                         << "passed: busy ratio 0.00063 < 0.05 but no alternate qualifies, and the pipeline passes "
                            "such a chunk to avoid a retry loop (§8 Q2)";
-    QTest::newRow("G3-refuse-switch") << "mixed:160,3257719.65,2053.09,0.000630;prefilldecode:10,1000,0.5,0.0005"
-                                      << true << "mixed" << "-" << true << false
-                                      << "[{\"code\": \"steady_state_chunk_low_quality\", \"severity\": \"blocking\", "
-                                         "\"requested_mode\": \"mixed\", \"selected_chunk\": \"" + mixedFile + "\", "
-                                         "\"num_gpu_events\": 160, \"gpu_busy_duration\": 2053.09, "
-                                         "\"gpu_duration\": 3257719.65, \"busy_ratio\": 0.00063, \"threshold\": 0.05, "
-                                         "\"non_empty_modes\": [], \"alternate_busy_ratios\": {\"prefilldecode\": "
-                                         "0.0005}, \"available_modes\": [\"mixed\", \"prefilldecode\"]}]"
-                                      << "mixed"  // §6.7 falls through to available_modes, whose first is "mixed"
-                                      << "refused: busy ratio 0.00063 < 0.05 and no alternate qualifies "
-                                         "(refuse-without-alternate, §8 Q2)";
-    QTest::newRow("G4") << "mixed:0,0,0;decode_only:100,1000,20;prefilldecode:100,1000,600" << true << "mixed" << "-"
-                        << false << false
+    QTest::newRow("G3-refuse-switch")
+        << "mixed:160,3257719.65,2053.09,0.000630;prefilldecode:10,1000,0.5,0.0005" << true << "mixed"
+        << "-" << true << false
+        << "[{\"code\": \"steady_state_chunk_low_quality\", \"severity\": \"blocking\", "
+           "\"requested_mode\": \"mixed\", \"selected_chunk\": \"" +
+               mixedFile +
+               "\", "
+               "\"num_gpu_events\": 160, \"gpu_busy_duration\": 2053.09, "
+               "\"gpu_duration\": 3257719.65, \"busy_ratio\": 0.00063, \"threshold\": 0.05, "
+               "\"non_empty_modes\": [], \"alternate_busy_ratios\": {\"prefilldecode\": "
+               "0.0005}, \"available_modes\": [\"mixed\", \"prefilldecode\"]}]"
+        << "mixed"  // §6.7 falls through to available_modes, whose first is "mixed"
+        << "refused: busy ratio 0.00063 < 0.05 and no alternate qualifies "
+           "(refuse-without-alternate, §8 Q2)";
+    QTest::newRow("G4") << "mixed:0,0,0;decode_only:100,1000,20;prefilldecode:100,1000,600" << true << "mixed"
+                        << "-" << false << false
                         << "[{\"code\": \"steady_state_chunk_low_quality\", \"severity\": \"blocking\", "
-                           "\"requested_mode\": \"mixed\", \"selected_chunk\": \"" + mixedFile + "\", "
-                           "\"num_gpu_events\": 0, \"gpu_busy_duration\": 0.0, \"gpu_duration\": 0.0, "
-                           "\"busy_ratio\": null, \"threshold\": 0.05, "
-                           "\"non_empty_modes\": [\"prefilldecode\", \"decode_only\"], "
-                           "\"alternate_busy_ratios\": {\"decode_only\": 0.02, \"prefilldecode\": 0.6}, "
-                           "\"available_modes\": [\"mixed\", \"decode_only\", \"prefilldecode\"]}]"
+                           "\"requested_mode\": \"mixed\", \"selected_chunk\": \"" +
+                               mixedFile +
+                               "\", "
+                               "\"num_gpu_events\": 0, \"gpu_busy_duration\": 0.0, \"gpu_duration\": 0.0, "
+                               "\"busy_ratio\": null, \"threshold\": 0.05, "
+                               "\"non_empty_modes\": [\"prefilldecode\", \"decode_only\"], "
+                               "\"alternate_busy_ratios\": {\"decode_only\": 0.02, \"prefilldecode\": 0.6}, "
+                               "\"available_modes\": [\"mixed\", \"decode_only\", \"prefilldecode\"]}]"
                         << "prefilldecode"
                         << "refused: the chunk has 0 GPU events; prefilldecode offered at 0.6, decode_only at 0.02";
-    QTest::newRow("G5") << "mixed:10,1000,10,0.30" << true << "mixed" << "-" << false << true << "[]" << ""
+    QTest::newRow("G5") << "mixed:10,1000,10,0.30" << true << "mixed"
+                        << "-" << false << true << "[]"
+                        << ""
                         << "passed: busy ratio 0.3 >= threshold 0.05";
-    QTest::newRow("G6") << "mixed:5,0,0;prefilldecode:2790,4538984.0,2723452.0" << true << "mixed" << "-" << false
-                        << true << "[]" << ""
+    QTest::newRow("G6") << "mixed:5,0,0;prefilldecode:2790,4538984.0,2723452.0" << true << "mixed"
+                        << "-" << false << true << "[]"
+                        << ""
                         << "passed unchecked: the chunk has GPU events but no busy ratio (no usable busy_ratio cell "
                            "and gpu_duration is not > 0), and the pipeline then skips the quality check";
-    QTest::newRow("G7") << "mixed:0,0,0" << false << "mixed" << "-" << false << true << "[]" << ""
+    QTest::newRow("G7") << "mixed:0,0,0" << false << "mixed"
+                        << "-" << false << true << "[]"
+                        << ""
                         << "passed unchecked: execution_details.csv is absent, and the pipeline then does not check "
                            "the chunk (§6.4)";
-    QTest::newRow("G8") << "decode_only:100,1000,500" << true << "mixed" << "-" << false << false
+    QTest::newRow("G8") << "decode_only:100,1000,500" << true << "mixed"
+                        << "-" << false << false
                         << "[{\"code\": \"steady_state_chunk_missing\", \"severity\": \"blocking\", "
                            "\"requested_mode\": \"mixed\", \"requested_chunk_label\": \"mixed_steady_state\", "
                            "\"available_modes\": [\"decode_only\"], \"trace_input\": null, \"split_dir\": \"$DIR\"}]"
-                        << "decode_only" << "refused: there is no mixed chunk; available: decode_only "
-                                            "(steady_state_chunk_missing)";
-    QTest::newRow("G9") << "" << true << "mixed" << "-" << false << false
+                        << "decode_only"
+                        << "refused: there is no mixed chunk; available: decode_only "
+                           "(steady_state_chunk_missing)";
+    QTest::newRow("G9") << "" << true << "mixed"
+                        << "-" << false << false
                         << "[{\"code\": \"trace_split_no_steady_state\", \"severity\": \"warning\", "
                            "\"trace_input\": null, \"split_dir\": \"$DIR\", \"split_returncode\": null, "
                            "\"mixed_count\": 0, \"decode_only_count\": 0, \"prefilldecode_count\": 0}]"
-                        << "" << "refused: the split directory has no steady-state chunk of any mode "
-                                 "(trace_split_no_steady_state)";
-    QTest::newRow("G10") << "generic:100,1000,500" << true << "generic" << "-" << false << true << "[]" << ""
+                        << ""
+                        << "refused: the split directory has no steady-state chunk of any mode "
+                           "(trace_split_no_steady_state)";
+    QTest::newRow("G10") << "generic:100,1000,500" << true << "generic"
+                         << "-" << false << true << "[]"
+                         << ""
                          << "passed: busy ratio 0.5 >= threshold 0.05";
-    QTest::newRow("G11") << "mixed:100,1000,50;decode_only:100,1000,900" << true << "mixed" << "-" << false << true
-                         << "[]" << "" << "passed: busy ratio 0.05 >= threshold 0.05";
-    QTest::newRow("G12") << "mixed:100,1000,40;decode_only:100,1000,140" << true << "mixed" << "-" << false << false
+    QTest::newRow("G11") << "mixed:100,1000,50;decode_only:100,1000,900" << true << "mixed"
+                         << "-" << false << true << "[]"
+                         << ""
+                         << "passed: busy ratio 0.05 >= threshold 0.05";
+    QTest::newRow("G12") << "mixed:100,1000,40;decode_only:100,1000,140" << true << "mixed"
+                         << "-" << false << false
                          << "[{\"code\": \"steady_state_chunk_low_quality\", \"severity\": \"blocking\", "
-                            "\"requested_mode\": \"mixed\", \"selected_chunk\": \"" + mixedFile + "\", "
-                            "\"num_gpu_events\": 100, \"gpu_busy_duration\": 40.0, \"gpu_duration\": 1000.0, "
-                            "\"busy_ratio\": 0.04, \"threshold\": 0.05, \"non_empty_modes\": [\"decode_only\"], "
-                            "\"alternate_busy_ratios\": {\"decode_only\": 0.14}, "
-                            "\"available_modes\": [\"mixed\", \"decode_only\"]}]"
-                         << "decode_only" << "low quality: busy ratio 0.04 < 0.05; decode_only offered at 0.14";
-    QTest::newRow("G13") << "mixed:100,1000,49;decode_only:100,1000,149" << true << "mixed" << "-" << false << true
-                         << "[]" << ""
+                            "\"requested_mode\": \"mixed\", \"selected_chunk\": \"" +
+                                mixedFile +
+                                "\", "
+                                "\"num_gpu_events\": 100, \"gpu_busy_duration\": 40.0, \"gpu_duration\": 1000.0, "
+                                "\"busy_ratio\": 0.04, \"threshold\": 0.05, \"non_empty_modes\": [\"decode_only\"], "
+                                "\"alternate_busy_ratios\": {\"decode_only\": 0.14}, "
+                                "\"available_modes\": [\"mixed\", \"decode_only\"]}]"
+                         << "decode_only"
+                         << "low quality: busy ratio 0.04 < 0.05; decode_only offered at 0.14";
+    QTest::newRow("G13") << "mixed:100,1000,49;decode_only:100,1000,149" << true << "mixed"
+                         << "-" << false << true << "[]"
+                         << ""
                          << "passed: busy ratio 0.049 < 0.05 but no alternate qualifies, and the pipeline passes "
                             "such a chunk to avoid a retry loop (§8 Q2)";
   }
@@ -227,7 +265,8 @@ private slots:
         QVERIFY(w.find("remediation")->asString().find("INFERENCE_OPTIMIZER_STEADY_STATE_MODE") != std::string::npos);
         QVERIFY(q(r.errorMessage).startsWith("steady_state_chunk_missing"));
       }
-      if (code->asString() == "trace_split_no_steady_state") QVERIFY(q(r.errorMessage).startsWith(code->asString().c_str()));
+      if (code->asString() == "trace_split_no_steady_state")
+        QVERIFY(q(r.errorMessage).startsWith(code->asString().c_str()));
     }
   }
 
@@ -248,7 +287,8 @@ private slots:
     auto g4 = gateSpec("mixed:0,0,0;decode_only:100,1000,20;prefilldecode:100,1000,600", "mixed");
     QCOMPARE(q(findRule(g4->result, "gpu_events", "mixed")->sentence),
              QString("refused: the chunk has 0 GPU events (refused whatever its busy ratio)"));
-    QVERIFY(q(findRule(g4->result, "alternate", "decode_only")->sentence).contains("threshold and margin do not apply"));
+    QVERIFY(
+        q(findRule(g4->result, "alternate", "decode_only")->sentence).contains("threshold and margin do not apply"));
   }
 
   void recordJsonShape() {
@@ -261,9 +301,8 @@ private slots:
       QVERIFY(e.find("sentence")->isString());
       QVERIFY(e.find("inputs")->isObject());
     }
-    QCOMPARE(rules, QStringList({"layout", "collect", "any_chunk", "mode_present", "select", "details_csv",
-                                 "row_match", "gpu_events", "busy_ratio", "threshold", "alternate", "verdict",
-                                 "retry"}));
+    QCOMPARE(rules, QStringList({"layout", "collect", "any_chunk", "mode_present", "select", "details_csv", "row_match",
+                                 "gpu_events", "busy_ratio", "threshold", "alternate", "verdict", "retry"}));
     const RuleEvaluation* br = findRule(g->result, "busy_ratio", "mixed");
     QCOMPARE(q(br->inputs.find("ratio_source")->asString()), QString("busy_ratio column"));
     QCOMPARE(q(br->inputs.find("busy_ratio_cell")->asString()), QString("0.000630"));
@@ -279,38 +318,41 @@ private slots:
     auto wrap = [](std::vector<JsonValue> ws, const char* status = "error") {
       return JsonValue::object({{"status", status}, {"trace_health_warnings", JsonValue::array(std::move(ws))}});
     };
-    QTest::newRow("low-quality list") << wrap({JsonValue::object(
-                                             {{"code", "steady_state_chunk_low_quality"},
-                                              {"non_empty_modes", JsonValue::stringList({"prefilldecode", "decode_only"})}})})
-                                      << "prefilldecode";
-    QTest::newRow("string skipped") << wrap({JsonValue::object({{"code", "steady_state_chunk_missing"},
-                                                                {"non_empty_modes", "prefilldecode"}}),
-                                             JsonValue::object({{"code", "steady_state_chunk_low_quality"},
-                                                                {"available_modes", JsonValue::stringList({"decode_only"})}})})
-                                    << "decode_only";
+    QTest::newRow("low-quality list")
+        << wrap({JsonValue::object({{"code", "steady_state_chunk_low_quality"},
+                                    {"non_empty_modes", JsonValue::stringList({"prefilldecode", "decode_only"})}})})
+        << "prefilldecode";
+    QTest::newRow("string skipped")
+        << wrap({JsonValue::object({{"code", "steady_state_chunk_missing"}, {"non_empty_modes", "prefilldecode"}}),
+                 JsonValue::object({{"code", "steady_state_chunk_low_quality"},
+                                    {"available_modes", JsonValue::stringList({"decode_only"})}})})
+        << "decode_only";
     QTest::newRow("no-steady-state not retried")
-        << wrap({JsonValue::object({{"code", "trace_split_no_steady_state"},
-                                    {"available_modes", JsonValue::stringList({"mixed"})}})})
+        << wrap({JsonValue::object(
+               {{"code", "trace_split_no_steady_state"}, {"available_modes", JsonValue::stringList({"mixed"})}})})
         << "";
     QTest::newRow("empty list falls through, blanks skipped")
         << wrap({JsonValue::object({{"code", "steady_state_chunk_low_quality"},
                                     {"non_empty_modes", JsonValue::array()},
                                     {"available_modes", JsonValue::stringList({"  ", "decode_only"})}})})
         << "decode_only";
-    QTest::newRow("status ok") << wrap({JsonValue::object({{"code", "steady_state_chunk_low_quality"},
-                                                           {"non_empty_modes", JsonValue::stringList({"decode_only"})}})},
+    QTest::newRow("status ok") << wrap({JsonValue::object(
+                                           {{"code", "steady_state_chunk_low_quality"},
+                                            {"non_empty_modes", JsonValue::stringList({"decode_only"})}})},
                                        "ok")
                                << "";
-    QTest::newRow("older empty code, stripped") << wrap({JsonValue::object(
-                                                       {{"code", "steady_state_chunk_empty"},
-                                                        {"non_empty_modes", JsonValue::stringList({" mixed\t"})}})})
-                                                << "mixed";
+    QTest::newRow("older empty code, stripped")
+        << wrap({JsonValue::object(
+               {{"code", "steady_state_chunk_empty"}, {"non_empty_modes", JsonValue::stringList({" mixed\t"})}})})
+        << "mixed";
     QTest::newRow("not an object") << JsonValue::array() << "";
-    QTest::newRow("warnings not a list")
-        << JsonValue::object({{"status", "error"}, {"trace_health_warnings", JsonValue::object()}}) << "";
+    QTest::newRow("warnings not a list") << JsonValue::object(
+                                                {{"status", "error"}, {"trace_health_warnings", JsonValue::object()}})
+                                         << "";
     QTest::newRow("non-object warning and non-string modes skipped")
         << wrap({JsonValue(3), JsonValue::object({{"code", "steady_state_chunk_low_quality"},
-                                                  {"non_empty_modes", JsonValue::array({JsonValue(1), JsonValue(), "decode_only"})}})})
+                                                  {"non_empty_modes",
+                                                   JsonValue::array({JsonValue(1), JsonValue(), "decode_only"})}})})
         << "decode_only";
   }
   void e17() {
@@ -380,7 +422,8 @@ private slots:
     ChunkEvidence ev;
     ev.unionBusyRatio = 0.81;
     ro.evidence[modeIndex(Mode::DecodeOnly)] = ev;
-    auto a = gateSpec("mixed:0,0,0;decode_only:100,1000,1370;prefilldecode:100,1000,900", "mixed", true, GateOptions{}, ro);
+    auto a =
+        gateSpec("mixed:0,0,0;decode_only:100,1000,1370;prefilldecode:100,1000,900", "mixed", true, GateOptions{}, ro);
     QCOMPARE(a->result.nonEmptyModes, (std::vector<std::string>{"decode_only", "prefilldecode"}));
     const Finding* f = finding(a->result, "busy_ratio_above_one");
     QVERIFY(f);
@@ -467,10 +510,10 @@ private slots:
   }
 
   void inMemoryInput() {
-    GateInput in = memoryInput({{Mode::Mixed, ChunkRow::fromValues("/mem/mixed_steady_state_a.json.gz", 160,
-                                                                    3257719.65, 2053.09)},
-                                {Mode::PrefillDecode, ChunkRow::fromValues("/mem/prefilldecode_steady_state_a.json.gz",
-                                                                            2790, 4538984.0, 2723452.0, 0.600014)}});
+    GateInput in =
+        memoryInput({{Mode::Mixed, ChunkRow::fromValues("/mem/mixed_steady_state_a.json.gz", 160, 3257719.65, 2053.09)},
+                     {Mode::PrefillDecode, ChunkRow::fromValues("/mem/prefilldecode_steady_state_a.json.gz", 2790,
+                                                                4538984.0, 2723452.0, 0.600014)}});
     GateResult r = evaluateGate(in, GateOptions{});
     QVERIFY(!r.accepted);
     QCOMPARE(r.nonEmptyModes, std::vector<std::string>{"prefilldecode"});
@@ -523,8 +566,10 @@ private slots:
   void thresholdEnv() {
     QFETCH(QString, value);
     QFETCH(double, expected);
-    if (value == "<unset>") qunsetenv("INFERENCE_OPTIMIZER_CHUNK_QUALITY_MIN_BUSY_RATIO");
-    else qputenv("INFERENCE_OPTIMIZER_CHUNK_QUALITY_MIN_BUSY_RATIO", value.toUtf8());
+    if (value == "<unset>")
+      qunsetenv("INFERENCE_OPTIMIZER_CHUNK_QUALITY_MIN_BUSY_RATIO");
+    else
+      qputenv("INFERENCE_OPTIMIZER_CHUNK_QUALITY_MIN_BUSY_RATIO", value.toUtf8());
     QCOMPARE(thresholdFromEnvironment(), expected);
     qunsetenv("INFERENCE_OPTIMIZER_CHUNK_QUALITY_MIN_BUSY_RATIO");
   }
@@ -544,8 +589,12 @@ private slots:
   }
 
   void jsonWriter() {
-    JsonValue v = JsonValue::object({{"s", "a\"b\\c\n\x01"}, {"d", 0.1 + 0.2}, {"i", int64_t(3)},
-                                     {"n", JsonValue()}, {"nan", std::nan("")}, {"arr", JsonValue::array({1.0, false})}});
+    JsonValue v = JsonValue::object({{"s", "a\"b\\c\n\x01"},
+                                     {"d", 0.1 + 0.2},
+                                     {"i", int64_t(3)},
+                                     {"n", JsonValue()},
+                                     {"nan", std::nan("")},
+                                     {"arr", JsonValue::array({1.0, false})}});
     QCOMPARE(q(v.dump()), QString("{\"s\": \"a\\\"b\\\\c\\n\\u0001\", \"d\": 0.30000000000000004, \"i\": 3, "
                                   "\"n\": null, \"nan\": NaN, \"arr\": [1.0, false]}"));
     QCOMPARE(q(JsonValue(std::string("bad\xff")).dump()), QString("\"bad\\ufffd\""));

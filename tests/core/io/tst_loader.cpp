@@ -52,26 +52,33 @@ std::string kinetoTrace(int steps, bool nestedObjects) {
     if (!ev.empty()) ev += ",\n";
     ev += e;
   };
-  add("  {\n    \"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\n      \"name\": \"python\"\n    }\n  }");
+  add("  {\n    \"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\n      \"name\": \"python\"\n    "
+      "}\n  }");
   for (int s = 0; s < steps; ++s) {
     long st = 1000000 + 10000L * s;
     add("  {\n    \"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"step_" + std::to_string(s) +
-        "\", \"pid\": 1, \"tid\": 1,\n    \"ts\": " + std::to_string(st) + ".500, \"dur\": 8000.250,\n    \"args\": {\n      \"External id\": " +
-        std::to_string(s) + (nestedObjects ? ",\n      \"list\": [\n        {\n          \"a\": 1\n        },\n        {\n          \"b\": \"},\\n{\"\n        }\n      ]" : "") +
+        "\", \"pid\": 1, \"tid\": 1,\n    \"ts\": " + std::to_string(st) +
+        ".500, \"dur\": 8000.250,\n    \"args\": {\n      \"External id\": " + std::to_string(s) +
+        (nestedObjects ? ",\n      \"list\": [\n        {\n          \"a\": 1\n        },\n        {\n          \"b\": "
+                         "\"},\\n{\"\n        }\n      ]"
+                       : "") +
         "\n    }\n  }");
     for (int j = 0; j < 3; ++j, ++corr) {
-      add("  {\n    \"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,\n    \"ts\": " +
-          std::to_string(st + 100 * j + 10) + ", \"dur\": 5,\n    \"args\": {\n      \"correlation\": " + std::to_string(corr) + "\n    }\n  }");
+      add("  {\n    \"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": "
+          "1,\n    \"ts\": " +
+          std::to_string(st + 100 * j + 10) +
+          ", \"dur\": 5,\n    \"args\": {\n      \"correlation\": " + std::to_string(corr) + "\n    }\n  }");
       add("  {\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7,\n    \"ts\": " +
-          std::to_string(st + 100 * j + 20) + ", \"dur\": 40,\n    \"args\": {\n      \"correlation\": " + std::to_string(corr) +
-          ", \"stream\": 7, \"device\": 0\n    }\n  }");
-      add("  {\n    \"ph\": \"s\", \"id\": " + std::to_string(corr) + ", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(st + 100 * j + 10) +
-          ", \"cat\": \"ac2g\", \"name\": \"ac2g\"\n  }");
-      add("  {\n    \"ph\": \"f\", \"id\": " + std::to_string(corr) + ", \"pid\": 0, \"tid\": 7, \"ts\": " + std::to_string(st + 100 * j + 20) +
-          ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"\n  }");
+          std::to_string(st + 100 * j + 20) + ", \"dur\": 40,\n    \"args\": {\n      \"correlation\": " +
+          std::to_string(corr) + ", \"stream\": 7, \"device\": 0\n    }\n  }");
+      add("  {\n    \"ph\": \"s\", \"id\": " + std::to_string(corr) + ", \"pid\": 1, \"tid\": 1, \"ts\": " +
+          std::to_string(st + 100 * j + 10) + ", \"cat\": \"ac2g\", \"name\": \"ac2g\"\n  }");
+      add("  {\n    \"ph\": \"f\", \"id\": " + std::to_string(corr) + ", \"pid\": 0, \"tid\": 7, \"ts\": " +
+          std::to_string(st + 100 * j + 20) + ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"\n  }");
     }
   }
-  return "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n    {\n      \"id\": 0\n    },\n    {\n      \"id\": 1\n    }\n  ],\n  \"traceEvents\": [\n" +
+  return "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n    {\n      \"id\": 0\n    },\n    {\n      \"id\": "
+         "1\n    }\n  ],\n  \"traceEvents\": [\n" +
          ev + "\n  ],\n  \"traceName\": \"t\",\n  \"displayTimeUnit\": \"ms\"\n}\n";
 }
 
@@ -119,11 +126,11 @@ void compareTraces(const Trace& a, const Trace& b) {
   QVERIFY(a.threadNames == b.threadNames);
 }
 
-} // namespace
+}  // namespace
 
 class TestLoader : public QObject {
   Q_OBJECT
-private slots:
+ private slots:
   void basicColumnsAndRawText() {
     auto t = mustLoad(kinetoTrace(5, false));
     QCOMPARE(t->size(), size_t(1 + 5 * (1 + 3 * 4)));
@@ -193,8 +200,8 @@ private slots:
       if (i) events += ",\n";
       const std::string pad(i % 7 == 0 ? 40000 + 997 * i : 30, 'x');
       events += "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op" + std::to_string(i % 5) +
-                "\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(1000 + 10 * i) +
-                ",\"dur\":5,\"args\":{\"pad\":\"" + pad + "\"}}";
+                "\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(1000 + 10 * i) + ",\"dur\":5,\"args\":{\"pad\":\"" +
+                pad + "\"}}";
     }
     const std::string json = "{\"traceEvents\": [\n" + events + "\n], \"traceName\": \"x\"}";
     const std::string path = dir.path().toStdString() + "/long.json";
@@ -266,8 +273,8 @@ private slots:
     std::string ev;
     for (int i = 0; i < 3000; ++i) {
       if (i) ev += ",";
-      ev += "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op},{\\\"x\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(i * 10) +
-            ",\"dur\":5,\"args\":{\"l\":[{\"a\":1},{\"b\":2}]}}";
+      ev += "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op},{\\\"x\",\"pid\":1,\"tid\":1,\"ts\":" +
+            std::to_string(i * 10) + ",\"dur\":5,\"args\":{\"l\":[{\"a\":1},{\"b\":2}]}}";
     }
     auto ref = mustLoad(wrap(ev), LoadOptions{.threads = 1, .pieceBytes = 1u << 30});
     auto t = mustLoad(wrap(ev), LoadOptions{.threads = 2, .pieceBytes = 4096});
@@ -289,23 +296,22 @@ private slots:
           std::memset(dirty.back().get(), 0x5a, sz);
         }
       }
-      std::string ev =
-          R"({"ph":"M","name":"thread_name","pid":1,"tid":1,"ts":5,"args":{"name":"t"}},)"
-          R"({"ph":"X","name":"nots","pid":1,"tid":1,"dur":5},)"
-          R"({"ph":"X","name":"outer","pid":1,"tid":1,"ts":100,"dur":100},)"
-          R"({"ph":"X","name":"inner","pid":1,"tid":1,"ts":110,"dur":40},)"
-          R"({"ph":"i","name":"instant","pid":1,"tid":1,"ts":120},)"
-          R"({"ph":"X","name":"innermost","pid":1,"tid":1,"ts":120,"dur":10},)"
-          R"({"ph":"X","name":"sibling","pid":1,"tid":1,"ts":160,"dur":10},)"
-          R"({"ph":"X","name":"after","pid":1,"tid":1,"ts":300,"dur":10},)"
-          R"({"ph":"B","name":"span","pid":1,"tid":2,"ts":100},)"
-          R"({"ph":"X","name":"inspan","pid":1,"tid":2,"ts":110,"dur":10},)"
-          R"({"ph":"E","name":"spanend","pid":1,"tid":2,"ts":200},)"
-          R"({"ph":"X","name":"k","cat":"kernel","pid":0,"tid":7,"ts":100,"dur":10})";
+      std::string ev = R"({"ph":"M","name":"thread_name","pid":1,"tid":1,"ts":5,"args":{"name":"t"}},)"
+                       R"({"ph":"X","name":"nots","pid":1,"tid":1,"dur":5},)"
+                       R"({"ph":"X","name":"outer","pid":1,"tid":1,"ts":100,"dur":100},)"
+                       R"({"ph":"X","name":"inner","pid":1,"tid":1,"ts":110,"dur":40},)"
+                       R"({"ph":"i","name":"instant","pid":1,"tid":1,"ts":120},)"
+                       R"({"ph":"X","name":"innermost","pid":1,"tid":1,"ts":120,"dur":10},)"
+                       R"({"ph":"X","name":"sibling","pid":1,"tid":1,"ts":160,"dur":10},)"
+                       R"({"ph":"X","name":"after","pid":1,"tid":1,"ts":300,"dur":10},)"
+                       R"({"ph":"B","name":"span","pid":1,"tid":2,"ts":100},)"
+                       R"({"ph":"X","name":"inspan","pid":1,"tid":2,"ts":110,"dur":10},)"
+                       R"({"ph":"E","name":"spanend","pid":1,"tid":2,"ts":200},)"
+                       R"({"ph":"X","name":"k","cat":"kernel","pid":0,"tid":7,"ts":100,"dur":10})";
       auto t = mustLoad(wrap(ev));
-      const std::map<std::string, uint16_t> want = {
-          {"thread_name", 0}, {"nots", 0},    {"outer", 0},  {"inner", 1},   {"instant", 0}, {"innermost", 2},
-          {"sibling", 1},     {"after", 0},   {"span", 0},   {"inspan", 1},  {"spanend", 0}, {"k", 0}};
+      const std::map<std::string, uint16_t> want = {{"thread_name", 0}, {"nots", 0},      {"outer", 0},   {"inner", 1},
+                                                    {"instant", 0},     {"innermost", 2}, {"sibling", 1}, {"after", 0},
+                                                    {"span", 0},        {"inspan", 1},    {"spanend", 0}, {"k", 0}};
       QCOMPARE(t->size(), want.size());
       for (EventIdx i = 0; i < t->size(); ++i) {
         const std::string nm(t->nameOf(i));
@@ -351,7 +357,7 @@ private slots:
     QCOMPARE(anomaly(*t, "flow_without_peer"), uint64_t(1));
     QCOMPARE(anomaly(*t, "gpu_without_correlation"), uint64_t(1));
     QCOMPARE(anomaly(*t, "kernel_without_launch"), uint64_t(0));  // corr 9 launched by Runtime
-    QCOMPARE(t->stats.gpuEvents, uint64_t(2));  // old spellings count as GPU work
+    QCOMPARE(t->stats.gpuEvents, uint64_t(2));                    // old spellings count as GPU work
     // B/E paired: outer 100..200, inner nested at depth 1
     EventIdx outer = 0, inner = 2;
     QVERIFY(t->has(outer, ev::DurFromPair));
@@ -384,8 +390,8 @@ private slots:
   void wideIds() {
     QFETCH(unsigned, threads);
     QFETCH(qulonglong, pieceBytes);
-    const std::vector<std::string> ids = {"5000000000", "-7", "-2147483648", "2147483647", "-2147483649",
-                                          "0", "9223372036854775807", "-9223372036854775808"};
+    const std::vector<std::string> ids = {"5000000000",  "-7", "-2147483648",         "2147483647",
+                                          "-2147483649", "0",  "9223372036854775807", "-9223372036854775808"};
     std::string ev;
     for (size_t k = 0; k < ids.size(); ++k) {
       const std::string ts = std::to_string(10 * k + 1);
@@ -393,12 +399,14 @@ private slots:
         ev += R"({"ph":"X","cat":"cpu_op","name":"pad","pid":1,"tid":1,"ts":)" + ts + R"(,"dur":1},)";
       ev += R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" + ts +
             R"(,"dur":2,"args":{"correlation":)" + ids[k] + R"(,"External id":)" + ids[k] + "}},";
-      ev += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + ts +
-            R"(,"dur":3,"args":{"correlation":)" + ids[k] + "}},";
+      ev += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + ts + R"(,"dur":3,"args":{"correlation":)" +
+            ids[k] + "}},";
       ev += R"({"ph":"s","id":)" + ids[k] + R"(,"pid":1,"tid":1,"ts":)" + ts + R"(,"cat":"ac2g","name":"ac2g"},)";
-      ev += R"({"ph":"f","id":)" + ids[k] + R"(,"pid":0,"tid":7,"ts":)" + ts + R"(,"cat":"ac2g","name":"ac2g","bp":"e"},)";
+      ev += R"({"ph":"f","id":)" + ids[k] + R"(,"pid":0,"tid":7,"ts":)" + ts +
+            R"(,"cat":"ac2g","name":"ac2g","bp":"e"},)";
     }
-    ev += R"({"ph":"X","cat":"cuda_runtime","name":"s","pid":1,"tid":1,"ts":99,"dur":1,"args":{"correlation":"c-1","External id":"e-1"}})";
+    ev +=
+        R"({"ph":"X","cat":"cuda_runtime","name":"s","pid":1,"tid":1,"ts":99,"dur":1,"args":{"correlation":"c-1","External id":"e-1"}})";
     auto t = mustLoad(wrap(ev), LoadOptions{.threads = threads, .pieceBytes = static_cast<size_t>(pieceBytes)});
     QCOMPARE(anomaly(*t, "kernel_without_launch"), uint64_t(0));
     QCOMPARE(anomaly(*t, "flow_without_peer"), uint64_t(0));
@@ -429,20 +437,56 @@ private slots:
   // zeros and trailing whitespace, and hand-picked edges (19/20 digits, the
   // int64 ns limit, sub-ns fractions, exponents, junk, NaN).
   void parseMicrosFastPath() {
-    std::vector<std::string> toks = {"0", "-0", "0.0", "1", "-1", "1.", ".5", "-", "", " ", "1e3", "1E-3", "1.5e2",
-                                     "NaN", "Infinity", "-Infinity", "12a", "1.2.3", "1..2", "00012.5000",
-                                     "9223372036854775", "9223372036854775.807", "9223372036854775.808",
-                                     "-9223372036854775.808", "9999999999999999999", "99999999999999999999",
-                                     "1234567890123456789", "12345678901234567890", "0.0000000000000000001",
-                                     "1.0000000000000000001", "6520488434380.778", "6520488434380.7781",
-                                     "1700000000000000.123", "1700000000000000.1234", "7.485\n", "11.470  ", "5\t"};
+    std::vector<std::string> toks = {"0",
+                                     "-0",
+                                     "0.0",
+                                     "1",
+                                     "-1",
+                                     "1.",
+                                     ".5",
+                                     "-",
+                                     "",
+                                     " ",
+                                     "1e3",
+                                     "1E-3",
+                                     "1.5e2",
+                                     "NaN",
+                                     "Infinity",
+                                     "-Infinity",
+                                     "12a",
+                                     "1.2.3",
+                                     "1..2",
+                                     "00012.5000",
+                                     "9223372036854775",
+                                     "9223372036854775.807",
+                                     "9223372036854775.808",
+                                     "-9223372036854775.808",
+                                     "9999999999999999999",
+                                     "99999999999999999999",
+                                     "1234567890123456789",
+                                     "12345678901234567890",
+                                     "0.0000000000000000001",
+                                     "1.0000000000000000001",
+                                     "6520488434380.778",
+                                     "6520488434380.7781",
+                                     "1700000000000000.123",
+                                     "1700000000000000.1234",
+                                     "7.485\n",
+                                     "11.470  ",
+                                     "5\t"};
     uint64_t x = 0x9E3779B97F4A7C15ull;
-    auto next = [&] { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x; };
+    auto next = [&] {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      return x;
+    };
     for (int k = 0; k < 200000; ++k) {
       std::string t;
       if (next() % 4 == 0) t += '-';
       const int intDigits = 1 + static_cast<int>(next() % 20);
-      for (int d = 0; d < intDigits; ++d) t += static_cast<char>('0' + (d == 0 && next() % 3 ? 1 + next() % 9 : next() % 10));
+      for (int d = 0; d < intDigits; ++d)
+        t += static_cast<char>('0' + (d == 0 && next() % 3 ? 1 + next() % 9 : next() % 10));
       if (next() % 3) {
         t += '.';
         const int fracDigits = 1 + static_cast<int>(next() % 12);
@@ -456,9 +500,17 @@ private slots:
       const io::ParsedNumber a = io::parseMicros(t), b = io::parseMicrosGeneral(t);
       const bool same = a.status == b.status && a.isInt == b.isInt && a.inexact == b.inexact && a.ns == b.ns &&
                         std::memcmp(&a.exact, &b.exact, sizeof(double)) == 0;
-      QVERIFY2(same, qPrintable(QString("'%1': fast ns %2 st %3 int %4 inexact %5, general ns %6 st %7 int %8 inexact %9")
-                                    .arg(QString::fromStdString(t)).arg(a.ns).arg(int(a.status)).arg(a.isInt)
-                                    .arg(a.inexact).arg(b.ns).arg(int(b.status)).arg(b.isInt).arg(b.inexact)));
+      QVERIFY2(same,
+               qPrintable(QString("'%1': fast ns %2 st %3 int %4 inexact %5, general ns %6 st %7 int %8 inexact %9")
+                              .arg(QString::fromStdString(t))
+                              .arg(a.ns)
+                              .arg(int(a.status))
+                              .arg(a.isInt)
+                              .arg(a.inexact)
+                              .arg(b.ns)
+                              .arg(int(b.status))
+                              .arg(b.isInt)
+                              .arg(b.inexact)));
     }
     QCOMPARE(io::parseMicros("6520488434380.778").ns, int64_t(6520488434380778));
     QCOMPARE(io::parseMicros("-12345678.9").ns, int64_t(-12345678900));
@@ -487,7 +539,8 @@ private slots:
     const int kN = events;
     auto nameOfEvent = [&](int k) {
       if (k % 7 == 0) return std::string("common");  // every 7th event: a common name on a common lane
-      if (k < 100 || k >= kN - 100) return "edge" + std::to_string(k < 100 ? k : kN - 1 - k);  // first and last 100 share names
+      if (k < 100 || k >= kN - 100)
+        return "edge" + std::to_string(k < 100 ? k : kN - 1 - k);  // first and last 100 share names
       return "n" + std::to_string(k);
     };
     std::string ev;
@@ -505,10 +558,14 @@ private slots:
       const auto i = static_cast<EventIdx>(k);
       const bool common = k % 7 == 0;
       const std::string want = nameOfEvent(k);
-      if (t->nameOf(i) != want) QFAIL(qPrintable(QString("event %1: name %2").arg(k).arg(QString::fromUtf8(t->nameOf(i).data(), int(t->nameOf(i).size())))));
+      if (t->nameOf(i) != want)
+        QFAIL(qPrintable(
+            QString("event %1: name %2").arg(k).arg(QString::fromUtf8(t->nameOf(i).data(), int(t->nameOf(i).size())))));
       const Lane& lane = t->lanes[t->lane[i]];
-      if (lane.tid.type != JsonKey::Type::Int || lane.tid.i != (common ? 0 : k)) QFAIL(qPrintable(QString("event %1: wrong lane").arg(k)));
-      if (!common && !(lane.events.size() == 1 && lane.events[0] == i)) QFAIL(qPrintable(QString("event %1: lane events").arg(k)));
+      if (lane.tid.type != JsonKey::Type::Int || lane.tid.i != (common ? 0 : k))
+        QFAIL(qPrintable(QString("event %1: wrong lane").arg(k)));
+      if (!common && !(lane.events.size() == 1 && lane.events[0] == i))
+        QFAIL(qPrintable(QString("event %1: lane events").arg(k)));
     }
     QCOMPARE(t->lanes.size(), size_t(kN - (kN + 6) / 7 + 1));
     QVERIFY(t->name[1] == t->name[static_cast<EventIdx>(kN - 2)]);  // edge1 at both ends: one id
@@ -556,10 +613,16 @@ private slots:
   void wideDurationsAndLengths() {
     QFETCH(unsigned, threads);
     QFETCH(qulonglong, pieceBytes);
-    struct Dur { const char* text; int64_t ns; };
-    const std::vector<Dur> durs = {{"2147483.647", 2147483647LL},   {"2147483.648", 2147483648LL},
-                                   {"-2147483.648", -2147483648LL}, {"-2147483.647", -2147483647LL},
-                                   {"3600000000", 3600000000000LL}, {"0", 0},
+    struct Dur {
+      const char* text;
+      int64_t ns;
+    };
+    const std::vector<Dur> durs = {{"2147483.647", 2147483647LL},
+                                   {"2147483.648", 2147483648LL},
+                                   {"-2147483.648", -2147483648LL},
+                                   {"-2147483.647", -2147483647LL},
+                                   {"3600000000", 3600000000000LL},
+                                   {"0", 0},
                                    {"1.5", 1500}};
     std::string ev;
     auto pad = [&](int ts) {
@@ -594,8 +657,10 @@ private slots:
     std::map<std::string, EventIdx> byName;
     std::vector<EventIdx> big;
     for (EventIdx i = 0; i < t->size(); ++i) {
-      if (t->nameOf(i) == "big") big.push_back(i);
-      else if (t->nameOf(i) != "pad") byName[std::string(t->nameOf(i))] = i;
+      if (t->nameOf(i) == "big")
+        big.push_back(i);
+      else if (t->nameOf(i) != "pad")
+        byName[std::string(t->nameOf(i))] = i;
     }
     size_t wide = 0;
     for (size_t k = 0; k < durs.size(); ++k) {
@@ -690,7 +755,8 @@ private slots:
     QFETCH(qint64, ns);
     QFETCH(bool, isInt);
     std::string t = text.toStdString();
-    auto tr = mustLoad(wrap(R"({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":)" + t + R"(,"dur":)" + t + "}"));
+    auto tr =
+        mustLoad(wrap(R"({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":)" + t + R"(,"dur":)" + t + "}"));
     QCOMPARE(tr->tsNs[0], int64_t(ns));
     QCOMPARE(tr->has(0, ev::TsIsInt), isInt);
     QCOMPARE(tr->has(0, ev::DurIsInt), isInt);
@@ -700,8 +766,10 @@ private slots:
     QCOMPARE(tr->durUs(0), expected);
     PyNum p = tr->tsPy(0);
     QCOMPARE(p.isInt, isInt);
-    if (isInt) QCOMPARE(p.i, int64_t(ns / 1000));
-    else QCOMPARE(p.d, expected);
+    if (isInt)
+      QCOMPARE(p.i, int64_t(ns / 1000));
+    else
+      QCOMPARE(p.d, expected);
   }
 
   void compressedFormats() {
@@ -757,7 +825,8 @@ private slots:
     QFETCH(bool, minified);
     QTemporaryDir dir;
     std::string json = kinetoTrace(6000, nested);
-    if (minified) json.erase(std::remove(json.begin(), json.end(), '\n'), json.end());  // no raw newline is inside a string
+    if (minified)
+      json.erase(std::remove(json.begin(), json.end(), '\n'), json.end());  // no raw newline is inside a string
     QVERIFY(json.size() > (4u << 20));
     std::string base = dir.path().toStdString();
     writeFile(base + "/s.json", json);
@@ -816,7 +885,8 @@ private slots:
     // plain path refuses the file with the right code.
     QTemporaryDir dir;
     std::string json = "{\"kernel_dispatch\": [";
-    for (int i = 0; json.size() < (40u << 20); ++i) json += (i ? ", " : "") + std::string("{\"id\": ") + std::to_string(i) + "}";
+    for (int i = 0; json.size() < (40u << 20); ++i)
+      json += (i ? ", " : "") + std::string("{\"id\": ") + std::to_string(i) + "}";
     json += "]}";
     const std::string path = dir.path().toStdString() + "/rocprof.json.gz";
     writeFile(path, gzipBytes(json, 1));
@@ -856,26 +926,57 @@ private slots:
     QTest::addColumn<QString>("code");
     QTest::addColumn<QString>("fragment");
     std::string good = kinetoTrace(20, false);
-    QTest::newRow("not json") << QByteArray("hello world") << "" << "not_json" << "not JSON";
-    QTest::newRow("top-level array") << QByteArray("[{\"ph\":\"X\"}]") << "" << "toplevel_array" << "array";
-    QTest::newRow("no traceEvents (rocprofv3-like)") << QByteArray("{\"kernel_dispatch\": []}") << "" << "no_trace_events" << "traceEvents";
-    QTest::newRow("empty file") << QByteArray() << "" << "empty_file" << "empty";
-    QTest::newRow("whitespace only") << QByteArray("  \n ") << "" << "empty_file" << "no JSON";
-    QTest::newRow("truncated json (mid event)") << QByteArray::fromStdString(good.substr(0, good.size() / 2)) << "" << "truncated_json" << "truncated";
-    QTest::newRow("truncated json (after array)") << QByteArray::fromStdString(good.substr(0, good.rfind(']') + 1)) << "" << "truncated_json" << "not closed";
-    QTest::newRow("broken event") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"ts\": }]}") << "" << "bad_json" << "malformed";
-    QTest::newRow("traceEvents not array") << QByteArray("{\"traceEvents\": 5}") << "" << "trace_events_not_array" << "not an array";
+    QTest::newRow("not json") << QByteArray("hello world") << ""
+                              << "not_json"
+                              << "not JSON";
+    QTest::newRow("top-level array") << QByteArray("[{\"ph\":\"X\"}]") << ""
+                                     << "toplevel_array"
+                                     << "array";
+    QTest::newRow("no traceEvents (rocprofv3-like)") << QByteArray("{\"kernel_dispatch\": []}") << ""
+                                                     << "no_trace_events"
+                                                     << "traceEvents";
+    QTest::newRow("empty file") << QByteArray() << ""
+                                << "empty_file"
+                                << "empty";
+    QTest::newRow("whitespace only") << QByteArray("  \n ") << ""
+                                     << "empty_file"
+                                     << "no JSON";
+    QTest::newRow("truncated json (mid event)") << QByteArray::fromStdString(good.substr(0, good.size() / 2)) << ""
+                                                << "truncated_json"
+                                                << "truncated";
+    QTest::newRow("truncated json (after array)")
+        << QByteArray::fromStdString(good.substr(0, good.rfind(']') + 1)) << ""
+        << "truncated_json"
+        << "not closed";
+    QTest::newRow("broken event") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"ts\": }]}") << ""
+                                  << "bad_json"
+                                  << "malformed";
+    QTest::newRow("traceEvents not array") << QByteArray("{\"traceEvents\": 5}") << ""
+                                           << "trace_events_not_array"
+                                           << "not an array";
     std::string gz = gzipBytes(good);
-    QTest::newRow("truncated gzip") << QByteArray::fromStdString(gz.substr(0, gz.size() / 2)) << "" << "gzip_truncated" << "truncated";
+    QTest::newRow("truncated gzip") << QByteArray::fromStdString(gz.substr(0, gz.size() / 2)) << ""
+                                    << "gzip_truncated"
+                                    << "truncated";
     std::string bad = gz;
     bad[bad.size() - 6] ^= 0x55;  // CRC trailer
-    QTest::newRow("gzip crc mismatch") << QByteArray::fromStdString(bad) << "" << "gzip_corrupt" << "CRC";
+    QTest::newRow("gzip crc mismatch") << QByteArray::fromStdString(bad) << ""
+                                       << "gzip_corrupt"
+                                       << "CRC";
     std::string garbage = gz;
     for (size_t i = 20; i < 60; ++i) garbage[i] = char(0xff);
-    QTest::newRow("corrupt gzip data") << QByteArray::fromStdString(garbage) << "" << "gzip_corrupt" << "corrupt";
-    QTest::newRow("zip without json") << QByteArray::fromStdString(zipBytes({{"a.txt", "x", true}})) << "" << "zip_no_json" << ".json";
-    QTest::newRow("missing file") << QByteArray() << "missing" << "not_found" << "No such file";
-    QTest::newRow("directory") << QByteArray() << "directory" << "is_directory" << "directory";
+    QTest::newRow("corrupt gzip data") << QByteArray::fromStdString(garbage) << ""
+                                       << "gzip_corrupt"
+                                       << "corrupt";
+    QTest::newRow("zip without json") << QByteArray::fromStdString(zipBytes({{"a.txt", "x", true}})) << ""
+                                      << "zip_no_json"
+                                      << ".json";
+    QTest::newRow("missing file") << QByteArray() << "missing"
+                                  << "not_found"
+                                  << "No such file";
+    QTest::newRow("directory") << QByteArray() << "directory"
+                               << "is_directory"
+                               << "directory";
   }
   void badInput() {
     QFETCH(QByteArray, content);
@@ -884,9 +985,12 @@ private slots:
     QFETCH(QString, fragment);
     QTemporaryDir dir;
     std::string path = dir.path().toStdString() + "/input.json";
-    if (special == "missing") path = dir.path().toStdString() + "/nope.json";
-    else if (special == "directory") path = dir.path().toStdString();
-    else writeFile(path, content.toStdString());
+    if (special == "missing")
+      path = dir.path().toStdString() + "/nope.json";
+    else if (special == "directory")
+      path = dir.path().toStdString();
+    else
+      writeFile(path, content.toStdString());
     auto r = loadTrace(path, LoadOptions{.cacheDir = dir.path().toStdString() + "/cache"});
     QVERIFY(!r.ok());
     QCOMPARE(QString::fromStdString(r.error().code), code);
@@ -929,8 +1033,10 @@ private slots:
       });
       auto r = loadTrace(path, LoadOptions{.pieceBytes = 8192, .cacheDir = dir.path().toStdString(), .control = &jc});
       canceller.join();
-      if (r.ok()) QCOMPARE(r.value()->size(), size_t(1 + 3000 * 13));
-      else QCOMPARE(r.error().kind, Error::Kind::Cancelled);
+      if (r.ok())
+        QCOMPARE(r.value()->size(), size_t(1 + 3000 * 13));
+      else
+        QCOMPARE(r.error().kind, Error::Kind::Cancelled);
     }
   }
 
@@ -946,10 +1052,14 @@ private slots:
   void baseName_data() {
     QTest::addColumn<QString>("path");
     QTest::addColumn<QString>("base");
-    QTest::newRow("pt.trace.json.gz") << "/x/rank0.pt.trace.json.gz" << "rank0";
-    QTest::newRow("json") << "foo.json" << "foo";
-    QTest::newRow("twice") << "a.json.backup.json" << "a.backup";
-    QTest::newRow("zip") << "t.zip" << "t.zip";
+    QTest::newRow("pt.trace.json.gz") << "/x/rank0.pt.trace.json.gz"
+                                      << "rank0";
+    QTest::newRow("json") << "foo.json"
+                          << "foo";
+    QTest::newRow("twice") << "a.json.backup.json"
+                           << "a.backup";
+    QTest::newRow("zip") << "t.zip"
+                         << "t.zip";
   }
   void baseName() {
     QFETCH(QString, path);

@@ -16,11 +16,11 @@ uint64_t anomaly(const Trace& t, const std::string& code) {
     if (a.code == code) return a.count;
   return 0;
 }
-} // namespace
+}  // namespace
 
 class TestLoaderGen : public QObject {
   Q_OBJECT
-private slots:
+ private slots:
   void generated_data() {
     QTest::addColumn<QStringList>("options");
     QTest::newRow("vllm native") << QStringList{"--style", "vllm"};
@@ -31,10 +31,12 @@ private slots:
     QTest::newRow("unsorted") << QStringList{"--unsorted"};
     QTest::newRow("overlapping kernels") << QStringList{"--overlap-kernels"};
     QTest::newRow("epoch timestamps") << QStringList{"--epoch"};
-    QTest::newRow("everything, gzip") << QStringList{"--be-pairs", "--bad-dur", "0.05", "--string-ids", "--old-categories",
-                                                     "--unsorted", "--overlap-kernels", "--gz"};
+    QTest::newRow("everything, gzip") << QStringList{
+        "--be-pairs", "--bad-dur",         "0.05", "--string-ids", "--old-categories",
+        "--unsorted", "--overlap-kernels", "--gz"};
     QTest::newRow("training") << QStringList{"--style", "training"};
-    QTest::newRow("sglang detailed, graph steps") << QStringList{"--style", "sglang", "--annotation", "detailed", "--graph-steps", "0.3"};
+    QTest::newRow("sglang detailed, graph steps")
+        << QStringList{"--style", "sglang", "--annotation", "detailed", "--graph-steps", "0.3"};
   }
   void generated() {
     QFETCH(QStringList, options);
@@ -43,7 +45,8 @@ private slots:
     QString out = dir.path() + (gz ? "/t.json.gz" : "/t.json");
     QString truthPath = dir.path() + "/truth.json";
     QProcess gen;
-    gen.start(STEADYSCOPE_GEN, QStringList{"-o", out, "--steps", "120", "--seed", "5", "--truth", truthPath, "--quiet"} + options);
+    gen.start(STEADYSCOPE_GEN,
+              QStringList{"-o", out, "--steps", "120", "--seed", "5", "--truth", truthPath, "--quiet"} + options);
     QVERIFY(gen.waitForFinished(60000));
     QCOMPARE(gen.exitCode(), 0);
     QFile tf(truthPath);
@@ -86,8 +89,13 @@ private slots:
       std::sort(v.begin(), v.end());
       int64_t total = 0, curB = v[0].first, curE = v[0].second;
       for (size_t k = 1; k < v.size(); ++k) {
-        if (v[k].first <= curE) curE = std::max(curE, v[k].second);
-        else { total += curE - curB; curB = v[k].first; curE = v[k].second; }
+        if (v[k].first <= curE)
+          curE = std::max(curE, v[k].second);
+        else {
+          total += curE - curB;
+          curB = v[k].first;
+          curE = v[k].second;
+        }
       }
       total += curE - curB;
       QCOMPARE(d.busyNs, total);

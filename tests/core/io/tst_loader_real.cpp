@@ -16,8 +16,10 @@ const QString kShared = QStringLiteral(STEADYSCOPE_SHARED_DIR);
 // The characterisation script's inference-annotation patterns (search semantics).
 const std::vector<std::pair<QString, QRegularExpression>>& patterns() {
   static const std::vector<std::pair<QString, QRegularExpression>> p = {
-      {"vllm_native execute_context_N(N)_generation_N(N)", QRegularExpression(R"(^execute_context_\d+\([\d_]+\)_generation_\d+\(\d+\)$)")},
-      {"tracelens_detailed execute_N_context_N(sq..)_generation_N(sq..)", QRegularExpression(R"(^execute_\d+_context_\d+\(sq.*\)_generation_\d+\(sq.*\))")},
+      {"vllm_native execute_context_N(N)_generation_N(N)",
+       QRegularExpression(R"(^execute_context_\d+\([\d_]+\)_generation_\d+\(\d+\)$)")},
+      {"tracelens_detailed execute_N_context_N(sq..)_generation_N(sq..)",
+       QRegularExpression(R"(^execute_\d+_context_\d+\(sq.*\)_generation_\d+\(sq.*\))")},
       {"sglang step[DECODE|EXTEND|MIXED ...]", QRegularExpression(R"(^step\[(DECODE|PREFILL|EXTEND|MIXED|IDLE))")},
       {"atom prefill[...]", QRegularExpression(R"(^prefill\[)")},
       {"atom decode[...]", QRegularExpression(R"(^decode\[)")},
@@ -26,11 +28,11 @@ const std::vector<std::pair<QString, QRegularExpression>>& patterns() {
   };
   return p;
 }
-} // namespace
+}  // namespace
 
 class TestLoaderReal : public QObject {
   Q_OBJECT
-private slots:
+ private slots:
   void realTraces_data() {
     QTest::addColumn<QString>("path");
     QTest::addColumn<QJsonObject>("expected");
@@ -52,8 +54,7 @@ private slots:
     QFETCH(QString, path);
     QFETCH(QJsonObject, expected);
     auto r = loadTrace(path.toStdString());
-    if (expected["events"].toInt() == 0 && expected["ph"].toObject().isEmpty() &&
-        path.contains("rocprof")) {
+    if (expected["events"].toInt() == 0 && expected["ph"].toObject().isEmpty() && path.contains("rocprof")) {
       // rocprofv3's own JSON: no traceEvents. Refused with a clear message.
       QVERIFY(!r.ok());
       QCOMPARE(QString::fromStdString(r.error().code), QString("no_trace_events"));

@@ -11,7 +11,7 @@
 namespace steadyscope::testing {
 
 class TraceBuilder {
-public:
+ public:
   TraceBuilder() : t_(std::make_shared<Trace>()) {}
 
   EventIdx add(int pid, int tid, const std::string& name, const std::string& cat, int64_t tsNs, int64_t durNs,
@@ -76,7 +76,7 @@ public:
 
   Trace& trace() { return *t_; }
 
-private:
+ private:
   uint16_t catIndex(const std::string& cat) {
     Trace& t = *t_;
     const StrId id = t.strings.intern(cat);
@@ -114,4 +114,4 @@ inline TracePtr makeRegularTrace(size_t n, int64_t periodNs = 1000, int64_t durN
   return b.finish();
 }
 
-} // namespace steadyscope::testing
+}  // namespace steadyscope::testing

@@ -19,7 +19,7 @@ using steadyscope::testing::TraceBuilder;
 
 class TstTimelineCore : public QObject {
   Q_OBJECT
-private slots:
+ private slots:
   void zoomInThenOutReturns();
   void cursorTimeFixedUnderZoom();
   void panIsReversible();
@@ -195,8 +195,8 @@ void TstTimelineCore::drawListFoldsKeepIdleGapsVisible() {
 
 void TstTimelineCore::coverageColumnsBusyAndIdle() {
   TraceBuilder b;
-  b.add(0, 7, "busy", "kernel", 0, 1'000'000);            // [0, 1 ms) busy
-  b.add(0, 7, "busy2", "kernel", 3'000'000, 1'000'000);   // [3, 4 ms) busy
+  b.add(0, 7, "busy", "kernel", 0, 1'000'000);           // [0, 1 ms) busy
+  b.add(0, 7, "busy2", "kernel", 3'000'000, 1'000'000);  // [3, 4 ms) busy
   auto trace = b.finish();
   auto ix = buildTimelineIndex(*trace);
   QCOMPARE(ix->devices.size(), size_t(1));
@@ -251,7 +251,7 @@ void TstTimelineCore::hitTestKernelAndEmpty() {
   QVERIFY(hit >= 0);
   QCOMPARE(trace->tsNs[size_t(hit)], trace->tsNs[0] + 30'000);
   QCOMPARE(hitTestRow(*trace, *ix, 0, m, 360), int64_t(-1));  // idle
-  QCOMPARE(hitTestRow(*trace, *ix, 0, m, 321.5), hit);         // within the 3 px catch area
+  QCOMPARE(hitTestRow(*trace, *ix, 0, m, 321.5), hit);        // within the 3 px catch area
 }
 
 void TstTimelineCore::rangeStatsMatchBruteForce() {

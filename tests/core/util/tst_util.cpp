@@ -20,7 +20,7 @@ using namespace steadyscope;
 
 class TestUtil : public QObject {
   Q_OBJECT
-private slots:
+ private slots:
   // Freed big blocks are retained and handed out again, front first (the
   // part a vector touched), best fit, with the rest kept; releaseRetained
   // unmaps them all.
@@ -135,7 +135,10 @@ private slots:
     QFETCH(int, n);
     QFETCH(double, disorder);
     std::mt19937 rng(static_cast<unsigned>(n) * 7919u + static_cast<unsigned>(disorder * 1000 + 5));
-    struct Item { int key; int id; };
+    struct Item {
+      int key;
+      int id;
+    };
     Column<Item> v;
     for (int i = 0; i < n; ++i) v.push_back({i / 3, i});  // runs of equal keys
     if (disorder == -2.0) {
@@ -169,7 +172,8 @@ private slots:
     QVERIFY(aside.size() * 4 <= static_cast<size_t>(n) + 4);
     // By key only (ties possible): sorted by key, and a permutation of the input.
     Column<Item> byKey = v;
-    sortNearlySorted(byKey, [](const Item& a, const Item& b) { return a.key < b.key; }, aside);
+    sortNearlySorted(
+        byKey, [](const Item& a, const Item& b) { return a.key < b.key; }, aside);
     QVERIFY(std::is_sorted(byKey.begin(), byKey.end(), [](const Item& a, const Item& b) { return a.key < b.key; }));
     std::vector<int> ids;
     for (const Item& x : byKey) ids.push_back(x.id);
@@ -234,7 +238,10 @@ private slots:
     std::getline(in2, s);
     QCOMPARE(QString::fromStdString(s), QString("hello"));
     int n = 0;
-    for (auto& e : std::filesystem::directory_iterator(dir.path().toStdString())) { (void)e; ++n; }
+    for (auto& e : std::filesystem::directory_iterator(dir.path().toStdString())) {
+      (void)e;
+      ++n;
+    }
     QCOMPARE(n, 1);
     // unwritable target -> error naming the file
     auto bad = writeFileAtomic("/nonexistent-dir/x.txt", "x");

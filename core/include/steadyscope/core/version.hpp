@@ -3,4 +3,4 @@
 namespace steadyscope {
 /// The project version, e.g. "0.1.0".
 const char* versionString();
-} // namespace steadyscope
+}  // namespace steadyscope

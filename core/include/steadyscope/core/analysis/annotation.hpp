@@ -10,7 +10,7 @@
 namespace steadyscope::analysis {
 
 enum class AnnotationKind : uint8_t {
-  None,             // unparsed: fixed one-request decode record
+  None,  // unparsed: fixed one-request decode record
   VllmDetailed,
   VllmNative,
   SglangDetailed,
@@ -72,6 +72,6 @@ struct PhaseSummary {
 template <typename It>
 PhaseSummary summarizePhase(It first, It last);  // over StepDetails
 
-} // namespace steadyscope::analysis
+}  // namespace steadyscope::analysis
 
 #include <steadyscope/core/analysis/annotation_impl.hpp>

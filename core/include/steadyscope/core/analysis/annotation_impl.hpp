@@ -11,7 +11,7 @@ inline int64_t intMean(Int128 sum, int64_t n) {
   Int128 q = sum / n;  // C++ truncates toward zero, like int() of the exact mean
   return static_cast<int64_t>(q);
 }
-} // namespace detail
+}  // namespace detail
 
 template <typename It>
 PhaseSummary summarizePhase(It first, It last) {
@@ -20,9 +20,12 @@ PhaseSummary summarizePhase(It first, It last) {
   int64_t n = 0;
   for (It it = first; it != last; ++it) {
     const StepDetails& s = *it;
-    if (s.prefillOnly()) ++p.numPrefill;
-    else if (s.prefillDecode()) ++p.numPrefillDecode;
-    else if (s.decodeOnly()) ++p.numDecode;
+    if (s.prefillOnly())
+      ++p.numPrefill;
+    else if (s.prefillDecode())
+      ++p.numPrefillDecode;
+    else if (s.decodeOnly())
+      ++p.numDecode;
     bs += s.batchSize;
     req += s.numRequests;
     ++n;
@@ -32,4 +35,4 @@ PhaseSummary summarizePhase(It first, It last) {
   return p;
 }
 
-} // namespace steadyscope::analysis
+}  // namespace steadyscope::analysis

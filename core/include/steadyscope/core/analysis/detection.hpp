@@ -47,18 +47,18 @@ CoverageReport auditRoots(const EventIndex& index, const EventList& roots,
 
 /// One detector outcome (the cascade remembers all of them).
 struct DetectionCandidate {
-  std::string method;               // "annotation:tier", "family:unknown_only"
-  std::string phaseConfidence;      // "high" / "unknown"
-  std::string tier;                 // "detailed" / "native" / "" (tier 2)
+  std::string method;           // "annotation:tier", "family:unknown_only"
+  std::string phaseConfidence;  // "high" / "unknown"
+  std::string tier;             // "detailed" / "native" / "" (tier 2)
   SplitStatus status = SplitStatus::NotSplittable;
-  EventList roots;      // sorted by ts (stable)
+  EventList roots;  // sorted by ts (stable)
   std::optional<CoverageReport> coverage;
   JsonValue diagnostics = JsonValue::object();  // insertion-ordered, as in the manifest
 };
 
 /// The startup-transient trim's decision (§3.9).
 struct TrimInfo {
-  bool ran = false;                 // preconditions held (startup_transient_* keys written)
+  bool ran = false;  // preconditions held (startup_transient_* keys written)
   bool trimmed = false;
   std::string kernel;
   std::optional<double> collectiveRatio;
@@ -81,24 +81,23 @@ struct DetectionOptions {
 struct Detection {
   DetectionCandidate chosen;
   std::vector<DetectionCandidate> tried;  // every non-null candidate, in cascade order
-  bool needsTreeTiers = false;  // no annotation tier was SPLITTABLE: the reference would go on
-                                // to the call-tree tiers 3–5, which this build does not have
-  std::string reason;           // for an empty result
+  bool needsTreeTiers = false;            // no annotation tier was SPLITTABLE: the reference would go on
+                                          // to the call-tree tiers 3–5, which this build does not have
+  std::string reason;                     // for an empty result
   TrimInfo trim;
 };
 
 /// Tier 1 (§2.3); nullopt when no annotation matches a known pattern.
 std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index,
-                                                        const std::function<void(size_t)>& whileAuditing = {});
+                                                         const std::function<void(size_t)>& whileAuditing = {});
 /// Tier 2 (§2.5); nullopt when no family qualifies.
 std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index,
-                                                       const std::function<void(size_t)>& whileAuditing = {});
+                                                        const std::function<void(size_t)>& whileAuditing = {});
 
 /// Tiers 1 and 2 and the fallback; then the trim.
 Detection detectRoots(const EventIndex& index, const DetectionOptions& options = {});
 
 /// §3.9 on a candidate (modifies it in place); returns what it decided.
-TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand,
-                              const DetectionOptions& options = {});
+TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand, const DetectionOptions& options = {});
 
-} // namespace steadyscope::analysis
+}  // namespace steadyscope::analysis

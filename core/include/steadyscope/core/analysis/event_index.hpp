@@ -26,18 +26,14 @@ enum class CatRole : uint8_t {
   Memcpy,             // "gpu_memcpy"
   Memset,             // "gpu_memset"
 };
-inline bool isGpuKernelRole(CatRole r) {
-  return r == CatRole::Kernel || r == CatRole::Memcpy || r == CatRole::Memset;
-}
+inline bool isGpuKernelRole(CatRole r) { return r == CatRole::Kernel || r == CatRole::Memcpy || r == CatRole::Memset; }
 
 /// A correlation id / flow id with Python equality (1 == 1.0, 1 != "1").
 struct CorrKey {
   int64_t v = 0;
   uint8_t tag = 0;  // 0 int, 1 string (v = StrId), 2 non-integral real (v = loader's value)
   friend bool operator==(const CorrKey&, const CorrKey&) = default;
-  friend bool operator<(const CorrKey& a, const CorrKey& b) {
-    return a.tag != b.tag ? a.tag < b.tag : a.v < b.v;
-  }
+  friend bool operator<(const CorrKey& a, const CorrKey& b) { return a.tag != b.tag ? a.tag < b.tag : a.v < b.v; }
 };
 
 /// What a scan learnt about a group's keys before grouping them.
@@ -47,7 +43,10 @@ struct KeyRange {
   bool allInt = true;
   void add(const CorrKey& k) {
     ++count;
-    if (k.tag != 0) { allInt = false; return; }
+    if (k.tag != 0) {
+      allInt = false;
+      return;
+    }
     mn = k.v < mn ? k.v : mn;
     mx = k.v > mx ? k.v : mx;
   }
@@ -63,7 +62,7 @@ struct KeyRange {
 /// corr key -> events (file order). Slots are dense small integers usable as
 /// indices into per-key bitmaps.
 class CorrGroups {
-public:
+ public:
   /// Groups the events that forEach(fn) hands to fn (file order, the same
   /// events each call; `range` describes their keys) by key(e). forEach is
   /// called at most twice and key once per event per call; no list of the
@@ -90,13 +89,13 @@ public:
   size_t slotCount() const { return offsets_.empty() ? 0 : offsets_.size() - 1; }
   bool dense() const { return dense_; }
 
-private:
+ private:
   std::optional<uint32_t> slotOfSparse(const CorrKey& k) const;
   void buildSparse(std::vector<std::pair<CorrKey, EventIdx>> pairs);
   bool dense_ = false;
-  int64_t min_ = 0;                 // dense: slot = v - min_
-  std::vector<CorrKey> keys_;       // sparse: sorted distinct keys (slot = position)
-  Column<uint32_t> offsets_;        // slot -> [offsets_[s], offsets_[s+1]) in items_
+  int64_t min_ = 0;            // dense: slot = v - min_
+  std::vector<CorrKey> keys_;  // sparse: sorted distinct keys (slot = position)
+  Column<uint32_t> offsets_;   // slot -> [offsets_[s], offsets_[s+1]) in items_
   EventList items_;
 };
 
@@ -104,7 +103,7 @@ private:
 /// over the range when the ids are integers close together (the usual case),
 /// else a sorted list.
 class CorrKeySet {
-public:
+ public:
   void add(const CorrKey& k) {
     keys_.push_back(k);
     range_.add(k);
@@ -123,7 +122,7 @@ public:
   /// Distinct keys after finish().
   size_t size() const { return size_; }
 
-private:
+ private:
   bool containsSparse(const CorrKey& k) const;
   std::vector<CorrKey> keys_;  // as added; sorted and unique after finish() when sparse
   KeyRange range_;
@@ -147,16 +146,16 @@ struct EventIndexOptions {
 };
 
 class EventIndex {
-public:
+ public:
   EventIndex(const Trace& trace, const EventIndexOptions& options = {});
 
   const Trace& trace() const { return *trace_; }
 
   // ---- lists (file order unless stated) ----
-  EventList metadata;        // copied into every chunk
-  EventList annotations;     // user_annotation with dur, no Input Dims; sorted by ts (stable)
-  EventList gpuAnnotations;  // gpu_user_annotation with dur
-  EventList kernels;         // kernel / gpu_memcpy / gpu_memset with ts and dur
+  EventList metadata;         // copied into every chunk
+  EventList annotations;      // user_annotation with dur, no Input Dims; sorted by ts (stable)
+  EventList gpuAnnotations;   // gpu_user_annotation with dur
+  EventList kernels;          // kernel / gpu_memcpy / gpu_memset with ts and dur
   double kernelDurSum = 0.0;  // 0.0 + durUs(k0) + durUs(k1) + ... in list order (float sum)
   /// Every id's events, built on first use (thread-safe) and then kept:
   /// ~10 MB of fresh memory on a 2.4 M-event trace, which a plan does not
@@ -179,10 +178,10 @@ public:
   size_t gpuSlotCount() const {
     return gpuSlotsDense_ ? static_cast<size_t>(gpuKeys_.mx - gpuKeys_.mn + 1) : groupings().gpu.slotCount();
   }
-  std::vector<bool> collectiveName;      // by StrId: kernel name has nccl / rccl / cross_device_reduce
+  std::vector<bool> collectiveName;  // by StrId: kernel name has nccl / rccl / cross_device_reduce
   bool hasCollectives = false;
-  uint64_t nGpuEventsInTrace = 0;        // every event with a kernel/memcpy/memset category
-  bool noGpuWork = false;                // sum of kernel durations == 0
+  uint64_t nGpuEventsInTrace = 0;  // every event with a kernel/memcpy/memset category
+  bool noGpuWork = false;          // sum of kernel durations == 0
 
   // ---- per-event helpers ----
   CatRole role(EventIdx i) const { return roles_[trace_->cat[i]]; }
@@ -228,7 +227,7 @@ public:
   /// Total GPU time G (§2.2), Python float / int semantics.
   PyNum totalGpuTime() const { return totalGpu_; }
 
-private:
+ private:
   std::pair<size_t, size_t> laneBounds(uint32_t lane, double aUs, double bUs) const;
   template <typename Fn>
   void forEachCorrelatedGpu(Fn&& fn) const;
@@ -239,7 +238,7 @@ private:
   PyNum totalGpu_;
   KeyRange gpuKeys_, flowKeys_;  // what the scan saw of the ids
   bool gpuSlotsDense_ = false;
-  Column<uint64_t> flowBits_;    // the flow events with an id, as a bitmap over the events
+  Column<uint64_t> flowBits_;  // the flow events with an id, as a bitmap over the events
   mutable std::once_flag groupingsOnce_;
   mutable CorrGroupings groupings_;
 };
@@ -282,4 +281,4 @@ void EventIndex::forEachInLane(uint32_t lane, double aUs, double bUs, Fn&& fn) c
   for (size_t k = lo; k < hi; ++k) fn(evs[k]);
 }
 
-} // namespace steadyscope::analysis
+}  // namespace steadyscope::analysis

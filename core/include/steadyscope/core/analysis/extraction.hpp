@@ -37,7 +37,7 @@ struct TileSet {
   /// time for keys asked in order, as roots are.
   const Tile* find(uint32_t lane, double tsUs, size_t& hint) const;
 
-private:
+ private:
   size_t position(uint32_t lane, double tsUs) const;  // entries.size() when absent
 };
 TileSet buildTiles(const EventIndex& index, const EventList& roots);
@@ -48,9 +48,9 @@ Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root);
 Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root, size_t& hint);
 
 struct ExtractionOptions {
-  bool dedupeGpuEvents = false;       // fix for §8 B25
-  bool gpuAnnotationsNotWork = false; // fix for §8 B15
-  bool flowsAc2gOnly = false;         // fix for §8 B13
+  bool dedupeGpuEvents = false;        // fix for §8 B25
+  bool gpuAnnotationsNotWork = false;  // fix for §8 B15
+  bool flowsAc2gOnly = false;          // fix for §8 B13
 };
 
 struct ChunkStats {
@@ -61,8 +61,8 @@ struct ChunkStats {
 };
 
 struct ChunkSelection {
-  EventList events;     // traceEvents of the chunk, in output order
-  std::vector<Tile> windows;        // per root
+  EventList events;           // traceEvents of the chunk, in output order
+  std::vector<Tile> windows;  // per root
   ChunkStats stats;
 };
 
@@ -92,4 +92,4 @@ std::optional<int64_t> firstInputDim(EventText& text, const Trace& trace, EventI
 /// (ISA-L level 1) atomically to `path`. `events` null means every event of the trace.
 Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const std::string& path);
 
-} // namespace steadyscope::analysis
+}  // namespace steadyscope::analysis

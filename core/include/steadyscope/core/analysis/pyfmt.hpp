@@ -18,18 +18,46 @@
 namespace steadyscope::analysis {
 
 class JsonValue {
-public:
+ public:
   enum class Type : uint8_t { Null, Bool, Int, Real, String, Array, Object };
 
   JsonValue() = default;
   static JsonValue null() { return JsonValue(); }
-  static JsonValue boolean(bool b) { JsonValue v; v.type_ = Type::Bool; v.b_ = b; return v; }
-  static JsonValue integer(int64_t i) { JsonValue v; v.type_ = Type::Int; v.i_ = i; return v; }
-  static JsonValue real(double d) { JsonValue v; v.type_ = Type::Real; v.d_ = d; return v; }
+  static JsonValue boolean(bool b) {
+    JsonValue v;
+    v.type_ = Type::Bool;
+    v.b_ = b;
+    return v;
+  }
+  static JsonValue integer(int64_t i) {
+    JsonValue v;
+    v.type_ = Type::Int;
+    v.i_ = i;
+    return v;
+  }
+  static JsonValue real(double d) {
+    JsonValue v;
+    v.type_ = Type::Real;
+    v.d_ = d;
+    return v;
+  }
   static JsonValue number(const PyNum& n) { return n.isInt ? integer(n.i) : real(n.d); }
-  static JsonValue string(std::string s) { JsonValue v; v.type_ = Type::String; v.s_ = std::move(s); return v; }
-  static JsonValue array() { JsonValue v; v.type_ = Type::Array; return v; }
-  static JsonValue object() { JsonValue v; v.type_ = Type::Object; return v; }
+  static JsonValue string(std::string s) {
+    JsonValue v;
+    v.type_ = Type::String;
+    v.s_ = std::move(s);
+    return v;
+  }
+  static JsonValue array() {
+    JsonValue v;
+    v.type_ = Type::Array;
+    return v;
+  }
+  static JsonValue object() {
+    JsonValue v;
+    v.type_ = Type::Object;
+    return v;
+  }
 
   Type type() const { return type_; }
   bool isNull() const { return type_ == Type::Null; }
@@ -41,7 +69,10 @@ public:
   const std::vector<std::pair<std::string, JsonValue>>& members() const { return obj_; }
 
   /// Array append.
-  JsonValue& push(JsonValue v) { arr_.push_back(std::move(v)); return arr_.back(); }
+  JsonValue& push(JsonValue v) {
+    arr_.push_back(std::move(v));
+    return arr_.back();
+  }
   /// Object set: replaces the value of an existing key in place (Python dict
   /// semantics: the key keeps its first position), else appends.
   JsonValue& set(std::string_view key, JsonValue v);
@@ -52,7 +83,7 @@ public:
   /// (json.dumps default separators ", " and ": ").
   std::string dump(int indent = 2) const;
 
-private:
+ private:
   void dumpTo(std::string& out, int indent, int level) const;
   Type type_ = Type::Null;
   bool b_ = false;
@@ -75,10 +106,25 @@ struct CsvCell {
   int64_t i = 0;
   double d = 0.0;
   std::string s;
-  static CsvCell integer(int64_t v) { CsvCell c; c.type = Type::Int; c.i = v; return c; }
-  static CsvCell real(double v) { CsvCell c; c.type = Type::Real; c.d = v; return c; }
+  static CsvCell integer(int64_t v) {
+    CsvCell c;
+    c.type = Type::Int;
+    c.i = v;
+    return c;
+  }
+  static CsvCell real(double v) {
+    CsvCell c;
+    c.type = Type::Real;
+    c.d = v;
+    return c;
+  }
   static CsvCell number(const PyNum& n) { return n.isInt ? integer(n.i) : real(n.d); }
-  static CsvCell string(std::string v) { CsvCell c; c.type = Type::String; c.s = std::move(v); return c; }
+  static CsvCell string(std::string v) {
+    CsvCell c;
+    c.type = Type::String;
+    c.s = std::move(v);
+    return c;
+  }
 };
 
 /// Rows of (column, cell); columns are the union in first-appearance order.
@@ -93,4 +139,4 @@ std::vector<int64_t> cpythonSetOrder(const std::vector<int64_t>& keys);
 /// CPython's hash() of an int.
 int64_t cpythonIntHash(int64_t v);
 
-} // namespace steadyscope::analysis
+}  // namespace steadyscope::analysis

@@ -29,16 +29,16 @@ namespace steadyscope::analysis {
 /// Opt-in fixes of reference behaviours (docs/splitter-decisions.md). All off =
 /// byte-compatible with the reference.
 struct SplitFixes {
-  bool metadataAllM = false;          // B4  every ph "M" event is metadata
-  bool trimKeepsStatus = false;       // B2  keep the pre-trim status after a startup-transient trim
-  bool freshNRoots = false;           // B3  manifest n_roots = roots after the trim
-  bool strictIterations = false;      // B9  refuse out-of-range / negative --iterations
-  bool largestRegionRatio = false;    // D1  reference ratio of the largest region, not the average
-  bool idleBreaksRuns = false;        // B18 idle steps are neither decode nor prefill
-  bool dedupeGpuEvents = false;       // B25 a GPU event enters a chunk once
-  bool gpuAnnotationsNotWork = false; // B15 gpu_user_annotation events are not GPU work in the stats
-  bool flowsAc2gOnly = false;         // B13 copy only ac2g flows
-  bool noBatchOverride = false;       // B10 keep the batch sizes parsed from the root names
+  bool metadataAllM = false;           // B4  every ph "M" event is metadata
+  bool trimKeepsStatus = false;        // B2  keep the pre-trim status after a startup-transient trim
+  bool freshNRoots = false;            // B3  manifest n_roots = roots after the trim
+  bool strictIterations = false;       // B9  refuse out-of-range / negative --iterations
+  bool largestRegionRatio = false;     // D1  reference ratio of the largest region, not the average
+  bool idleBreaksRuns = false;         // B18 idle steps are neither decode nor prefill
+  bool dedupeGpuEvents = false;        // B25 a GPU event enters a chunk once
+  bool gpuAnnotationsNotWork = false;  // B15 gpu_user_annotation events are not GPU work in the stats
+  bool flowsAc2gOnly = false;          // B13 copy only ac2g flows
+  bool noBatchOverride = false;        // B10 keep the batch sizes parsed from the root names
 };
 
 /// Parses a comma-separated list of fix names ("metadata-all-m,trim-keeps-status,...");
@@ -48,7 +48,7 @@ std::optional<std::string> parseFixList(const std::string& list, SplitFixes& fix
 std::vector<std::string> fixNames();
 
 struct SplitOptions {
-  std::string outputDir;              // as given (recorded verbatim in output_path)
+  std::string outputDir;  // as given (recorded verbatim in output_path)
   std::string iterations = "all";
   bool storeSingleIteration = false;
   bool findSteadyState = false;
@@ -59,7 +59,7 @@ struct SplitOptions {
   bool allowDegraded = false;
   bool llmInference = false;
   std::optional<int64_t> maxNumSeq;
-  bool busyRatioColumn = false;       // §4.10, off: CSV identical to the reference
+  bool busyRatioColumn = false;  // §4.10, off: CSV identical to the reference
   SplitFixes fixes;
 };
 
@@ -80,36 +80,36 @@ struct RootInfo {
   double tsUs = 0.0;
   double durUs = 0.0;
   StepDetails step;
-  std::optional<Tile> tile;   // global tile (gap fill on)
+  std::optional<Tile> tile;  // global tile (gap fill on)
 };
 
 /// One steady-state (or phase) window decision.
 struct WindowChoice {
-  std::string label;          // "mixed_steady_state", "decode_only_steady_state",
-                              // "prefilldecode_steady_state", "steady_state"
+  std::string label;  // "mixed_steady_state", "decode_only_steady_state",
+                      // "prefilldecode_steady_state", "steady_state"
   SteadyMode mode = SteadyMode::Mixed;
-  std::string finder;         // "concurrency", "shapes", "duration"
-  ModeSelection selection;    // regions, candidates with scores, run (concurrency / shapes)
+  std::string finder;       // "concurrency", "shapes", "duration"
+  ModeSelection selection;  // regions, candidates with scores, run (concurrency / shapes)
   std::optional<DurationSelection> duration;
-  Region window;              // indices into the working roots
-  Region rootRange;           // indices into SplitResult::roots
-  double startUs = 0.0;       // first window start .. last window end (tiles)
+  Region window;         // indices into the working roots
+  Region rootRange;      // indices into SplitResult::roots
+  double startUs = 0.0;  // first window start .. last window end (tiles)
   double endUs = 0.0;
-  int chunk = -1;             // index into SplitResult::chunks, -1 if nothing written
+  int chunk = -1;  // index into SplitResult::chunks, -1 if nothing written
 };
 
 /// One output chunk and its execution_details entry.
 struct ChunkPlan {
-  std::string kind;                 // "iteration", "range", "phase", "steady_state"
-  std::string fileName;             // relative to the output dir (phase chunks: "sub/name")
-  std::string outputPath;           // output dir as given + "/" + fileName
-  JsonValue idx;                    // int, or "a:b" for the range chunk
-  std::vector<size_t> roots;        // indices into SplitResult::roots
-  bool wholeTrace = false;          // empty explicit range: the whole input (§8 B9)
+  std::string kind;           // "iteration", "range", "phase", "steady_state"
+  std::string fileName;       // relative to the output dir (phase chunks: "sub/name")
+  std::string outputPath;     // output dir as given + "/" + fileName
+  JsonValue idx;              // int, or "a:b" for the range chunk
+  std::vector<size_t> roots;  // indices into SplitResult::roots
+  bool wholeTrace = false;    // empty explicit range: the whole input (§8 B9)
   EventList events;
   ChunkStats stats;
   bool hasSteps = true;
-  std::vector<StepDetails> steps;   // after the batch-size override
+  std::vector<StepDetails> steps;  // after the batch-size override
   PhaseSummary phase;
   double busyRatio = 0.0;
 };
@@ -117,34 +117,34 @@ struct ChunkPlan {
 struct SplitResult {
   SplitOutcome outcome = SplitOutcome::Split;
   int exitStatus = 0;
-  std::string error;                // Error outcome
+  std::string error;  // Error outcome
   std::string baseName;
   std::string outputDir;
   // Stage 1
   Detection detection;
-  Column<RootInfo> roots;           // detected roots after the trim, ts order
+  Column<RootInfo> roots;  // detected roots after the trim, ts order
   bool gapFill = true;
   int64_t nOverlappingRoots = 0;
   // Stage 2
-  Region iterationRange;            // normalised slice of roots used as working roots
-  std::vector<size_t> workingRoots; // indices into roots
+  Region iterationRange;             // normalised slice of roots used as working roots
+  std::vector<size_t> workingRoots;  // indices into roots
   bool servingAnnotations = false;
   std::vector<std::optional<int64_t>> shapeBatchSizes;  // --llm-inference without annotations
   std::vector<WindowChoice> windows;
   // Stage 3
-  std::vector<ChunkPlan> chunks;    // in execution_details order
-  JsonValue manifest;               // null when no manifest is written
-  JsonValue executionDetails;       // array (empty: files not written)
+  std::vector<ChunkPlan> chunks;  // in execution_details order
+  JsonValue manifest;             // null when no manifest is written
+  JsonValue executionDetails;     // array (empty: files not written)
   std::string executionDetailsCsv;
   std::vector<std::string> warnings;
-  std::vector<std::string> log;     // human-readable decision log
+  std::vector<std::string> log;  // human-readable decision log
 };
 
 /// JSON of the structured result (used by `steadyscope-cli split --json` and the GUI).
 JsonValue splitResultToJson(const SplitResult& r);
 
 class Splitter {
-public:
+ public:
   explicit Splitter(TracePtr trace);
   const Trace& trace() const { return *trace_; }
   /// Computes everything; no file is touched.
@@ -152,7 +152,7 @@ public:
   /// Writes the planned outputs (creates the output directory when the plan says so).
   Expected<void> write(const SplitResult& result) const;
 
-private:
+ private:
   const EventIndex& index(bool metadataAllM);
   const Detection& detection(const EventIndex& idx, bool trimKeepsStatus);
   TracePtr trace_;
@@ -162,4 +162,4 @@ private:
   bool detectionTrimKeepsStatus_ = false;
 };
 
-} // namespace steadyscope::analysis
+}  // namespace steadyscope::analysis

@@ -48,10 +48,10 @@ struct ConcOslR {
   std::optional<double> r;
 };
 struct IdealRatio {
-  bool applies = false;          // all three given
-  bool divisionByZero = false;   // reference crashes
+  bool applies = false;         // all three given
+  bool divisionByZero = false;  // reference crashes
   bool rClamped = false;
-  double r = 0.0;                // after clamping
+  double r = 0.0;  // after clamping
   double ideal = 0.0;
   int64_t minSteps = 0;
 };
@@ -63,8 +63,8 @@ struct Candidate {
   int64_t pdCount = 0;
   double pdRatio = 0.0;
   double avgRequests = 0.0;
-  double distance = 0.0;    // |pd_ratio - target| (mixed mode only)
-  bool eligible = true;     // in the mixed pool
+  double distance = 0.0;  // |pd_ratio - target| (mixed mode only)
+  bool eligible = true;   // in the mixed pool
 };
 
 enum class SteadyMode : uint8_t { Mixed, DecodeOnly, MaxPrefillDecode };
@@ -73,20 +73,20 @@ const char* steadyModeName(SteadyMode m);  // "mixed", "decode_only", "max_prefi
 /// Everything the concurrency finder decided for one mode.
 struct ModeSelection {
   SteadyMode mode = SteadyMode::Mixed;
-  std::string finder;                  // "concurrency", "shapes", "duration"
-  RegionScan scan;                     // regions (and peak for the concurrency finder)
-  ReferenceRatio ratio;                // concurrency finder
-  Region largest;                      // the largest region
-  int64_t numStepsUsed = 0;            // after the CONC/OSL/R raise (mixed)
+  std::string finder;        // "concurrency", "shapes", "duration"
+  RegionScan scan;           // regions (and peak for the concurrency finder)
+  ReferenceRatio ratio;      // concurrency finder
+  Region largest;            // the largest region
+  int64_t numStepsUsed = 0;  // after the CONC/OSL/R raise (mixed)
   int64_t stride = 0;
-  double target = 0.0;                 // reference ratio actually used
+  double target = 0.0;  // reference ratio actually used
   bool idealUsed = false;
-  bool poolFallback = false;           // mixed: no candidate with a PD step
-  std::vector<Candidate> candidates;   // mixed
-  std::optional<Region> run;           // decode_only / max_prefilldecode: the longest run
-  Region window;                       // chosen window (empty: start == end)
+  bool poolFallback = false;          // mixed: no candidate with a PD step
+  std::vector<Candidate> candidates;  // mixed
+  std::optional<Region> run;          // decode_only / max_prefilldecode: the longest run
+  Region window;                      // chosen window (empty: start == end)
   std::vector<std::string> warnings;
-  bool crashed = false;                // reference raises here (B6)
+  bool crashed = false;  // reference raises here (B6)
 };
 
 struct ConcurrencyOptions {
@@ -97,13 +97,12 @@ struct ConcurrencyOptions {
 };
 
 /// §3.2–§3.6 concurrency finder for one mode.
-ModeSelection concurrencyFinder(std::span<const StepDetails> steps, SteadyMode mode,
-                                const ConcurrencyOptions& options);
+ModeSelection concurrencyFinder(std::span<const StepDetails> steps, SteadyMode mode, const ConcurrencyOptions& options);
 
 /// §3.8 duration finder. `durations` as Python floats (ints promoted exactly).
 struct DurationSelection {
   Region window;
-  Region best;       // the scan window before re-centring
+  Region best;  // the scan window before re-centring
   int64_t scan = 0;
   double mean = 0.0;
   double cv = 0.0;
@@ -116,7 +115,7 @@ std::vector<bool> classifyPrefillBearing(std::span<const std::optional<int64_t>>
                                          std::optional<int64_t> maxNumSeq);
 
 /// §3.7.3/§3.7.4 shape finder for one mode.
-ModeSelection shapeFinder(std::span<const std::optional<int64_t>> batchSizes, SteadyMode mode,
-                          int64_t numSteps, std::optional<int64_t> maxNumSeq);
+ModeSelection shapeFinder(std::span<const std::optional<int64_t>> batchSizes, SteadyMode mode, int64_t numSteps,
+                          std::optional<int64_t> maxNumSeq);
 
-} // namespace steadyscope::analysis
+}  // namespace steadyscope::analysis

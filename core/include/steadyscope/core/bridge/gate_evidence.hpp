@@ -42,18 +42,18 @@ struct EvidenceOptions {
 
 /// GPU work of one step (root) of a chunk, in its window.
 struct StepWork {
-  size_t root = 0;           // index into SplitResult::roots (or into the roots given)
-  EventIdx event = 0;        // the root event
-  int64_t gpuEvents = 0;     // kernel / memcpy / memset events reached from the window
-  double busyUs = 0.0;       // sum of their durations
+  size_t root = 0;        // index into SplitResult::roots (or into the roots given)
+  EventIdx event = 0;     // the root event
+  int64_t gpuEvents = 0;  // kernel / memcpy / memset events reached from the window
+  double busyUs = 0.0;    // sum of their durations
 };
 
 /// Evidence for one chunk plus the detail behind it (for tables and the GUI).
 struct ChunkEvidenceReport {
   gate::ChunkEvidence evidence;
   std::vector<StepWork> steps;
-  double unionUs = 0.0;        // union of the chunk's kernel/memcpy/memset intervals
-  double kernelBusyUs = 0.0;   // sum of the distinct kernel/memcpy/memset durations
+  double unionUs = 0.0;       // union of the chunk's kernel/memcpy/memset intervals
+  double kernelBusyUs = 0.0;  // sum of the distinct kernel/memcpy/memset durations
   std::optional<EventIdx> largestEvent;
   std::string transientReason;  // why startupTransientInside is true ("" otherwise)
 };
@@ -81,13 +81,12 @@ struct TransientContext {
 /// * startupTransientInside: see TransientContext / inflatedFirstStepFactor.
 ChunkEvidenceReport computeChunkEvidence(const analysis::EventIndex& index, const EventList& roots,
                                          const std::vector<size_t>& rootNumbers, const analysis::TileSet* tiles,
-                                         const EvidenceOptions& options = {},
-                                         const TransientContext& transient = {});
+                                         const EvidenceOptions& options = {}, const TransientContext& transient = {});
 
 /// The index and tiles of one trace for evidence (built once, reused for every
 /// chunk of a plan). Holds its own EventIndex (the splitter's is private).
 class EvidenceContext {
-public:
+ public:
   EvidenceContext(TracePtr trace, const analysis::SplitOptions& splitOptions);
   const analysis::EventIndex& index() const { return *index_; }
   const Trace& trace() const { return *trace_; }
@@ -97,7 +96,7 @@ public:
   /// (b) Evidence for chunk `c` of the plan `r` (made from this trace).
   ChunkEvidenceReport evidenceFor(const analysis::SplitResult& r, const analysis::ChunkPlan& c);
 
-private:
+ private:
   TracePtr trace_;
   std::unique_ptr<analysis::EventIndex> index_;
   EvidenceOptions options_;
@@ -126,11 +125,11 @@ gate::GateInput gateInputFromSplit(const analysis::SplitResult& r, const analysi
 
 /// Per family: how the directory's first chunk was matched to a re-planned chunk.
 struct FamilyMatch {
-  std::string chunk;           // first chunk of the family in the directory ("" none)
+  std::string chunk;  // first chunk of the family in the directory ("" none)
   bool matched = false;
-  std::string plannedFile;     // the re-planned chunk's fileName
-  int64_t numSteps = 0;        // --num-steps of the plan that matched
-  bool llmInference = false;   // --llm-inference of the plan that matched
+  std::string plannedFile;    // the re-planned chunk's fileName
+  int64_t numSteps = 0;       // --num-steps of the plan that matched
+  bool llmInference = false;  // --llm-inference of the plan that matched
   std::optional<ChunkEvidenceReport> report;
 };
 
@@ -146,10 +145,10 @@ struct TraceReviewOptions {
 };
 
 struct TraceReview {
-  gate::GateResult result;          // the gate's result with the evidence findings
+  gate::GateResult result;  // the gate's result with the evidence findings
   std::array<FamilyMatch, 4> families;
-  int plans = 0;                    // how many splits were planned
-  std::vector<std::string> notes;   // plain sentences (what was matched, what not)
+  int plans = 0;                   // how many splits were planned
+  std::vector<std::string> notes;  // plain sentences (what was matched, what not)
 };
 
 /// (c) Reviews `splitDir` with evidence from `trace` (its source trace).
@@ -164,4 +163,4 @@ Expected<TraceReview> reviewSplitDirectoryWithTrace(const std::string& splitDir,
 /// (keeps the first), then re-applies --strict.
 void dedupeFindings(gate::GateResult& result);
 
-} // namespace steadyscope::bridge
+}  // namespace steadyscope::bridge

@@ -27,12 +27,12 @@ struct CsvRecord {
 };
 
 struct CsvTable {
-  std::string file;                  // path the table was read from (for messages)
-  std::vector<std::string> header;   // BOM stripped from the first name
-  std::vector<CsvRecord> records;    // data records (blank lines skipped)
-  std::vector<CsvIssue> issues;      // tolerated irregularities
+  std::string file;                 // path the table was read from (for messages)
+  std::vector<std::string> header;  // BOM stripped from the first name
+  std::vector<CsvRecord> records;   // data records (blank lines skipped)
+  std::vector<CsvIssue> issues;     // tolerated irregularities
   bool hadBom = false;
-  bool crlf = false;                 // at least one \r\n line end
+  bool crlf = false;  // at least one \r\n line end
 
   /// Index of the column Python's DictReader would use for `name` (the last
   /// header cell with that name), or -1.
@@ -54,4 +54,4 @@ Expected<CsvTable> readCsvFile(const std::string& path);
 /// nullopt when Python would raise ValueError.
 std::optional<double> parsePyFloat(std::string_view text);
 
-} // namespace steadyscope::gate
+}  // namespace steadyscope::gate

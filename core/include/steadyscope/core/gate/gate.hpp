@@ -27,8 +27,7 @@ namespace steadyscope::gate {
 
 /// Consumer modes in family order (the order every list in the gate uses).
 enum class Mode : uint8_t { Mixed = 0, DecodeOnly = 1, PrefillDecode = 2, Generic = 3 };
-inline constexpr std::array<Mode, 4> kAllModes = {Mode::Mixed, Mode::DecodeOnly,
-                                                  Mode::PrefillDecode, Mode::Generic};
+inline constexpr std::array<Mode, 4> kAllModes = {Mode::Mixed, Mode::DecodeOnly, Mode::PrefillDecode, Mode::Generic};
 inline constexpr size_t modeIndex(Mode m) { return static_cast<size_t>(m); }
 
 /// "mixed", "decode_only", "prefilldecode", "generic".
@@ -58,8 +57,8 @@ struct SplitListing {
 /// callers use fromValues(), which writes numbers as shortest round-trip text,
 /// so no precision is lost.
 struct ChunkRow {
-  std::string sourceFile;        // the CSV the row came from (empty: in memory)
-  uint64_t sourceLine = 0;       // 1-based line in sourceFile (0: in memory)
+  std::string sourceFile;   // the CSV the row came from (empty: in memory)
+  uint64_t sourceLine = 0;  // 1-based line in sourceFile (0: in memory)
   std::optional<std::string> outputPath;
   std::optional<std::string> numGpuEvents;
   std::optional<std::string> gpuDuration;
@@ -67,8 +66,7 @@ struct ChunkRow {
   std::optional<std::string> busyRatio;  // nullopt also when the column does not exist
   bool hasBusyRatioColumn = false;
 
-  static ChunkRow fromValues(std::string outputPath, int64_t numGpuEvents, double gpuDuration,
-                             double gpuBusyDuration,
+  static ChunkRow fromValues(std::string outputPath, int64_t numGpuEvents, double gpuDuration, double gpuBusyDuration,
                              std::optional<double> busyRatio = std::nullopt);
   /// "FILE line N" or "in-memory row".
   std::string where() const;
@@ -84,10 +82,10 @@ std::string_view ratioSourceName(RatioSource s);
 
 /// The numbers the gate reads from a row (§6.4), and how it got them.
 struct RowReading {
-  int64_t numGpuEvents = 0;     // int(float(cell)); empty/unparseable -> 0
-  double gpuDuration = 0.0;     // float(cell); empty/unparseable -> 0.0
+  int64_t numGpuEvents = 0;  // int(float(cell)); empty/unparseable -> 0
+  double gpuDuration = 0.0;  // float(cell); empty/unparseable -> 0.0
   double gpuBusyDuration = 0.0;
-  std::optional<double> busyRatio;    // what the gate compares (nullopt: undefined)
+  std::optional<double> busyRatio;  // what the gate compares (nullopt: undefined)
   RatioSource source = RatioSource::Undefined;
   std::optional<double> columnValue;  // the parsed busy_ratio cell, before clamping
   std::optional<double> quotient;     // gpu_busy_duration / gpu_duration when gpu_duration > 0
@@ -103,9 +101,9 @@ struct ChunkEvidence {
   /// union of the chunk's GPU intervals / its gpu_duration (no double counting
   /// of overlapping streams, §8 B16).
   std::optional<double> unionBusyRatio;
-  std::optional<int> steps;            // steps (roots) inside the chunk
-  std::optional<int> stepsWithoutGpu;  // of those, steps with no GPU work
-  std::vector<int> emptyStepIndices;   // global step indices, for "show steps"
+  std::optional<int> steps;                 // steps (roots) inside the chunk
+  std::optional<int> stepsWithoutGpu;       // of those, steps with no GPU work
+  std::vector<int> emptyStepIndices;        // global step indices, for "show steps"
   std::optional<double> largestEventShare;  // largest single GPU event / gpu_busy_duration
   std::optional<std::string> largestEventName;
   std::optional<bool> startupTransientInside;  // §3.9's transient lies in the window
@@ -129,8 +127,7 @@ struct GateInput {
   std::string detailsProblem;  // the read error, naming file and line
   /// The row of each family's FIRST chunk (nullopt: no row matched it).
   std::array<std::optional<ChunkRow>, 4> rows;
-  std::array<RowMatch, 4> rowMatch{RowMatch::Supplied, RowMatch::Supplied, RowMatch::Supplied,
-                                   RowMatch::Supplied};
+  std::array<RowMatch, 4> rowMatch{RowMatch::Supplied, RowMatch::Supplied, RowMatch::Supplied, RowMatch::Supplied};
   std::array<std::optional<ChunkEvidence>, 4> evidence;
   // Context copied into the warnings (null when unknown).
   std::optional<std::string> traceInput;
@@ -139,8 +136,8 @@ struct GateInput {
 
 struct GateOptions {
   Mode mode = Mode::Mixed;
-  double threshold = 0.05;  // §6.5 T
-  double margin = 0.10;     // §6.5 M
+  double threshold = 0.05;              // §6.5 T
+  double margin = 0.10;                 // §6.5 M
   bool refuseWithoutAlternate = false;  // §8 Q2 switch: refuse a low-quality chunk with no alternate
   bool strict = false;                  // findings that bear on the verdict refuse
   double dominantEventShare = 0.5;      // "one event holds most of the GPU time"
@@ -165,8 +162,8 @@ std::string_view ruleOutcomeName(RuleOutcome o);
 
 /// One rule evaluated, in order: what it read, what it compared, what happened.
 struct RuleEvaluation {
-  std::string rule;     // stable id, e.g. "gpu_events", "threshold", "alternate"
-  std::string subject;  // the mode it is about ("" for the directory)
+  std::string rule;                        // stable id, e.g. "gpu_events", "threshold", "alternate"
+  std::string subject;                     // the mode it is about ("" for the directory)
   JsonValue inputs = JsonValue::object();  // row values, ratio source, threshold, margin…
   RuleOutcome outcome = RuleOutcome::Info;
   std::string sentence;  // one plain sentence
@@ -175,9 +172,9 @@ struct RuleEvaluation {
 /// Something the reference does not check. Never changes the pipeline verdict;
 /// with strict on, a finding whose affectsVerdict is set refuses.
 struct Finding {
-  std::string code;      // e.g. "busy_ratio_above_one"
-  std::string subject;   // mode name, or "" for the directory
-  std::string chunk;     // chunk file, if any
+  std::string code;            // e.g. "busy_ratio_above_one"
+  std::string subject;         // mode name, or "" for the directory
+  std::string chunk;           // chunk file, if any
   bool affectsVerdict = true;  // about the selected chunk, an offered alternate, or the directory
   std::string sentence;
   JsonValue details = JsonValue::object();
@@ -192,8 +189,8 @@ struct RetryPlan {
 /// Per family: its first chunk and how the gate sees it (for tables and the GUI).
 struct ChunkSummary {
   Mode mode = Mode::Mixed;
-  std::string chunk;   // first chunk of the family ("" when none)
-  size_t listed = 0;   // how many entries the listing has (B11 duplicates included)
+  std::string chunk;  // first chunk of the family ("" when none)
+  size_t listed = 0;  // how many entries the listing has (B11 duplicates included)
   RowMatch match = RowMatch::None;
   std::optional<ChunkRow> row;
   std::optional<RowReading> reading;
@@ -205,7 +202,7 @@ struct GateResult {
   GateOptions options;
   bool accepted = true;  // the pipeline's verdict
   Refusal refusal = Refusal::None;
-  bool lowQuality = false;  // the selected chunk had 0 GPU events or a ratio under the threshold
+  bool lowQuality = false;     // the selected chunk had 0 GPU events or a ratio under the threshold
   bool strictRefused = false;  // strict on and a verdict-bearing finding exists
   std::string selectedChunk;
   std::vector<JsonValue> warnings;  // trace_health_warnings as the pipeline would see them
@@ -250,4 +247,4 @@ bool isAutoRetryCode(std::string_view code);
 /// looks equal to a different value it is compared with.
 std::string formatNumber(double v);
 
-} // namespace steadyscope::gate
+}  // namespace steadyscope::gate

@@ -15,7 +15,7 @@
 namespace steadyscope::gate {
 
 class JsonValue {
-public:
+ public:
   enum class Type : uint8_t { Null, Bool, Int, Real, String, Array, Object };
   using Member = std::pair<std::string, JsonValue>;
 
@@ -63,7 +63,7 @@ public:
 
   friend bool operator==(const JsonValue& a, const JsonValue& b);
 
-private:
+ private:
   void dumpTo(std::string& out, int indent, int depth) const;
 
   Type type_ = Type::Null;
@@ -78,4 +78,4 @@ private:
 /// JSON string literal (with quotes) for `s`; invalid UTF-8 bytes become U+FFFD.
 std::string jsonQuote(std::string_view s);
 
-} // namespace steadyscope::gate
+}  // namespace steadyscope::gate

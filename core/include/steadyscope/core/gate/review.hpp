@@ -43,4 +43,4 @@ struct ReviewOptions {
 /// directory; every problem inside it is a verdict plus findings.
 Expected<GateResult> reviewSplitDirectory(const std::string& splitDir, const ReviewOptions& options);
 
-} // namespace steadyscope::gate
+}  // namespace steadyscope::gate

@@ -30,4 +30,4 @@ struct MemoryFigures {
 };
 MemoryFigures readMemoryFigures();
 
-} // namespace steadyscope
+}  // namespace steadyscope

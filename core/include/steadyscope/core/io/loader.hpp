@@ -19,14 +19,14 @@
 namespace steadyscope {
 
 struct LoadOptions {
-  unsigned threads = 2;            // parser threads (>= 1)
+  unsigned threads = 2;  // parser threads (>= 1)
   // Target piece size: about 2 MiB (measured best: docs/BENCHMARKS.md), less
   // 128 KiB so that a piece buffer with its slack fits one 2 MiB huge page
   // (one more fresh page per buffer otherwise, D-014).
   size_t pieceBytes = (2u << 20) - (128u << 10);
-  std::string cacheDir;            // for decompressed zip/zstd text; default: $XDG_CACHE_HOME/steadyscope or /tmp
+  std::string cacheDir;              // for decompressed zip/zstd text; default: $XDG_CACHE_HOME/steadyscope or /tmp
   uint64_t gzipCheckpointBytes = 0;  // gzip: text between checkpoints (0: io::checkpointSpacing)
-  JobControl* control = nullptr;   // progress + cancel; may be null
+  JobControl* control = nullptr;     // progress + cancel; may be null
 };
 
 /// Stage numbers published through JobControl::stage(). A .json.gz is inflated
@@ -40,4 +40,4 @@ Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options
 Expected<TracePtr> loadTraceFromString(std::string json, const std::string& name = "<memory>",
                                        const LoadOptions& options = {});
 
-} // namespace steadyscope
+}  // namespace steadyscope

@@ -38,7 +38,7 @@ inline constexpr size_t kMaxCategories = 65535;
 /// always returns the full value W.
 template <typename N, typename W, N Marker>
 class NarrowColumn {
-public:
+ public:
   static constexpr N kWide = Marker;
   static bool fitsNarrow(W v) { return std::in_range<N>(v) && static_cast<N>(v) != kWide; }
   W operator[](size_t i) const {
@@ -61,8 +61,10 @@ public:
       return;
     }
     narrow_[i] = kWide;
-    if (had) it->second = v;
-    else wide_.insert(it, {static_cast<uint32_t>(i), v});
+    if (had)
+      it->second = v;
+    else
+      wide_.insert(it, {static_cast<uint32_t>(i), v});
   }
   /// The narrow storage, for bulk fills: write v when fitsNarrow(v), else kWide
   /// and hand (i, v) to adoptWide / mergeWide.
@@ -83,7 +85,7 @@ public:
   size_t wideCount() const { return wide_.size(); }
   size_t bytes() const { return narrow_.size() * sizeof(N) + wide_.size() * sizeof(wide_[0]); }
 
-private:
+ private:
   using Wide = std::vector<std::pair<uint32_t, W>>;
   typename Wide::const_iterator findWide(size_t i) const {  // first entry for event >= i
     return std::lower_bound(wide_.begin(), wide_.end(), static_cast<uint32_t>(i),
@@ -111,7 +113,7 @@ using LaneColumn = NarrowColumn<uint16_t, uint32_t, UINT16_MAX>;
 /// The byte offsets of the events' texts in 32 bits each, with the rare 4 GiB
 /// epochs above them as a list of change points: offset = epoch << 32 | low.
 class OffsetColumn {
-public:
+ public:
   uint64_t operator[](size_t i) const {
     return epochs_.empty() ? low_[i] : (static_cast<uint64_t>(epochOf(i)) << 32) | low_[i];
   }
@@ -130,7 +132,7 @@ public:
   void adoptChanges(std::vector<std::pair<uint32_t, uint32_t>> changes);
   size_t bytes() const { return low_.size() * sizeof(uint32_t) + epochs_.size() * sizeof(epochs_[0]); }
 
-private:
+ private:
   uint32_t epochOf(size_t i) const;
   Column<uint32_t> low_;
   std::vector<std::pair<uint32_t, uint32_t>> epochs_;  // (first event, epoch) where the epoch changes; 0 before
@@ -169,30 +171,28 @@ enum class CatClass : uint8_t {
   Other,
 };
 CatClass classifyCategory(std::string_view cat);
-inline bool isGpuWork(CatClass c) {
-  return c == CatClass::Kernel || c == CatClass::Memcpy || c == CatClass::Memset;
-}
+inline bool isGpuWork(CatClass c) { return c == CatClass::Kernel || c == CatClass::Memcpy || c == CatClass::Memset; }
 
 /// Per-event flag bits.
 namespace ev {
 enum : uint16_t {
-  HasTs = 1u << 0,         // a numeric ts key is present
-  TsIsInt = 1u << 1,       // ts written as a JSON integer
-  HasDur = 1u << 2,        // a numeric dur key is present (in the JSON)
-  DurIsInt = 1u << 3,      // dur written as a JSON integer
-  HasCorr = 1u << 4,       // args.correlation present (numeric or string)
-  HasExtId = 1u << 5,      // args["External id"] present
-  HasInputDims = 1u << 6,  // args["Input Dims"] key present
-  HasId = 1u << 7,         // flow "id" present (stored in the corr column)
-  CorrIsStr = 1u << 8,     // correlation / id was a JSON string (value = StrId)
-  ExtIsStr = 1u << 9,      // External id was a JSON string (value = StrId)
-  TsInexact = 1u << 10,    // ts text finer than 1 ns: exact double kept aside
-  DurInexact = 1u << 11,   // dur text finer than 1 ns: exact double kept aside
-  DurFromPair = 1u << 12,  // B event: dur_ns is the matched E's ts - B's ts
-  TsPresentNull = 1u << 13,// "ts": null (treated as no ts)
-  CorrIsReal = 1u << 14,   // correlation written as a non-integral real
+  HasTs = 1u << 0,           // a numeric ts key is present
+  TsIsInt = 1u << 1,         // ts written as a JSON integer
+  HasDur = 1u << 2,          // a numeric dur key is present (in the JSON)
+  DurIsInt = 1u << 3,        // dur written as a JSON integer
+  HasCorr = 1u << 4,         // args.correlation present (numeric or string)
+  HasExtId = 1u << 5,        // args["External id"] present
+  HasInputDims = 1u << 6,    // args["Input Dims"] key present
+  HasId = 1u << 7,           // flow "id" present (stored in the corr column)
+  CorrIsStr = 1u << 8,       // correlation / id was a JSON string (value = StrId)
+  ExtIsStr = 1u << 9,        // External id was a JSON string (value = StrId)
+  TsInexact = 1u << 10,      // ts text finer than 1 ns: exact double kept aside
+  DurInexact = 1u << 11,     // dur text finer than 1 ns: exact double kept aside
+  DurFromPair = 1u << 12,    // B event: dur_ns is the matched E's ts - B's ts
+  TsPresentNull = 1u << 13,  // "ts": null (treated as no ts)
+  CorrIsReal = 1u << 14,     // correlation written as a non-integral real
 };
-} // namespace ev
+}  // namespace ev
 
 /// A pid or tid value with the reference's equality: 1 == 1.0, 1 != "1".
 struct JsonKey {
@@ -213,7 +213,7 @@ struct JsonKey {
 
 /// Interned strings (names, categories, string pids/tids). Id 0 = "".
 class StringPool {
-public:
+ public:
   StringPool();
   StringPool(const StringPool&) = delete;
   StringPool& operator=(const StringPool&) = delete;
@@ -224,7 +224,8 @@ public:
   size_t size() const { return strings_.size(); }
   /// Returns kNoStr if absent.
   StrId find(std::string_view s) const;
-private:
+
+ private:
   std::deque<std::string> strings_;  // deque: stable addresses for the views in index_
   std::unordered_map<std::string_view, StrId> index_;
 };
@@ -233,9 +234,9 @@ private:
 struct Lane {
   JsonKey pid;
   JsonKey tid;
-  bool gpu = false;                // holds GPU work (kernel/memcpy/memset)
-  uint16_t maxDepth = 0;           // deepest nesting level of slices
-  Column<EventIdx> events;         // events with a ts, sorted by ts
+  bool gpu = false;         // holds GPU work (kernel/memcpy/memset)
+  uint16_t maxDepth = 0;    // deepest nesting level of slices
+  Column<EventIdx> events;  // events with a ts, sorted by ts
 };
 
 /// A named anomaly counter, like Perfetto's import stats.
@@ -262,15 +263,15 @@ struct DeviceBusy {
 
 /// A top-level key of the trace object other than traceEvents, raw JSON value.
 struct TopLevelEntry {
-  std::string key;        // unescaped key
-  std::string rawKey;     // key as written, with quotes
-  std::string rawValue;   // JSON text of the value, verbatim
+  std::string key;       // unescaped key
+  std::string rawKey;    // key as written, with quotes
+  std::string rawValue;  // JSON text of the value, verbatim
 };
 
 /// Reads ranges of a source text. A view returned by read() stays valid until
 /// the reader's next read. One reader per thread (it may cache decompressed text).
 class TextReader {
-public:
+ public:
   virtual ~TextReader() = default;
   /// [off, off + len) of the text; false when it cannot be read (error() says why).
   virtual bool read(uint64_t off, size_t len, std::string_view& out) = 0;
@@ -281,7 +282,7 @@ public:
 /// (file-backed) for plain files and temporary files, or re-inflated on demand
 /// from checkpoints for gzip (io/gzip_index.hpp).
 class SourceText {
-public:
+ public:
   virtual ~SourceText() = default;
   /// The whole text when it lies contiguously in memory; empty when the text
   /// is only reachable through reader() (gzip read through checkpoints).
@@ -298,40 +299,40 @@ public:
 };
 
 struct TraceStats {
-  uint64_t fileBytes = 0;       // bytes on disk
-  uint64_t jsonBytes = 0;       // bytes of JSON text (after decompression)
-  std::string compression;      // "none", "gzip", "zip", "zstd"
+  uint64_t fileBytes = 0;                  // bytes on disk
+  uint64_t jsonBytes = 0;                  // bytes of JSON text (after decompression)
+  std::string compression;                 // "none", "gzip", "zip", "zstd"
   std::map<std::string, uint64_t> perPh;   // "X" -> count ("" for missing)
   std::map<std::string, uint64_t> perCat;  // category as written -> count ("None" for missing)
-  uint64_t gpuEvents = 0;       // kernel/memcpy/memset in any vocabulary
-  int64_t firstTsNs = 0, lastEndNs = 0;  // span of non-metadata events with ts
+  uint64_t gpuEvents = 0;                  // kernel/memcpy/memset in any vocabulary
+  int64_t firstTsNs = 0, lastEndNs = 0;    // span of non-metadata events with ts
 };
 
 class Trace {
-public:
+ public:
   // ---- identity ----
-  std::string path;       // as given by the user
-  std::string baseName;   // reference base name (spec §1.1)
+  std::string path;      // as given by the user
+  std::string baseName;  // reference base name (spec §1.1)
   std::shared_ptr<const SourceText> source;
 
   // ---- columns, one entry per event in file order ----
-  Column<int64_t> tsNs;      // ts in ns (0 when absent)
-  DurColumn durNs;           // dur in ns (0 when absent), or paired duration for B
-  OffsetColumn offset;       // byte offset of the event's JSON text
-  LengthColumn length;       // byte length of that text
+  Column<int64_t> tsNs;  // ts in ns (0 when absent)
+  DurColumn durNs;       // dur in ns (0 when absent), or paired duration for B
+  OffsetColumn offset;   // byte offset of the event's JSON text
+  LengthColumn length;   // byte length of that text
   NameColumn name;
-  Column<uint16_t> cat;      // index into categories (at most kMaxCategories)
+  Column<uint16_t> cat;  // index into categories (at most kMaxCategories)
   Column<Ph> ph;
-  Column<uint16_t> flags;    // ev::* bits
-  LaneColumn lane;           // index into lanes
-  Column<uint16_t> depth;    // nesting depth within the lane (timeline)
-  IdColumn corr;             // args.correlation, or flow id for s/t/f
-  IdColumn extId;            // args["External id"]
+  Column<uint16_t> flags;  // ev::* bits
+  LaneColumn lane;         // index into lanes
+  Column<uint16_t> depth;  // nesting depth within the lane (timeline)
+  IdColumn corr;           // args.correlation, or flow id for s/t/f
+  IdColumn extId;          // args["External id"]
 
   // ---- dictionaries ----
   StringPool strings;
-  std::vector<StrId> categories;          // cat index -> StrId of the text ("None" when missing)
-  std::vector<CatClass> categoryClass;    // cat index -> class
+  std::vector<StrId> categories;        // cat index -> StrId of the text ("None" when missing)
+  std::vector<CatClass> categoryClass;  // cat index -> class
   std::vector<Lane> lanes;
   std::map<JsonKey, std::string> processNames;  // from M process_name
   std::map<std::pair<JsonKey, JsonKey>, std::string> threadNames;
@@ -341,8 +342,8 @@ public:
   size_t traceEventsPosition = 0;       // index in topLevel order where traceEvents sat
 
   // ---- derived ----
-  std::vector<DeviceBusy> gpuBusy;      // per GPU pid
-  std::vector<Anomaly> anomalies;       // non-zero counters only
+  std::vector<DeviceBusy> gpuBusy;  // per GPU pid
+  std::vector<Anomaly> anomalies;   // non-zero counters only
   TraceStats stats;
   std::unordered_map<EventIdx, double> exactTsUs, exactDurUs;  // inexact cases only
 
@@ -376,7 +377,7 @@ public:
   /// Bytes held by the per-event columns (the model's size without dictionaries).
   size_t columnBytes() const;
 
-private:
+ private:
   // |ns| < 2^53: ns and 1000 are exact doubles, so one IEEE division is correctly rounded.
   static bool fitsExactly(int64_t ns) { return ns > -(int64_t(1) << 53) && ns < (int64_t(1) << 53); }
   double tsUsSlow(EventIdx i) const;
@@ -389,7 +390,7 @@ using TracePtr = std::shared_ptr<const Trace>;
 /// SourceText::reader). One per thread; a returned view stays valid until the
 /// next call.
 class EventText {
-public:
+ public:
   explicit EventText(const Trace& trace);
   ~EventText();
   EventText(const EventText&) = delete;
@@ -399,7 +400,8 @@ public:
   /// Event i's text, or an empty view when it cannot be read.
   std::string_view operator()(EventIdx i);
   const std::string& error() const { return error_; }
-private:
+
+ private:
   const Trace& trace_;
   std::unique_ptr<TextReader> reader_;
   std::string error_;
@@ -413,4 +415,4 @@ double nsToUsExact(int64_t ns);
 /// ".json" removed everywhere, in that order.
 std::string referenceBaseName(std::string_view path);
 
-} // namespace steadyscope
+}  // namespace steadyscope

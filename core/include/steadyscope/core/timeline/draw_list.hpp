@@ -13,21 +13,21 @@
 namespace steadyscope::timeline {
 
 struct DrawItem {
-  float x0 = 0, x1 = 0;      // pixels, clamped to [-10, width + 10]
-  uint32_t row = 0;          // TimelineIndex::rows index
-  uint32_t first = 0;        // position of the first event in the row
-  uint32_t count = 0;        // events covered (1 for a slice)
+  float x0 = 0, x1 = 0;  // pixels, clamped to [-10, width + 10]
+  uint32_t row = 0;      // TimelineIndex::rows index
+  uint32_t first = 0;    // position of the first event in the row
+  uint32_t count = 0;    // events covered (1 for a slice)
   bool folded = false;
 };
 
 struct LodParams {
-  double minSlicePx = 2.0;   // narrower slices are folded
+  double minSlicePx = 2.0;  // narrower slices are folded
 };
 
 /// Appends the items of one row for the mapper's window to `out` (no
 /// allocation once `out` has grown to its working size).
-void appendRowDrawList(const Trace& trace, const TimelineIndex& index, uint32_t rowId,
-                       const TimeMapper& map, const LodParams& lod, std::vector<DrawItem>& out);
+void appendRowDrawList(const Trace& trace, const TimelineIndex& index, uint32_t rowId, const TimeMapper& map,
+                       const LodParams& lod, std::vector<DrawItem>& out);
 
 /// Coverage of [t(x), t(x+1)) for each pixel column x in [0, columns): busy
 /// fraction in 0..1 written to `fraction`, and a flag per column set when an
@@ -37,7 +37,7 @@ void coverageColumns(const Coverage& cov, const TimeMapper& map, int columns, in
 
 /// The event under pixel x in a row, or -1. Exact hits win; otherwise the
 /// nearest slice within `catchPx` (so thin slices stay clickable).
-int64_t hitTestRow(const Trace& trace, const TimelineIndex& index, uint32_t rowId,
-                   const TimeMapper& map, double x, double catchPx = 3.0);
+int64_t hitTestRow(const Trace& trace, const TimelineIndex& index, uint32_t rowId, const TimeMapper& map, double x,
+                   double catchPx = 3.0);
 
-} // namespace steadyscope::timeline
+}  // namespace steadyscope::timeline

@@ -18,4 +18,4 @@ double niceTickStep(double nsPerPx, double minPx);
 /// Label of a tick at `relNs` from the origin, precise enough for `stepNs`.
 std::string formatTick(double relNs, double stepNs);
 
-} // namespace steadyscope::timeline
+}  // namespace steadyscope::timeline

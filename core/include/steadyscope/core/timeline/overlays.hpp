@@ -27,13 +27,13 @@ struct RegionBand {
 
 struct ChunkBand {
   int64_t beginNs = 0, endNs = 0;
-  std::string mode;    // "mixed", "decode_only", "prefilldecode", "generic"
-  std::string label;   // shown on the band
+  std::string mode;                       // "mixed", "decode_only", "prefilldecode", "generic"
+  std::string label;                      // shown on the band
   int32_t firstStep = -1, lastStep = -1;  // inclusive step indices, -1 if unknown
 };
 
 struct TimelineOverlays {
-  std::vector<StepBand> steps;            // sorted by beginNs
+  std::vector<StepBand> steps;  // sorted by beginNs
   std::vector<RegionBand> steadyRegions;
   std::vector<ChunkBand> chunks;
   bool empty() const { return steps.empty() && steadyRegions.empty() && chunks.empty(); }
@@ -43,4 +43,4 @@ struct TimelineOverlays {
   int64_t stepAt(int64_t t) const;
 };
 
-} // namespace steadyscope::timeline
+}  // namespace steadyscope::timeline

@@ -27,9 +27,9 @@ struct DeviceRangeBusy {
 struct RangeStats {
   int64_t beginNs = 0, endNs = 0;
   uint64_t sliceCount = 0;
-  std::vector<NameStats> perName;          // sorted by totalNs desc, then name id
-  std::vector<DeviceRangeBusy> devices;    // parallel to TimelineIndex::devices
-  double gpuBusyRatio = 0.0;               // over all devices: mean of device ratios
+  std::vector<NameStats> perName;        // sorted by totalNs desc, then name id
+  std::vector<DeviceRangeBusy> devices;  // parallel to TimelineIndex::devices
+  double gpuBusyRatio = 0.0;             // over all devices: mean of device ratios
 };
 
 /// A slice "is in" the range when its [ts, ts + dur) overlaps [begin, end)
@@ -38,4 +38,4 @@ bool sliceInRange(const Trace& t, EventIdx e, int64_t begin, int64_t end);
 
 RangeStats computeRangeStats(const Trace& trace, const TimelineIndex& index, int64_t begin, int64_t end);
 
-} // namespace steadyscope::timeline
+}  // namespace steadyscope::timeline

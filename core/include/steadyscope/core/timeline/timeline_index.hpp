@@ -22,7 +22,15 @@ namespace steadyscope::timeline {
 
 /// What a slice is, for colouring. Decided once per category.
 enum class SliceKind : uint8_t {
-  Kernel, Memcpy, Memset, GpuAnnotation, Annotation, CpuOp, Runtime, Python, Other,
+  Kernel,
+  Memcpy,
+  Memset,
+  GpuAnnotation,
+  Annotation,
+  CpuOp,
+  Runtime,
+  Python,
+  Other,
 };
 SliceKind sliceKindOf(CatClass c);
 const char* sliceKindName(SliceKind k);
@@ -33,7 +41,7 @@ const char* sliceKindName(SliceKind k);
 /// widget uses it to find idle gaps longer than a threshold inside one pixel
 /// column, so gaps survive zooming out.
 class Coverage {
-public:
+ public:
   Coverage() = default;
   /// `intervals` must be sorted by begin; overlapping ones are merged here.
   explicit Coverage(std::span<const Interval> intervals);
@@ -55,8 +63,8 @@ public:
   /// Max of the gaps with index in [lo, hi) (gap k follows interval k).
   int64_t maxGapRange(size_t lo, size_t hi) const;
 
-private:
-  int64_t busyBefore(int64_t t) const;  // busy time in (-inf, t)
+ private:
+  int64_t busyBefore(int64_t t) const;      // busy time in (-inf, t)
   std::vector<int64_t> begin_, end_, cum_;  // cum_[k] = busy of intervals 0..k
   std::vector<std::vector<int64_t>> gapPyramid_;
 };
@@ -81,24 +89,24 @@ struct LaneIndex {
   uint32_t firstRow = 0;  // into TimelineIndex::rows
   uint32_t rowCount = 0;  // depth levels (maxDepth + 1, or 0 when empty)
   uint64_t sliceCount = 0;
-  Coverage coverage;      // union of the lane's slices (depth 0 is enough: children nest)
+  Coverage coverage;  // union of the lane's slices (depth 0 is enough: children nest)
 };
 
 struct DeviceIndex {
   JsonKey pid;
-  Coverage busy;          // from Trace::gpuBusy
+  Coverage busy;                // from Trace::gpuBusy
   std::vector<uint32_t> lanes;  // GPU lanes of this pid
 };
 
 struct TimelineIndex {
   std::vector<SliceRow> rows;
-  std::vector<LaneIndex> lanes;       // parallel to Trace::lanes
-  std::vector<DeviceIndex> devices;   // parallel to Trace::gpuBusy
-  int64_t firstNs = 0, lastNs = 0;    // span of drawable slices
+  std::vector<LaneIndex> lanes;      // parallel to Trace::lanes
+  std::vector<DeviceIndex> devices;  // parallel to Trace::gpuBusy
+  int64_t firstNs = 0, lastNs = 0;   // span of drawable slices
   uint64_t sliceCount = 0;
   /// (correlation, event) pairs of events with a numeric correlation, sorted.
   std::vector<std::pair<int64_t, EventIdx>> byCorrelation;
-  std::vector<SliceKind> kindOfCat;   // per Trace::categories index
+  std::vector<SliceKind> kindOfCat;  // per Trace::categories index
 
   SliceKind kindOf(const Trace& t, EventIdx i) const { return kindOfCat[t.cat[i]]; }
   /// The other end of a launch <-> GPU activity link (same correlation; the
@@ -114,4 +122,4 @@ bool isDrawable(const Trace& t, EventIdx i);
 /// Builds the index. Returns nullptr if `cancel` became true meanwhile.
 TimelineIndexPtr buildTimelineIndex(const Trace& trace, const std::atomic<bool>* cancel = nullptr);
 
-} // namespace steadyscope::timeline
+}  // namespace steadyscope::timeline

@@ -15,11 +15,11 @@ enum class TrackKind : uint8_t { GroupHeader, DeviceBusy, Slices };
 struct Track {
   TrackKind kind = TrackKind::Slices;
   uint32_t group = 0;
-  uint32_t lane = 0;      // Slices: Trace::lanes index
-  uint32_t row = 0;       // Slices: TimelineIndex::rows index
-  int32_t device = -1;    // DeviceBusy: TimelineIndex::devices index
-  int y = 0, height = 0;  // in layout coordinates (0 = top of the lanes area)
-  bool laneStart = false; // first depth row of its lane (carries the lane label)
+  uint32_t lane = 0;       // Slices: Trace::lanes index
+  uint32_t row = 0;        // Slices: TimelineIndex::rows index
+  int32_t device = -1;     // DeviceBusy: TimelineIndex::devices index
+  int y = 0, height = 0;   // in layout coordinates (0 = top of the lanes area)
+  bool laneStart = false;  // first depth row of its lane (carries the lane label)
 };
 
 struct TrackGroup {
@@ -27,8 +27,8 @@ struct TrackGroup {
   std::string label;
   bool gpu = false;
   bool collapsed = false;
-  int32_t device = -1;           // TimelineIndex::devices index, -1 if none
-  std::vector<uint32_t> lanes;   // Trace::lanes indices, display order
+  int32_t device = -1;          // TimelineIndex::devices index, -1 if none
+  std::vector<uint32_t> lanes;  // Trace::lanes indices, display order
 };
 
 struct LayoutParams {
@@ -57,4 +57,4 @@ TrackLayout layoutTracks(const TimelineIndex& index, const std::vector<TrackGrou
 /// "stream 7", "thread 851 (python)" ...
 std::string laneLabel(const Trace& trace, uint32_t lane);
 
-} // namespace steadyscope::timeline
+}  // namespace steadyscope::timeline

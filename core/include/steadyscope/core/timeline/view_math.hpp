@@ -12,7 +12,7 @@ namespace steadyscope::timeline {
 
 /// Maps absolute ns onto x pixels for one frame. Cheap to copy.
 class TimeMapper {
-public:
+ public:
   TimeMapper() = default;
   TimeMapper(int64_t origin, double beginRel, double endRel, double widthPx);
 
@@ -29,7 +29,7 @@ public:
   int64_t beginNs() const;
   int64_t endNs() const;
 
-private:
+ private:
   int64_t origin_ = 0;
   double begin_ = 0.0;
   double pxPerNs_ = 1.0;
@@ -39,7 +39,7 @@ private:
 /// The zoom / pan state of one timeline. No signals: the widget owns one and
 /// repaints when a mutator returns true (it changed something).
 class ViewControl {
-public:
+ public:
   static constexpr double kMinSpanNs = 20.0;
 
   /// Bounds of the data in absolute ns; resets the window to fit all.
@@ -66,7 +66,7 @@ public:
   bool panPx(double dx);
   bool panFraction(double fractionOfSpan);
 
-private:
+ private:
   int64_t origin_ = 0;
   double boundsSpan_ = 1.0;
   double begin_ = 0.0;
@@ -74,4 +74,4 @@ private:
   double width_ = 1.0;
 };
 
-} // namespace steadyscope::timeline
+}  // namespace steadyscope::timeline

@@ -14,7 +14,7 @@ Expected<void> writeFileAtomic(const std::string& path, std::string_view data);
 /// Streaming variant: open, append, commit. Destroying an uncommitted writer
 /// removes the temporary file.
 class AtomicFileWriter {
-public:
+ public:
   AtomicFileWriter() = default;
   ~AtomicFileWriter();
   AtomicFileWriter(const AtomicFileWriter&) = delete;
@@ -26,10 +26,10 @@ public:
   void abort();
   bool isOpen() const { return fd_ >= 0; }
 
-private:
+ private:
   std::string path_;
   std::string tmpPath_;
   int fd_ = -1;
 };
 
-} // namespace steadyscope
+}  // namespace steadyscope

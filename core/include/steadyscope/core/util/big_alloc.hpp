@@ -19,7 +19,7 @@ namespace steadyscope {
 namespace bigmem {
 /// Threshold in bytes above which blocks are mmapped.
 inline constexpr size_t kMmapThreshold = size_t(1) << 20;
-void* allocate(size_t bytes);            // throws std::bad_alloc
+void* allocate(size_t bytes);  // throws std::bad_alloc
 void deallocate(void* p, size_t bytes) noexcept;
 /// Freed blocks of kMmapThreshold and more are retained (up to
 /// STEADYSCOPE_RETAIN_MIB of address space, default 128) and reused by later
@@ -38,8 +38,8 @@ void prefault(size_t bytes) noexcept;
 /// the same memory meanwhile. For an idle core ahead of a thread that is
 /// about to fill a block it owns. False where the kernel cannot (< 5.14).
 bool populate(void* p, size_t bytes) noexcept;
-void releaseRetained() noexcept;        // unmaps every retained block
-} // namespace bigmem
+void releaseRetained() noexcept;  // unmaps every retained block
+}  // namespace bigmem
 
 template <typename T>
 struct BigAllocator {
@@ -64,7 +64,9 @@ struct BigAllocator {
     ::new (static_cast<void*>(p)) U(static_cast<Args&&>(args)...);
   }
   template <typename U>
-  friend bool operator==(const BigAllocator&, const BigAllocator<U>&) noexcept { return true; }
+  friend bool operator==(const BigAllocator&, const BigAllocator<U>&) noexcept {
+    return true;
+  }
 };
 
 /// A per-event array. Same interface as std::vector, except that resize(n)
@@ -92,4 +94,4 @@ Column<T> zeroedFresh(size_t n) {
   return c;
 }
 
-} // namespace steadyscope
+}  // namespace steadyscope

@@ -12,12 +12,12 @@ namespace steadyscope {
 
 struct Error {
   enum class Kind : uint8_t {
-    Io,          // missing / unreadable file, a directory, ...
-    Format,      // not JSON, truncated JSON, top-level array, no traceEvents, ...
-    Compression, // truncated or corrupt gzip / zip / zstd
-    Resource,    // not enough memory / disk
-    Cancelled,   // the user cancelled
-    Usage,       // bad arguments
+    Io,           // missing / unreadable file, a directory, ...
+    Format,       // not JSON, truncated JSON, top-level array, no traceEvents, ...
+    Compression,  // truncated or corrupt gzip / zip / zstd
+    Resource,     // not enough memory / disk
+    Cancelled,    // the user cancelled
+    Usage,        // bad arguments
     Internal,
   };
   Kind kind = Kind::Internal;
@@ -37,7 +37,7 @@ Error makeError(Error::Kind kind, std::string file, std::string message,
 /// Minimal expected<T, Error> (C++23's std::expected is not in g++ 12).
 template <typename T>
 class Expected {
-public:
+ public:
   Expected(T value) : v_(std::move(value)) {}
   Expected(Error error) : v_(std::move(error)) {}
   bool ok() const { return v_.index() == 0; }
@@ -49,20 +49,22 @@ public:
   const T* operator->() const { return &std::get<0>(v_); }
   T& operator*() { return std::get<0>(v_); }
   const Error& error() const { return std::get<1>(v_); }
-private:
+
+ private:
   std::variant<T, Error> v_;
 };
 
 template <>
 class Expected<void> {
-public:
+ public:
   Expected() = default;
   Expected(Error error) : e_(std::move(error)) {}
   bool ok() const { return !e_.has_value(); }
   explicit operator bool() const { return ok(); }
   const Error& error() const { return *e_; }
-private:
+
+ private:
   std::optional<Error> e_;
 };
 
-} // namespace steadyscope
+}  // namespace steadyscope

@@ -23,7 +23,7 @@ void sortNearlySorted(Column<T>& v, Less less, Column<T>& aside) {
   aside.clear();
   const size_t n = v.size();
   aside.reserve(n / 4 + 16);  // address space; touched only as used
-  size_t k = 0;  // v[0, k) is the in-order run kept so far
+  size_t k = 0;               // v[0, k) is the in-order run kept so far
   for (size_t i = 0; i < n; ++i) {
     const T x = v[i];
     if (k == 0 || !less(x, v[k - 1])) {
@@ -46,9 +46,11 @@ void sortNearlySorted(Column<T>& v, Less less, Column<T>& aside) {
   // element goes first, as std::merge puts its first range first.
   size_t i = k, j = aside.size(), w = n;
   while (j > 0) {
-    if (i > 0 && less(aside[j - 1], v[i - 1])) v[--w] = v[--i];
-    else v[--w] = aside[--j];
+    if (i > 0 && less(aside[j - 1], v[i - 1]))
+      v[--w] = v[--i];
+    else
+      v[--w] = aside[--j];
   }
 }
 
-} // namespace steadyscope
+}  // namespace steadyscope

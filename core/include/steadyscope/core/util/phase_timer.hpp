@@ -15,7 +15,7 @@
 namespace steadyscope {
 
 class PhaseTimer {
-public:
+ public:
   PhaseTimer(const char* envVar, const char* tag) : on(std::getenv(envVar) != nullptr), tag_(tag) {
     if (on) faults_ = minorFaults();
   }
@@ -31,7 +31,7 @@ public:
   }
   const bool on;
 
-private:
+ private:
   static double rssAnonMiB() {
     FILE* f = std::fopen("/proc/self/status", "r");
     if (!f) return 0;
@@ -52,4 +52,4 @@ private:
   std::chrono::steady_clock::time_point t_ = std::chrono::steady_clock::now();
 };
 
-} // namespace steadyscope
+}  // namespace steadyscope

@@ -8,7 +8,7 @@
 namespace steadyscope {
 
 class JobControl {
-public:
+ public:
   void requestCancel() { cancel_.store(true, std::memory_order_relaxed); }
   bool cancelled() const { return cancel_.load(std::memory_order_relaxed); }
 
@@ -23,7 +23,7 @@ public:
   uint64_t events() const { return events_.load(std::memory_order_relaxed); }
   int stage() const { return stage_.load(std::memory_order_relaxed); }
 
-private:
+ private:
   std::atomic<bool> cancel_{false};
   std::atomic<uint64_t> totalBytes_{0};
   std::atomic<uint64_t> doneBytes_{0};
@@ -31,4 +31,4 @@ private:
   std::atomic<int> stage_{0};
 };
 
-} // namespace steadyscope
+}  // namespace steadyscope

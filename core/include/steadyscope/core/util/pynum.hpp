@@ -41,4 +41,4 @@ std::string pyJson(const PyNum& n);
 /// C printf "%.2f" (correct rounding of the binary value), as pandas float_format.
 std::string formatFixed2(double v);
 
-} // namespace steadyscope
+}  // namespace steadyscope

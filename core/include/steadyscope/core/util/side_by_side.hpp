@@ -20,4 +20,4 @@ void runSideBySide(bool parallel, A&& onHelper, B&& here) {
   helper.join();
 }
 
-} // namespace steadyscope
+}  // namespace steadyscope
