@@ -34,9 +34,7 @@ std::optional<uint32_t> CorrGroups::slotOfSparse(const CorrKey& k) const {
 
 void CorrKeySet::finish() {
   // A bitmap when it is no bigger than ~16 bytes per key (and a few KiB at least).
-  dense_ = range_.count > 0 && range_.allInt &&
-           static_cast<double>(range_.mx) - static_cast<double>(range_.mn) + 1.0 <=
-               static_cast<double>(range_.count) * 128.0 + 65536.0;
+  dense_ = range_.rangeWithin(128.0, 65536.0);
   if (dense_) {
     min_ = range_.mn;
     max_ = range_.mx;
@@ -97,8 +95,6 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
   // only: groupingsFor). The scan records the ids' ranges and the flow
   // events as a bitmap over the events; the groupings then walk the kernel
   // and GPU-annotation lists or the bitmap.
-  KeyRange& gpuKeys = gpuKeys_;
-  KeyRange& flowKeys = flowKeys_;
   flowBits_ = zeroedFresh<uint64_t>((n + 63) / 64);
   uint64_t* flowBits = flowBits_.data();
   kernels.reserve(trace.stats.gpuEvents + 1024);
@@ -122,7 +118,7 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
     if (ph == Ph::FlowStart || ph == Ph::FlowEnd) {
       if (f & ev::HasId) {
         flowBits[k >> 6] |= uint64_t(1) << (k & 63);
-        flowKeys.add(corrKey(i));
+        flowKeys_.add(corrKey(i));
       }
       continue;
     }
@@ -133,15 +129,15 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
     }
     if (r == CatRole::GpuUserAnnotation) {
       gpuAnnotations.push_back(i);
-      if (f & ev::HasCorr) gpuKeys.add(corrKey(i));
+      if (f & ev::HasCorr) gpuKeys_.add(corrKey(i));
     } else if (isGpuKernelRole(r)) {
       kernels.push_back(i);
-      if (f & ev::HasCorr) gpuKeys.add(corrKey(i));
+      if (f & ev::HasCorr) gpuKeys_.add(corrKey(i));
     }
   }
   if (warmKernels.joinable()) warmKernels.join();
   timer.mark("  index: scan");
-  gpuSlotsDense_ = gpuKeys.dense();
+  gpuSlotsDense_ = gpuKeys_.dense();
   // Two independent halves, one per core for big traces: (GPU total,
   // collective names) and (annotation order).
   auto second = [&] {

@@ -136,19 +136,21 @@ Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root, size
   return {index.tsPy(root), index.endPy(root)};
 }
 
+const TileSet& chunkTiles(const EventIndex& index, const EventList& roots, const TileSet* globalTiles, TileSet& own) {
+  if (globalTiles) return *globalTiles;
+  own = buildTiles(index, roots);
+  return own;
+}
+
 void addChunkKeys(const EventIndex& index, const EventList& roots, const TileSet* globalTiles, CorrKeySet& keys) {
   if (roots.empty()) return;
   const Trace& t = index.trace();
-  TileSet local;
-  const TileSet* tiles = globalTiles;
-  if (!tiles) {
-    local = buildTiles(index, roots);
-    tiles = &local;
-  }
+  TileSet own;
+  const TileSet& tiles = chunkTiles(index, roots, globalTiles, own);
   double lo = INFINITY, hi = -INFINITY;
   size_t hint = 0;
   for (EventIdx r : roots) {
-    const Tile w = windowOf(index, *tiles, r, hint);
+    const Tile w = windowOf(index, tiles, r, hint);
     lo = std::min(lo, w.a.asDouble());
     hi = std::max(hi, w.b.asDouble());
   }
@@ -163,16 +165,12 @@ ChunkSelection selectChunk(const EventIndex& index, const EventList& roots, cons
   const Trace& t = index.trace();
   const CorrGroupings& byId = groups ? *groups : index.groupings();
   ChunkSelection sel;
-  TileSet local;
-  const TileSet* tiles = globalTiles;
-  if (!tiles) {
-    local = buildTiles(index, roots);
-    tiles = &local;
-  }
+  TileSet own;
+  const TileSet& tiles = chunkTiles(index, roots, globalTiles, own);
   std::optional<PyNum> maxEnd = globalTiles ? globalTiles->maxEnd : std::nullopt;
   size_t hint = 0;
   for (EventIdx r : roots) {
-    Tile w = windowOf(index, *tiles, r, hint);
+    Tile w = windowOf(index, tiles, r, hint);
     sel.windows.push_back(w);
     maxEnd = maxEnd ? pyMax(*maxEnd, w.b) : w.b;
   }

@@ -24,6 +24,7 @@ const char* splitOutcomeName(SplitOutcome o) {
     case SplitOutcome::Refused: return "refused";
     case SplitOutcome::Split: return "split";
     case SplitOutcome::Error: return "error";
+    case SplitOutcome::Cancelled: return "cancelled";
   }
   return "?";
 }
@@ -239,7 +240,7 @@ const Detection& Splitter::detection(const EventIndex& idx, bool trimKeepsStatus
   return *detection_;
 }
 
-SplitResult Splitter::plan(const SplitOptions& o) {
+SplitResult Splitter::plan(const SplitOptions& o, JobControl* control) {
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");  // stage times on stderr
   const Trace& t = *trace_;
   SplitResult r;
@@ -257,6 +258,11 @@ SplitResult Splitter::plan(const SplitOptions& o) {
     r.executionDetailsCsv.clear();
     return r;
   };
+  if (control && !control->enterStage("index")) {
+    SplitResult c;
+    c.outcome = SplitOutcome::Cancelled;
+    return c;
+  }
   const EventIndex& idx = index(o.fixes.metadataAllM);
   timer.mark("index");
   r.log.push_back(fmt::format("Loaded {} events", t.size()));

@@ -85,12 +85,8 @@ ChunkEvidenceReport computeChunkEvidence(const EventIndex& index, const EventLis
   // Per step: the same windows, one root at a time. Without global tiles the
   // splitter tiles the chunk's own roots; passing those tiles keeps each
   // root's window and the "last window" rule unchanged.
-  analysis::TileSet local;
-  const analysis::TileSet* perRootTiles = tiles;
-  if (!perRootTiles) {
-    local = analysis::buildTiles(index, roots);
-    perRootTiles = &local;
-  }
+  analysis::TileSet own;
+  const analysis::TileSet* perRootTiles = &analysis::chunkTiles(index, roots, tiles, own);
   EventList all, one;
   for (size_t k = 0; k < roots.size(); ++k) {
     one.clear();

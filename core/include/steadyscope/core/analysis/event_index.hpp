@@ -1,7 +1,8 @@
 #pragma once
 // The splitter's single-pass event index (spec §1.4), built from an already
-// loaded, immutable Trace. One linear pass over the columns; correlation ids
-// are grouped with a counting sort when they are dense integers (the usual
+// loaded, immutable Trace. One linear pass over the columns; the events of
+// correlation / flow ids are grouped on demand (a plan groups its chunks' ids
+// only), with a counting sort when the ids are dense integers (the usual
 // case), else with a sort. Range queries by time use the model's lanes, which
 // are already sorted by ts, and then filter with the reference's exact
 // (Python float) comparisons.
@@ -50,13 +51,14 @@ struct KeyRange {
     mn = k.v < mn ? k.v : mn;
     mx = k.v > mx ? k.v : mx;
   }
+  /// Integers whose range [mn, mx] has at most perKey * count + slack ids.
+  bool rangeWithin(double perKey, double slack) const {
+    return count > 0 && allInt &&
+           static_cast<double>(mx) - static_cast<double>(mn) + 1.0 <= static_cast<double>(count) * perKey + slack;
+  }
   /// Integers close enough together for arrays indexed by id - mn (a
   /// counting sort, per-id slots).
-  bool dense() const {
-    return count > 0 && allInt &&
-           static_cast<double>(mx) - static_cast<double>(mn) + 1.0 <=
-               static_cast<double>(count) * 4.0 + static_cast<double>(1 << 20);
-  }
+  bool dense() const { return rangeWithin(4.0, static_cast<double>(1 << 20)); }
 };
 
 /// corr key -> events (file order). Slots are dense small integers usable as

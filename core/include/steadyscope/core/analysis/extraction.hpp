@@ -73,6 +73,10 @@ struct ChunkSelection {
 ChunkSelection selectChunk(const EventIndex& index, const EventList& roots, const TileSet* globalTiles,
                            const ExtractionOptions& options, const CorrGroupings* groups = nullptr);
 
+/// The tiles a chunk's windows come from: `globalTiles`, or when it is null
+/// (--no-gap-fill) the tiles of the chunk's own roots, built into `own`.
+const TileSet& chunkTiles(const EventIndex& index, const EventList& roots, const TileSet* globalTiles, TileSet& own);
+
 /// Adds to `keys` the ids selectChunk(index, roots, globalTiles, ...) may
 /// look up: those of the CPU events on any lane within the time span of the
 /// chunk's windows (a superset of the events it selects). With groupingsFor,

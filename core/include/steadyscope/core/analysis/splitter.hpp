@@ -18,6 +18,7 @@
 #include <steadyscope/core/analysis/steady_state.hpp>
 #include <steadyscope/core/model/trace.hpp>
 #include <steadyscope/core/util/error.hpp>
+#include <steadyscope/core/util/progress.hpp>
 
 #include <memory>
 #include <optional>
@@ -60,6 +61,7 @@ struct SplitOptions {
   bool llmInference = false;
   std::optional<int64_t> maxNumSeq;
   bool busyRatioColumn = false;  // §4.10, off: CSV identical to the reference
+  unsigned threads = 0;          // 0: jobThreads() (the hardware's count, capped)
   SplitFixes fixes;
 };
 
@@ -68,6 +70,7 @@ enum class SplitOutcome : uint8_t {
   Refused,    // splittability gate: manifest with aborted=true, exit 0
   Split,      // chunks (possibly none) + manifest (+ execution details), exit 0
   Error,      // the reference crashes or this build cannot follow it: exit 1, nothing written
+  Cancelled,  // the caller's JobControl asked to stop: no result, nothing written
 };
 const char* splitOutcomeName(SplitOutcome o);
 
@@ -147,8 +150,10 @@ class Splitter {
  public:
   explicit Splitter(TracePtr trace);
   const Trace& trace() const { return *trace_; }
-  /// Computes everything; no file is touched.
-  SplitResult plan(const SplitOptions& options);
+  /// Computes everything; no file is touched. `control`, when given, is
+  /// checked at every stage boundary (JobControl::enterStage); a cancelled
+  /// plan returns SplitOutcome::Cancelled and nothing else.
+  SplitResult plan(const SplitOptions& options, JobControl* control = nullptr);
   /// Writes the planned outputs (creates the output directory when the plan says so).
   Expected<void> write(const SplitResult& result) const;
 

@@ -6,6 +6,7 @@
 // shared as std::shared_ptr<const Trace> between the splitter, the views and
 // the exporter.
 #include <steadyscope/core/util/big_alloc.hpp>
+#include <steadyscope/core/util/intervals.hpp>
 #include <steadyscope/core/util/pynum.hpp>
 
 #include <algorithm>
@@ -245,12 +246,6 @@ struct Anomaly {
   std::string explanation;  // one line
   uint64_t count = 0;
   int64_t firstEvent = -1;  // index of the first event concerned, -1 if none
-};
-
-/// A half-open interval in ns.
-struct Interval {
-  int64_t begin = 0;
-  int64_t end = 0;
 };
 
 /// Union of GPU-work intervals on one device (GPU pid), sorted, disjoint.

@@ -1,0 +1,31 @@
+#include <steadyscope/core/util/paths.hpp>
+
+#include <system_error>
+
+namespace steadyscope::paths {
+
+std::string join(std::string_view dir, std::string_view name) {
+  if (dir.empty()) return std::string(name);
+  std::string out(dir);
+  if (out.back() != '/') out += '/';
+  out += name;
+  return out;
+}
+
+std::string fileName(std::string_view path) {
+  const size_t k = path.find_last_of("/\\");
+  return std::string(k == std::string_view::npos ? path : path.substr(k + 1));
+}
+
+std::string resolve(std::string_view path, const std::filesystem::path& cwd) {
+  std::filesystem::path x{std::string(path)};
+  if (x.is_relative()) x = cwd / x;
+  std::error_code ec;
+  std::filesystem::path r = std::filesystem::weakly_canonical(x, ec);
+  if (ec) r = x.lexically_normal();
+  std::string s = r.string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+}  // namespace steadyscope::paths
