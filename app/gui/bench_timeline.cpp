@@ -3,7 +3,7 @@
 // each level) and prints median / p95 frame time per level and overall.
 // A benchmark, not a test: it measures, it does not assert.
 #include "gui_main.hpp"
-#include "load_controller.hpp"
+#include "load_job.hpp"
 
 #include "timeline/timeline_view.hpp"
 
@@ -36,18 +36,13 @@ Summary summarize(std::vector<double> v) {
 }  // namespace
 
 int runTimelineBench(const QString& trace) {
-  LoadController loader;
   QElapsedTimer t;
   t.start();
-  widgets::TraceDocument doc;
-  QString err;
-  QObject::connect(&loader, &LoadController::finished,
-                   [&](const widgets::TraceDocument& d, const QString&) { doc = d; });
-  QObject::connect(&loader, &LoadController::failed, [&](const QString& m, bool, const QString&) { err = m; });
-  loader.start(trace);
-  loader.waitForFinished();
+  JobContext ctx;
+  const std::optional<LoadOutcome> out = loadDocument(trace.toStdString(), ctx);
+  const widgets::TraceDocument doc = out ? out->doc : widgets::TraceDocument{};
   if (!doc) {
-    std::fprintf(stderr, "steadyscope: %s\n", qPrintable(err));
+    std::fprintf(stderr, "steadyscope: %s\n", qPrintable(out ? out->error : QStringLiteral("cancelled")));
     return 1;
   }
   std::printf("loaded %s: %s events, %s slices, %zu lanes, %zu rows in %.2f s\n", qPrintable(trace),
