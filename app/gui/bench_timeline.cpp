@@ -33,22 +33,28 @@ Summary summarize(std::vector<double> v) {
   s.max = v.back();
   return s;
 }
-}  // namespace
-
-int runTimelineBench(const QString& trace) {
+/// Loads `trace` (on this thread: nothing else runs) and prints its figures;
+/// an empty document (after printing the error) on failure.
+widgets::TraceDocument loadForBench(const QString& trace) {
   QElapsedTimer t;
   t.start();
   JobContext ctx;
   const std::optional<LoadOutcome> out = loadDocument(trace.toStdString(), ctx);
-  const widgets::TraceDocument doc = out ? out->doc : widgets::TraceDocument{};
-  if (!doc) {
+  if (!out || !out->doc) {
     std::fprintf(stderr, "steadyscope: %s\n", qPrintable(out ? out->error : QStringLiteral("cancelled")));
-    return 1;
+    return {};
   }
+  const widgets::TraceDocument& doc = out->doc;
   std::printf("loaded %s: %s events, %s slices, %zu lanes, %zu rows in %.2f s\n", qPrintable(trace),
               timeline::formatCount(doc.trace->size()).c_str(), timeline::formatCount(doc.index->sliceCount).c_str(),
               doc.trace->lanes.size(), doc.index->rows.size(), double(t.elapsed()) / 1000.0);
+  return doc;
+}
+}  // namespace
 
+int runTimelineBench(const QString& trace) {
+  const widgets::TraceDocument doc = loadForBench(trace);
+  if (!doc) return 1;
   const QSize size(1920, 1080);
   widgets::TimelineView view;
   view.resize(size);
