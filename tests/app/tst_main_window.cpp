@@ -320,6 +320,7 @@ void TstMainWindow::cancelledSplitNeverReachesTheWindow() {
   auto* cancel = w.findChild<QPushButton*>(QStringLiteral("status.cancel"));
   QVERIFY(cancel && cancel->isVisible());
   w.activateWindow();
+  QVERIFY(QTest::qWaitForWindowActive(&w));  // Esc is a window shortcut
   w.timeline()->setFocus();
   QTest::keyClick(&w, Qt::Key_Escape);
   QVERIFY(!w.splits()->isRunning());
