@@ -3,7 +3,7 @@
 // each level) and prints median / p95 frame time per level and overall.
 // A benchmark, not a test: it measures, it does not assert.
 #include "gui_main.hpp"
-#include "load_controller.hpp"
+#include "load_job.hpp"
 
 #include "timeline/timeline_view.hpp"
 
@@ -33,27 +33,28 @@ Summary summarize(std::vector<double> v) {
   s.max = v.back();
   return s;
 }
-}  // namespace
-
-int runTimelineBench(const QString& trace) {
-  LoadController loader;
+/// Loads `trace` (on this thread: nothing else runs) and prints its figures;
+/// an empty document (after printing the error) on failure.
+widgets::TraceDocument loadForBench(const QString& trace) {
   QElapsedTimer t;
   t.start();
-  widgets::TraceDocument doc;
-  QString err;
-  QObject::connect(&loader, &LoadController::finished,
-                   [&](const widgets::TraceDocument& d, const QString&) { doc = d; });
-  QObject::connect(&loader, &LoadController::failed, [&](const QString& m, bool, const QString&) { err = m; });
-  loader.start(trace);
-  loader.waitForFinished();
-  if (!doc) {
-    std::fprintf(stderr, "steadyscope: %s\n", qPrintable(err));
-    return 1;
+  JobContext ctx;
+  const std::optional<LoadOutcome> out = loadDocument(trace.toStdString(), ctx);
+  if (!out || !out->doc) {
+    std::fprintf(stderr, "steadyscope: %s\n", qPrintable(out ? out->error : QStringLiteral("cancelled")));
+    return {};
   }
+  const widgets::TraceDocument& doc = out->doc;
   std::printf("loaded %s: %s events, %s slices, %zu lanes, %zu rows in %.2f s\n", qPrintable(trace),
               timeline::formatCount(doc.trace->size()).c_str(), timeline::formatCount(doc.index->sliceCount).c_str(),
               doc.trace->lanes.size(), doc.index->rows.size(), double(t.elapsed()) / 1000.0);
+  return doc;
+}
+}  // namespace
 
+int runTimelineBench(const QString& trace) {
+  const widgets::TraceDocument doc = loadForBench(trace);
+  if (!doc) return 1;
   const QSize size(1920, 1080);
   widgets::TimelineView view;
   view.resize(size);

@@ -6,6 +6,7 @@
 #include <steadyscope/core/bridge/gate_evidence.hpp>
 #include <steadyscope/core/gate/csv.hpp>
 #include <steadyscope/core/gate/review.hpp>
+#include <steadyscope/core/util/split_names.hpp>
 
 #include <QDir>
 #include <QFileInfo>
@@ -134,8 +135,7 @@ widgets::GateExplanation explanationOf(const gate::GateResult& g) {
 QVector<widgets::ChunkRow> directoryChunkRows(const std::string& dir) {
   const SplitDirectoryInfo info = inspectSplitDirectory(QString::fromStdString(dir));
   std::map<QString, gate::RowReading> byName;
-  const std::string csvPath =
-      QDir(QString::fromStdString(dir)).filePath(QStringLiteral("execution_details.csv")).toStdString();
+  const std::string csvPath = QDir(QString::fromStdString(dir)).filePath(qs(names::kDetailsCsvFile)).toStdString();
   if (Expected<gate::CsvTable> t = gate::readCsvFile(csvPath); t.ok())
     for (const gate::ChunkRow& row : gate::chunkRowsFromTable(t.value()))
       if (row.outputPath) byName.emplace(baseName(*row.outputPath), gate::readRow(row));
@@ -176,6 +176,24 @@ void applyVerdicts(const GateSource& s, double threshold, QVector<widgets::Chunk
     if (const auto& ev = s.input.evidence[gate::modeIndex(*m)]; ev && ev->unionBusyRatio)
       row.busyUnion = *ev->unionBusyRatio;
   }
+}
+
+std::optional<GateReview> reviewGate(GateRequest req, JobControl& control) {
+  if (!control.enterStage("review")) return std::nullopt;
+  GateReview out;
+  out.source = req.source;
+  out.rows = std::move(req.rows);
+  if (!out.source) {
+    out.source = directoryGateSource(req.dir);
+    out.rows = directoryChunkRows(req.dir);
+  }
+  if (!control.enterStage("verdicts")) return std::nullopt;
+  applyVerdicts(*out.source, req.threshold, out.rows);
+  if (!control.enterStage("explanation")) return std::nullopt;
+  gate::Mode mode = requestedMode(*out.source, req.comboMode);
+  if (auto m = gate::parseMode(req.selectedMode.toStdString())) mode = *m;
+  out.shown = runGate(*out.source, mode, req.threshold);
+  return out;
 }
 
 }  // namespace steadyscope::app

@@ -7,6 +7,7 @@
 
 #include <steadyscope/core/gate/gate.hpp>
 #include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/util/progress.hpp>
 
 #include <QString>
 #include <QVector>
@@ -57,5 +58,23 @@ QVector<widgets::ChunkRow> directoryChunkRows(const std::string& dir);
 /// mode were requested (one evaluation per mode). Rows whose mode is not a gate
 /// family, or that are not their family's first chunk, get no verdict.
 void applyVerdicts(const GateSource& s, double threshold, QVector<widgets::ChunkRow>& rows);
+
+/// What a gate review needs, taken on the GUI thread.
+struct GateRequest {
+  std::shared_ptr<const GateSource> source;  // null: a directory, built from `dir` by the job
+  std::string dir;
+  QVector<widgets::ChunkRow> rows;  // the table's rows (a directory's are read by the job)
+  double threshold = 0.05;
+  QString comboMode;     // the toolbar's mode ("auto", "mixed", …)
+  QString selectedMode;  // the selected row's mode; empty: none selected
+};
+struct GateReview {
+  std::shared_ptr<const GateSource> source;
+  QVector<widgets::ChunkRow> rows;  // with verdicts
+  GateRun shown;                    // the selected chunk's gate, else the toolbar mode's
+};
+/// (job thread) Verdicts for every row and the gate the Explanation pane
+/// shows; a directory's CSV is read here. nullopt: `control` cancelled it.
+std::optional<GateReview> reviewGate(GateRequest request, JobControl& control);
 
 }  // namespace steadyscope::app

@@ -179,7 +179,7 @@ int takeScreenshot(const GuiOptions& o) {
   } else {
     w.openFile(o.input);
   }
-  if (!w.loader()->waitForFinished()) {
+  if (!w.waitForJobs()) {
     std::fprintf(stderr, "steadyscope: timed out loading %s\n", qPrintable(o.input));
     return 1;
   }
@@ -193,7 +193,7 @@ int takeScreenshot(const GuiOptions& o) {
   const bool haveRows = w.chunksPanel()->model()->rowCount() > 0;
   if (w.document() && (o.split || (!o.selectMode.isEmpty() && !haveRows))) {
     w.runSplit();
-    if (!w.waitForSplit()) {
+    if (!w.waitForJobs()) {
       std::fprintf(stderr, "steadyscope: timed out splitting %s\n", qPrintable(o.input));
       return 1;
     }

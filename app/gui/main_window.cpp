@@ -6,10 +6,10 @@
 #include "panels/details_panel.hpp"
 #include "panels/explanation_panel.hpp"
 #include "panels/welcome_widget.hpp"
-#include "split_adapter.hpp"
 #include "timeline/timeline_view.hpp"
 
 #include <steadyscope/core/timeline/format.hpp>
+#include <steadyscope/core/util/split_names.hpp>
 
 #include <QAction>
 #include <QApplication>
@@ -19,11 +19,9 @@
 #include <QDoubleSpinBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -36,7 +34,6 @@
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolBar>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
@@ -49,7 +46,7 @@ namespace steadyscope::app {
 using widgets::TraceDocument;
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 const char* kTraceFilter = "Traces (*.json *.json.gz *.gz *.zip *.zst);;All files (*)";
 }  // namespace
 
@@ -59,7 +56,9 @@ MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
   setWindowIcon(QIcon(QStringLiteral(":/icons/steadyscope.svg")));
   setAcceptDrops(true);
   setDockNestingEnabled(true);
-  loader_ = new LoadController(this);
+  loads_ = new JobRunner(this);
+  splits_ = new JobRunner(this);
+  reviews_ = new JobRunner(this);
   selection_ = new widgets::SelectionModel(this);
 
   centre_ = new QStackedWidget(this);
@@ -80,13 +79,11 @@ MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
   connect(welcome_, &widgets::WelcomeWidget::openSplitDirRequested, this, &MainWindow::openSplitDirectoryDialog);
   connect(welcome_, &widgets::WelcomeWidget::openSampleRequested, this, &MainWindow::openSample);
   connect(welcome_, &widgets::WelcomeWidget::openRecentRequested, this, &MainWindow::openFile);
-  connect(loader_, &LoadController::finished, this, &MainWindow::onLoadFinished);
-  connect(loader_, &LoadController::failed, this, &MainWindow::onLoadFailed);
-  connect(loader_, &LoadController::progressChanged, this, &MainWindow::onProgress);
+  connectRunners();
   connect(anomalies_, &widgets::AnomaliesPanel::eventActivated, timeline_, &widgets::TimelineView::revealEvent);
   // The gate: a chunk row shows its own gate (as if its mode were requested);
   // threshold and mode re-gate without re-splitting.
-  connect(selection_, &widgets::SelectionModel::chunkChanged, this, [this] { showExplanation(); });
+  connect(selection_, &widgets::SelectionModel::chunkChanged, this, [this] { regate(); });
   connect(threshold_, &QDoubleSpinBox::valueChanged, this, [this] { regate(); });
   connect(modeCombo_, &QComboBox::currentTextChanged, this, [this] { regate(); });
 
@@ -136,14 +133,22 @@ void MainWindow::createDocks() {
 }
 
 void MainWindow::createActions() {
-  // ---- File
+  createFileActions();
+  createViewActions();
+  createSplitActions();
+  createFindActions();
+  createHelpActions();
+  createToolBar();
+}
+
+void MainWindow::createFileActions() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  QAction* open = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open trace…"), this,
-                                  &MainWindow::openDialog);
-  open->setShortcut(QKeySequence::Open);
-  open->setObjectName(QStringLiteral("action.open"));
-  QAction* openDir = file->addAction(QIcon::fromTheme(QStringLiteral("folder-open")), tr("Open &split directory…"),
-                                     this, &MainWindow::openSplitDirectoryDialog);
+  openAction_ = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open trace…"), this,
+                                &MainWindow::openDialog);
+  openAction_->setShortcut(QKeySequence::Open);
+  openAction_->setObjectName(QStringLiteral("action.open"));
+  openDirAction_ = file->addAction(QIcon::fromTheme(QStringLiteral("folder-open")), tr("Open &split directory…"), this,
+                                   &MainWindow::openSplitDirectoryDialog);
   file->addAction(tr("Open the s&ample"), this, &MainWindow::openSample);
   recentMenu_ = file->addMenu(tr("Open &recent"));
   file->addSeparator();
@@ -152,8 +157,10 @@ void MainWindow::createActions() {
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
   quit->setMenuRole(QAction::QuitRole);
+}
 
-  // ---- View (single-letter keys: Perfetto / Tracy habits)
+void MainWindow::createViewActions() {
+  // Single-letter keys: Perfetto / Tracy habits.
   QMenu* view = menuBar()->addMenu(tr("&View"));
   auto key = [this, view](const QString& text, QKeySequence seq, auto slot, const QString& name) {
     QAction* a = view->addAction(text);
@@ -171,21 +178,29 @@ void MainWindow::createActions() {
   key(tr("Pan &right"), QKeySequence(Qt::Key_D), &widgets::TimelineView::panRight, QStringLiteral("action.panRight"));
   key(tr("&Zoom to selection"), QKeySequence(Qt::Key_Z), &widgets::TimelineView::zoomToSelection,
       QStringLiteral("action.zoomSel"));
-  QAction* clearSel = view->addAction(tr("&Clear selection"));
-  clearSel->setShortcut(QKeySequence(Qt::Key_Escape));
-  clearSel->setObjectName(QStringLiteral("action.clearSelection"));
-  connect(clearSel, &QAction::triggered, selection_, &widgets::SelectionModel::clear);
-  addAction(clearSel);
+  // Esc cancels the job the status bar shows; with none shown it clears the selection.
+  QAction* esc = view->addAction(tr("Cancel / &clear selection"));
+  esc->setShortcut(QKeySequence(Qt::Key_Escape));
+  esc->setObjectName(QStringLiteral("action.clearSelection"));
+  connect(esc, &QAction::triggered, this, [this] {
+    if (shownJob_)
+      cancelJobs();
+    else
+      selection_->clear();
+  });
+  addAction(esc);
   view->addSeparator();
   for (QDockWidget* d : docks_) view->addAction(d->toggleViewAction());
   view->addAction(tr("Reset &layout"), this, [this] { restoreState(defaultState_); });
+}
 
-  // ---- Split (wired to the splitter when it lands)
+void MainWindow::createSplitActions() {
   QMenu* split = menuBar()->addMenu(tr("&Split"));
   runSplitAction_ = split->addAction(tr("&Run split"), this, &MainWindow::runSplit);
   runSplitAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+}
 
-  // ---- Find
+void MainWindow::createFindActions() {
   QAction* find = new QAction(tr("&Find events…"), this);
   find->setShortcut(QKeySequence::Find);
   connect(find, &QAction::triggered, this, [this] {
@@ -201,17 +216,20 @@ void MainWindow::createActions() {
   prev->setShortcut(QKeySequence::FindPrevious);
   connect(prev, &QAction::triggered, this, &MainWindow::findPrevious);
   addAction(prev);
+}
 
-  // ---- Help
+void MainWindow::createHelpActions() {
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Keyboard shortcuts"), this, [this] {
     QMessageBox::information(
         this, tr("Keyboard shortcuts"),
         tr("<table>"
            "<tr><td>Ctrl+O</td><td>open a trace</td></tr><tr><td>Ctrl+W</td><td>close it</td></tr>"
-           "<tr><td>Ctrl+Q</td><td>quit</td></tr><tr><td>F</td><td>fit all</td></tr>"
+           "<tr><td>Ctrl+Q</td><td>quit</td></tr><tr><td>Ctrl+R</td><td>run the split</td></tr>"
+           "<tr><td>F</td><td>fit all</td></tr>"
            "<tr><td>W / S</td><td>zoom in / out</td></tr><tr><td>A / D</td><td>pan left / right</td></tr>"
-           "<tr><td>Z</td><td>zoom to the selection</td></tr><tr><td>Esc</td><td>clear the selection</td></tr>"
+           "<tr><td>Z</td><td>zoom to the selection</td></tr>"
+           "<tr><td>Esc</td><td>cancel the running job, else clear the selection</td></tr>"
            "<tr><td>Ctrl+F, Enter, F3</td><td>find events by name (regex), next match</td></tr>"
            "<tr><td>wheel</td><td>zoom around the cursor (Shift+wheel scrolls)</td></tr>"
            "<tr><td>drag</td><td>pan; drag on the ruler selects a range; Ctrl/right-drag box-zooms</td></tr>"
@@ -222,21 +240,22 @@ void MainWindow::createActions() {
                        tr("<b>Steadyscope</b> %1<br>Inspector for GPU profiler traces and their steady-state chunks.")
                            .arg(QCoreApplication::applicationVersion()));
   });
+}
 
-  // ---- Toolbar
+void MainWindow::createToolBar() {
   QToolBar* tb = addToolBar(tr("Main"));
   tb->setObjectName(QStringLiteral("toolbar.main"));
   tb->setMovable(false);
   tb->setToolButtonStyle(Qt::ToolButtonTextOnly);
-  tb->addAction(open);
-  tb->addAction(openDir);
+  tb->addAction(openAction_);
+  tb->addAction(openDirAction_);
   tb->addAction(runSplitAction_);
   tb->addWidget(new QLabel(tr("  mode "), tb));
   modeCombo_ = new QComboBox(tb);
   modeCombo_->setObjectName(QStringLiteral("gateMode"));
   modeCombo_->setToolTip(tr("The mode the gate is asked about (auto: mixed for LLM splits, generic otherwise)"));
-  modeCombo_->addItems({QStringLiteral("auto"), QStringLiteral("mixed"), QStringLiteral("decode_only"),
-                        QStringLiteral("prefilldecode"), QStringLiteral("generic")});
+  modeCombo_->addItem(QStringLiteral("auto"));
+  for (names::ChunkMode m : names::kChunkModes) modeCombo_->addItem(qs(names::modeName(m)));
   tb->addWidget(modeCombo_);
   tb->addWidget(new QLabel(tr("  num-steps "), tb));
   numSteps_ = new QSpinBox(tb);
@@ -291,7 +310,7 @@ void MainWindow::createStatusBar() {
   progressBar_->setMaximumWidth(220);
   cancelButton_ = new QPushButton(tr("Cancel"), sb);
   cancelButton_->setObjectName(QStringLiteral("status.cancel"));
-  connect(cancelButton_, &QPushButton::clicked, this, &MainWindow::cancelLoad);
+  connect(cancelButton_, &QPushButton::clicked, this, &MainWindow::cancelJobs);
   sb->addWidget(fileLabel_);
   sb->addWidget(eventsLabel_);
   sb->addWidget(anomaliesLabel_);
@@ -316,6 +335,8 @@ void MainWindow::flash(const QString& text, int ms) {
   messageLabel_->setText(text);
   messageTimer_->start(ms);
 }
+
+QString MainWindow::messageText() const { return messageLabel_->text(); }
 
 QString MainWindow::statusText() const {
   QStringList parts;
@@ -402,59 +423,37 @@ void MainWindow::openFile(const QString& path) {
     return;
   }
   lastError_.clear();
-  progressLabel_->setText(tr("Opening %1…").arg(QFileInfo(path).fileName()));
-  progressBar_->setValue(0);
-  for (QWidget* w : {static_cast<QWidget*>(progressLabel_), static_cast<QWidget*>(progressBar_),
-                     static_cast<QWidget*>(cancelButton_)})
-    w->show();
-  loader_->start(path);
+  loadingPath_ = path;
+  const std::string p = path.toStdString();
+  loads_->start<LoadOutcome>(
+      tr("Opening %1").arg(QFileInfo(path).fileName()), [p](JobContext& ctx) { return loadDocument(p, ctx); },
+      [this, path](LoadOutcome out) { onLoaded(out, path); }, &loadProgress);
 }
 
-void MainWindow::cancelLoad() { loader_->cancel(); }
-
-void MainWindow::onProgress(const LoadProgress& p) {
-  const int v = p.totalBytes ? int(1000.0 * double(p.doneBytes) / double(p.totalBytes)) : 0;
-  progressBar_->setValue(p.stage == LoadController::kStageTimeline ? 1000 : std::clamp(v, 0, 1000));
-  progressLabel_->setText(tr("%1 · %2 / %3 MB · %4 events")
-                              .arg(p.stageName)
-                              .arg(double(p.doneBytes) / 1e6, 0, 'f', 1)
-                              .arg(double(p.totalBytes) / 1e6, 0, 'f', 1)
-                              .arg(qs(timeline::formatCount(p.events))));
-}
-
-void MainWindow::onLoadFinished(const TraceDocument& doc, const QString& path) {
-  for (QWidget* w : {static_cast<QWidget*>(progressLabel_), static_cast<QWidget*>(progressBar_),
-                     static_cast<QWidget*>(cancelButton_)})
-    w->hide();
-  path_ = path;
-  if (!splitDir_.isEmpty() && !QFileInfo(path).absoluteFilePath().startsWith(splitDir_)) {
-    // keep the split directory's chunk rows: this is its source trace
+void MainWindow::onLoaded(const LoadOutcome& out, const QString& path) {
+  // On failure the previous trace (if any) stays open and unchanged.
+  if (!out.error.isEmpty()) {
+    lastError_ = out.error;
+    flash(tr("Could not open %1").arg(QFileInfo(path).fileName()), 8000);
+    showError(tr("Could not open the trace"), out.error);
+    return;
   }
+  path_ = path;
   settings_->addRecentFile(path);
   updateRecentMenu();
-  publish(doc);
+  publish(out.doc);
   flash(tr("Loaded %1").arg(QFileInfo(path).fileName()), 4000);
 }
 
-void MainWindow::onLoadFailed(const QString& message, bool cancelled, const QString& path) {
-  for (QWidget* w : {static_cast<QWidget*>(progressLabel_), static_cast<QWidget*>(progressBar_),
-                     static_cast<QWidget*>(cancelButton_)})
-    w->hide();
-  // The previous trace (if any) stays open and unchanged.
-  if (cancelled) {
-    lastError_ = tr("Loading %1 was cancelled.").arg(QFileInfo(path).fileName());
-    flash(lastError_, 5000);
-    return;
-  }
-  lastError_ = message;
-  flash(tr("Could not open %1").arg(QFileInfo(path).fileName()), 8000);
+void MainWindow::showError(const QString& title, const QString& message) {
   if (errorBox_) errorBox_->close();
-  errorBox_ = new QMessageBox(QMessageBox::Warning, tr("Could not open the trace"), message, QMessageBox::Ok, this);
+  errorBox_ = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
   errorBox_->setAttribute(Qt::WA_DeleteOnClose);
   errorBox_->open();  // window-modal, non-blocking
 }
 
 void MainWindow::publish(const TraceDocument& doc) {
+  if (doc.trace != doc_.trace) splits_->discard();  // a split of the previous trace is moot
   doc_ = doc;
   selection_->clear();
   matches_.clear();
@@ -469,13 +468,14 @@ void MainWindow::publish(const TraceDocument& doc) {
 }
 
 void MainWindow::closeTrace() {
-  loader_->cancel();
+  for (JobRunner* r : {loads_, splits_, reviews_}) r->discard();
   path_.clear();
   splitDir_.clear();
   rootTier_.clear();
   gate_.reset();
   shownGate_.reset();
   chunks_->setChunks({});
+  ++rowsGeneration_;
   explanation_->clear();
   publish({});
 }
@@ -485,17 +485,18 @@ void MainWindow::openSplitDirectory(const QString& dir, const QString& sourceTra
   if (!info.error.isEmpty()) {
     lastError_ = info.error;
     flash(info.error, 8000);
-    if (errorBox_) errorBox_->close();
-    errorBox_ = new QMessageBox(QMessageBox::Warning, tr("Not a split directory"), info.error, QMessageBox::Ok, this);
-    errorBox_->setAttribute(Qt::WA_DeleteOnClose);
-    errorBox_->open();
+    showError(tr("Not a split directory"), info.error);
     return;
   }
+  // Rows (one per chunk file, the numbers from execution_details.csv), the
+  // verdicts and the explanation come from the review runner.
+  splits_->discard();
   splitDir_ = info.dir;
-  // Rows: one per chunk file, the numbers from execution_details.csv; the
-  // verdicts and the explanation from gate::reviewSplitDirectory.
-  chunks_->setChunks(directoryChunkRows(info.dir.toStdString()));
-  setGateSource(directoryGateSource(info.dir.toStdString()));
+  gate_.reset();
+  shownGate_.reset();
+  chunks_->setChunks({});
+  ++rowsGeneration_;
+  regate();
   updateStatus();
   if (!info.sourceTrace.isEmpty())
     openFile(info.sourceTrace);
@@ -505,25 +506,106 @@ void MainWindow::openSplitDirectory(const QString& dir, const QString& sourceTra
           8000);
 }
 
+// ------------------------------------------------------------ jobs
+
+void MainWindow::connectRunners() {
+  for (JobRunner* r : {loads_, splits_, reviews_}) {
+    connect(r, &JobRunner::started, this, &MainWindow::showJobs);
+    connect(r, &JobRunner::progressChanged, this, &MainWindow::showJobs);
+    connect(r, &JobRunner::finished, this, &MainWindow::showJobs);
+    connect(r, &JobRunner::cancelled, this, [this, r] { onCancelled(r); });
+  }
+  connect(splits_, &JobRunner::started, this, [this] { runSplitAction_->setEnabled(false); });
+  connect(splits_, &JobRunner::finished, this, [this] { runSplitAction_->setEnabled(true); });
+}
+
+bool MainWindow::isIdle() const { return !loads_->isRunning() && !splits_->isRunning() && !reviews_->isRunning(); }
+
+void MainWindow::cancelJobs() {
+  for (JobRunner* r : {loads_, splits_, reviews_}) r->cancel();
+}
+
+void MainWindow::onCancelled(JobRunner* r) {
+  if (r == loads_)
+    lastError_ = tr("Loading %1 was cancelled.").arg(QFileInfo(loadingPath_).fileName());
+  else if (r == splits_)
+    lastError_ = tr("The split was cancelled.");
+  else
+    lastError_ = tr("The gate review was cancelled.");
+  flash(lastError_, 5000);
+}
+
+void MainWindow::showJobs() {
+  // The status bar follows the first running job: a load, else a split, else a
+  // review once it has run long enough to be worth showing (most take ms).
+  shownJob_ = nullptr;
+  for (JobRunner* r : {loads_, splits_, reviews_})
+    if (r->isRunning() && (r != reviews_ || r->elapsedMs() >= 150)) {
+      shownJob_ = r;
+      break;
+    }
+  for (QWidget* w : {static_cast<QWidget*>(progressLabel_), static_cast<QWidget*>(progressBar_),
+                     static_cast<QWidget*>(cancelButton_)})
+    w->setVisible(shownJob_ != nullptr);
+  if (!shownJob_) return;
+  const JobProgress p = shownJob_->progress();
+  QString text = p.title;
+  if (!p.stage.isEmpty()) text += QStringLiteral(" · ") + p.stage;
+  if (p.totalBytes)
+    text += tr(" · %1 / %2 MB").arg(double(p.doneBytes) / 1e6, 0, 'f', 1).arg(double(p.totalBytes) / 1e6, 0, 'f', 1);
+  if (p.events) text += tr(" · %1 events").arg(qs(timeline::formatCount(p.events)));
+  progressLabel_->setText(text);
+  if (p.complete || p.totalBytes) {
+    const double f = p.complete ? 1.0 : double(p.doneBytes) / double(p.totalBytes);
+    progressBar_->setRange(0, 1000);
+    progressBar_->setValue(std::clamp(int(1000.0 * f), 0, 1000));
+  } else {
+    progressBar_->setRange(0, 0);  // no measure of the work: a busy bar
+  }
+}
+
+bool MainWindow::waitForJobs(int timeoutMs) {
+  if (isIdle()) return true;
+  QEventLoop loop;
+  QTimer timeout;
+  timeout.setSingleShot(true);
+  connect(&timeout, &QTimer::timeout, &loop, &QEventLoop::quit);
+  for (JobRunner* r : {loads_, splits_, reviews_})
+    connect(r, &JobRunner::finished, &loop, [this, &loop] {
+      if (isIdle()) loop.quit();  // a finished job may start the next (a split starts its review)
+    });
+  timeout.start(timeoutMs);
+  loop.exec();
+  return isIdle();
+}
+
+// ------------------------------------------------------------ split
+
 void MainWindow::setSplitResult(std::shared_ptr<const timeline::TimelineOverlays> overlays,
                                 QVector<widgets::ChunkRow> chunks, const QString& rootTier) {
   doc_.overlays = std::move(overlays);
   rootTier_ = rootTier;
-  // The union-based busy ratio of each window, from the timeline's coverage
-  // (mean over devices), next to the splitter's gpu_busy / gpu_duration.
-  if (doc_)
-    for (widgets::ChunkRow& c : chunks) {
-      if (c.endNs <= c.beginNs || doc_.index->devices.empty()) continue;
-      double sum = 0;
-      for (const timeline::DeviceIndex& d : doc_.index->devices)
-        sum += double(d.busy.busyIn(c.beginNs, c.endNs)) / double(c.endNs - c.beginNs);
-      c.busyUnion = sum / double(doc_.index->devices.size());
-    }
+  addBusyUnion(chunks);
   timeline_->setOverlays(doc_.overlays);
   details_->setDocument(doc_);
   charts_->setDocument(doc_);
   chunks_->setChunks(std::move(chunks));
+  ++rowsGeneration_;
   updateStatus();
+}
+
+void MainWindow::addBusyUnion(QVector<widgets::ChunkRow>& rows) const {
+  // The union-based busy ratio of each window from the timeline's coverage
+  // (mean over devices), next to the splitter's gpu_busy / gpu_duration; the
+  // gate's evidence replaces it where the bridge has one.
+  if (!doc_ || doc_.index->devices.empty()) return;
+  for (widgets::ChunkRow& c : rows) {
+    if (c.endNs <= c.beginNs) continue;
+    double sum = 0;
+    for (const timeline::DeviceIndex& d : doc_.index->devices)
+      sum += double(d.busy.busyIn(c.beginNs, c.endNs)) / double(c.endNs - c.beginNs);
+    c.busyUnion = sum / double(doc_.index->devices.size());
+  }
 }
 
 void MainWindow::runSplit() {
@@ -531,48 +613,31 @@ void MainWindow::runSplit() {
     flash(tr("Open a trace first."), 4000);
     return;
   }
-  if (splitWatcher_ && splitWatcher_->isRunning()) return;
   const TracePtr trace = doc_.trace;
   const int numSteps = numSteps_->value();
-  splitting_ = true;
-  runSplitAction_->setEnabled(false);
-  flash(tr("Splitting %1…").arg(QFileInfo(path_).fileName()), 60000);
-  auto* w = new QFutureWatcher<SplitView>(this);
-  splitWatcher_ = w;
-  connect(w, &QFutureWatcher<SplitView>::finished, this, [this, w, trace] {
-    const SplitView v = w->result();
-    w->deleteLater();
-    splitWatcher_ = nullptr;
-    splitting_ = false;
-    runSplitAction_->setEnabled(true);
-    if (doc_.trace != trace) return;  // stale: another trace was opened meanwhile
-    splitDir_.clear();
-    setSplitResult(v.overlays, v.chunks, v.rootTier);
-    setGateSource(v.gate);
-    flash(tr("Split: %1").arg(v.summary), 8000);
-  });
-  w->setFuture(QtConcurrent::run([trace, numSteps] { return planSplitView(trace, numSteps); }));
+  splits_->start<SplitView>(
+      tr("Splitting %1").arg(QFileInfo(path_).fileName()),
+      [trace, numSteps](JobContext& ctx) { return planSplitView(trace, numSteps, &ctx.control); },
+      [this, trace](SplitView v) { onSplit(v, trace); });
 }
 
-bool MainWindow::waitForSplit(int timeoutMs) {
-  QElapsedTimer t;
-  t.start();
-  while (splitting_) {
-    if (t.elapsed() > timeoutMs) return false;
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-  }
-  return true;
+void MainWindow::onSplit(const SplitView& v, const TracePtr& trace) {
+  if (doc_.trace != trace) return;  // planned on a trace no longer shown
+  splitDir_.clear();
+  setSplitResult(v.overlays, v.chunks, v.rootTier);
+  setGateSource(v.gate);
+  flash(tr("Split: %1").arg(v.summary), 8000);
 }
 
 bool MainWindow::selectMode(const QString& mode) {
+  const std::optional<names::ChunkMode> wanted = names::parseModeName(mode.toStdString());
+  if (!wanted) return false;
   const auto& rows = chunks_->model()->chunks();
   for (int i = 0; i < rows.size(); ++i) {
-    if (rows[i].mode == mode ||
-        (mode == QLatin1String("max_prefilldecode") && rows[i].mode == QLatin1String("prefilldecode"))) {
-      selection_->setChunk(i);
-      if (rows[i].endNs > rows[i].beginNs) timeline_->zoomToRange(rows[i].beginNs, rows[i].endNs);
-      return true;
-    }
+    if (names::parseModeName(rows[i].mode.toStdString()) != wanted) continue;
+    selection_->setChunk(i);
+    if (rows[i].endNs > rows[i].beginNs) timeline_->zoomToRange(rows[i].beginNs, rows[i].endNs);
+    return true;
   }
   return false;
 }
@@ -585,27 +650,38 @@ void MainWindow::setGateSource(std::shared_ptr<const GateSource> source) {
 }
 
 void MainWindow::regate() {
-  if (!gate_) return;
-  QVector<widgets::ChunkRow> rows = chunks_->model()->chunks();
-  applyVerdicts(*gate_, threshold_->value(), rows);
-  chunks_->updateChunks(std::move(rows));
-  showExplanation();
+  // A directory being opened has no source yet: its review reads it.
+  if (!gate_ && splitDir_.isEmpty()) return;
+  GateRequest req;
+  req.source = gate_;
+  if (!gate_) req.dir = splitDir_.toStdString();
+  req.rows = chunks_->model()->chunks();
+  req.threshold = threshold_->value();
+  req.comboMode = modeCombo_->currentText();
+  const int c = selection_->chunk();
+  if (c >= 0 && c < req.rows.size()) req.selectedMode = req.rows[c].mode;
+  const QString title = gate_ ? tr("Gating") : tr("Reviewing %1").arg(QFileInfo(splitDir_).fileName());
+  const quint64 rowsGen = rowsGeneration_;
+  reviews_->start<GateReview>(
+      title, [req = std::move(req)](JobContext& ctx) { return reviewGate(req, ctx.control); },
+      [this, rowsGen](GateReview r) { onReviewed(r, rowsGen); });
 }
 
-void MainWindow::showExplanation() {
-  if (!gate_) return;
-  // The selected chunk's own gate (its mode requested), else the toolbar's mode.
-  gate::Mode mode = requestedMode(*gate_, modeCombo_->currentText());
-  const auto& rows = chunks_->model()->chunks();
-  const int c = selection_->chunk();
-  if (c >= 0 && c < rows.size())
-    if (auto m = gate::parseMode(rows[c].mode.toStdString())) mode = *m;
-  GateRun run = runGate(*gate_, mode, threshold_->value());
-  shownGate_ = std::move(run.result);
+void MainWindow::onReviewed(const GateReview& r, quint64 rowsGeneration) {
+  if (rowsGeneration != rowsGeneration_) return;  // the table got other rows meanwhile
+  const bool newRows = r.source != gate_;         // a directory's first review brings its rows
+  gate_ = r.source;
+  if (newRows) {
+    chunks_->setChunks(r.rows);
+    ++rowsGeneration_;
+  } else {
+    chunks_->updateChunks(r.rows);
+  }
+  shownGate_ = r.shown.result;
   if (shownGate_)
     explanation_->setExplanation(explanationOf(*shownGate_));
   else
-    explanation_->clear(tr("The gate could not run: %1").arg(run.error));
+    explanation_->clear(tr("The gate could not run: %1").arg(r.shown.error));
 }
 
 // ------------------------------------------------------------ find
@@ -657,7 +733,7 @@ void MainWindow::findPrevious() {
 // ------------------------------------------------------------ window
 
 void MainWindow::closeEvent(QCloseEvent* e) {
-  loader_->cancel();
+  for (JobRunner* r : {loads_, splits_, reviews_}) r->discard();
   settings_->setGeometry(saveGeometry());
   settings_->setWindowState(saveState());
   settings_->sync();

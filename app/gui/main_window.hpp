@@ -1,11 +1,14 @@
 #pragma once
 // The main window: welcome screen or timeline in the centre, dock panes
-// around it (chunks, explanation, details, anomalies, charts), the load
-// controller with a progress bar and Cancel in the status bar, actions and
-// menus, find, recent files, drag and drop, settings.
+// around it (chunks, explanation, details, anomalies, charts), actions and
+// menus, find, recent files, drag and drop, settings. Loads, splits and gate
+// reviews run in JobRunners (one per kind); the status bar shows the running
+// job's stage and progress with Cancel (Esc cancels too).
 #include "app_settings.hpp"
 #include "gate_adapter.hpp"
-#include "load_controller.hpp"
+#include "job_runner.hpp"
+#include "load_job.hpp"
+#include "split_adapter.hpp"
 #include "split_directory.hpp"
 
 #include "common/selection_model.hpp"
@@ -32,7 +35,6 @@ class QSpinBox;
 class QDoubleSpinBox;
 class QMessageBox;
 class QTimer;
-class QFutureWatcherBase;
 
 namespace steadyscope::widgets {
 class TimelineView;
@@ -56,9 +58,17 @@ class MainWindow : public QMainWindow {
   const widgets::TraceDocument& document() const { return doc_; }
   QString currentPath() const { return path_; }
   QString lastError() const { return lastError_; }
-  QString statusText() const;  // the permanent status bar fields, joined
+  QString statusText() const;   // the permanent status bar fields, joined
+  QString messageText() const;  // the transient status message
   bool isWelcomeShown() const;
-  LoadController* loader() const { return loader_; }
+  JobRunner* loads() const { return loads_; }
+  JobRunner* splits() const { return splits_; }
+  JobRunner* reviews() const { return reviews_; }
+  /// No load, split or gate review is running.
+  bool isIdle() const;
+  /// Runs the event loop until every job has ended (the headless screenshot);
+  /// false on timeout.
+  bool waitForJobs(int timeoutMs = 600000);
   AppSettings* settings() const { return settings_.get(); }
   widgets::TimelineView* timeline() const { return timeline_; }
   widgets::WelcomeWidget* welcome() const { return welcome_; }
@@ -72,20 +82,18 @@ class MainWindow : public QMainWindow {
   int findMatchCount() const { return int(matches_.size()); }
   int findCurrent() const { return matchPos_; }
 
-  /// The split seam: the app (or a later splitter wiring) publishes overlays
-  /// and the chunk rows; the status bar shows steps and root tier.
-  /// Blocks (running the event loop) until a running split ends.
-  bool waitForSplit(int timeoutMs = 600000);
   /// Selects the chunk of a mode ("mixed", "decode_only", "prefilldecode",
   /// "generic") and zooms to it; false if there is none.
   bool selectMode(const QString& mode);
 
+  /// The split seam: overlays and chunk rows; the status bar shows steps and
+  /// root tier.
   void setSplitResult(std::shared_ptr<const timeline::TimelineOverlays> overlays, QVector<widgets::ChunkRow> chunks,
                       const QString& rootTier);
 
   /// The gate seam: what the gate reads for the rows shown (a live split or a
-  /// split directory). Re-gates at once: verdicts in the chunk table, the
-  /// selected chunk's (or the requested mode's) explanation.
+  /// split directory). Re-gates in the review runner: verdicts in the chunk
+  /// table, the selected chunk's (or the requested mode's) explanation.
   void setGateSource(std::shared_ptr<const GateSource> source);
   const GateSource* gateSource() const { return gate_.get(); }
   /// The gate's result shown in the Explanation pane (nullopt: none).
@@ -100,7 +108,7 @@ class MainWindow : public QMainWindow {
   void openSplitDirectoryDialog();
   void openSample();
   void closeTrace();
-  void cancelLoad();
+  void cancelJobs();  // every running job; the previous trace and panes stay
   void findNext();
   void findPrevious();
   void runSplit();
@@ -112,23 +120,39 @@ class MainWindow : public QMainWindow {
 
  private:
   void createActions();
+  void createFileActions();
+  void createViewActions();
+  void createSplitActions();
+  void createFindActions();
+  void createHelpActions();
+  void createToolBar();
   void createDocks();
   void createStatusBar();
+  void connectRunners();
   void updateRecentMenu();
   void updateStatus();
   void updateTitle();
-  void onLoadFinished(const widgets::TraceDocument& doc, const QString& path);
-  void onLoadFailed(const QString& message, bool cancelled, const QString& path);
-  void onProgress(const LoadProgress& p);
+  void onLoaded(const LoadOutcome& out, const QString& path);
+  void onSplit(const SplitView& v, const TracePtr& trace);
+  void onReviewed(const GateReview& r, quint64 rowsGeneration);
+  void onCancelled(JobRunner* runner);
+  void showJobs();
+  void showError(const QString& title, const QString& message);
+  void addBusyUnion(QVector<widgets::ChunkRow>& rows) const;
   void publish(const widgets::TraceDocument& doc);
   void flash(const QString& text, int ms = 5000);
   void regate();
-  void showExplanation();
   void rebuildMatches();
   void showMatch();
 
   std::unique_ptr<AppSettings> settings_;
-  LoadController* loader_;
+  JobRunner* loads_ = nullptr;
+  JobRunner* splits_ = nullptr;
+  JobRunner* reviews_ = nullptr;
+  QString loadingPath_;
+  QString reviewDir_;
+  JobRunner* shownJob_ = nullptr;  // the job the status bar shows (Esc cancels it)
+  quint64 rowsGeneration_ = 0;     // bumped whenever the chunk table gets new rows
   widgets::SelectionModel* selection_;
   widgets::TraceDocument doc_;
   QString path_;
@@ -152,6 +176,8 @@ class MainWindow : public QMainWindow {
   QComboBox* modeCombo_ = nullptr;
   QSpinBox* numSteps_ = nullptr;
   QDoubleSpinBox* threshold_ = nullptr;
+  QAction* openAction_ = nullptr;
+  QAction* openDirAction_ = nullptr;
   QAction* closeAction_ = nullptr;
   QAction* runSplitAction_ = nullptr;
 
@@ -169,8 +195,6 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const GateSource> gate_;
   std::optional<gate::GateResult> shownGate_;
 
-  QFutureWatcherBase* splitWatcher_ = nullptr;
-  bool splitting_ = false;
   QRegularExpression findPattern_;
   EventList matches_;
   int matchPos_ = -1;

@@ -8,11 +8,13 @@
 
 #include <steadyscope/core/model/trace.hpp>
 #include <steadyscope/core/timeline/overlays.hpp>
+#include <steadyscope/core/util/progress.hpp>
 
 #include <QString>
 #include <QVector>
 
 #include <memory>
+#include <optional>
 
 namespace steadyscope::analysis {
 struct SplitResult;
@@ -30,8 +32,9 @@ struct SplitView {
 
 SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace);
 
-/// Runs the splitter's plan (no files written) for the steady-state modes and
-/// builds the gate's input for it (evidence from the trace).
-SplitView planSplitView(const TracePtr& trace, int numSteps);
+/// (job thread) Runs the splitter's plan (no files written) for the
+/// steady-state modes and builds the gate's input for it (evidence from the
+/// trace). nullopt: `control` cancelled it.
+std::optional<SplitView> planSplitView(const TracePtr& trace, int numSteps, JobControl* control = nullptr);
 
 }  // namespace steadyscope::app

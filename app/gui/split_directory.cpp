@@ -1,6 +1,7 @@
 #include "split_directory.hpp"
 
 #include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/util/split_names.hpp>
 
 #include <QDir>
 #include <QFileInfo>
@@ -13,18 +14,17 @@ bool isTraceName(const QString& n) {
          n.endsWith(QLatin1String(".zip")) || n.endsWith(QLatin1String(".json.zst"));
 }
 QString stem(const QString& n) { return QString::fromStdString(referenceBaseName(n.toStdString())); }
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 }  // namespace
 
 QString chunkModeOfFile(const QString& n) {
-  if (n.startsWith(QLatin1String("mixed_steady_state_"))) return QStringLiteral("mixed");
-  if (n.startsWith(QLatin1String("decode_only_steady_state_"))) return QStringLiteral("decode_only");
-  if (n.startsWith(QLatin1String("prefilldecode_steady_state_"))) return QStringLiteral("prefilldecode");
-  if (n.startsWith(QLatin1String("steady_state_"))) return QStringLiteral("generic");
-  if (n.startsWith(QLatin1String("prefilldecodemix_chunk")) || n.startsWith(QLatin1String("decode_only_chunk")))
-    return QStringLiteral("phase");
-  if (n.contains(QLatin1String("_iteration_")) || n.endsWith(QLatin1String("_warmup.json.gz")) ||
-      n.endsWith(QLatin1String("_wrapup.json.gz")))
-    return QStringLiteral("iteration");
+  const names::ChunkFileName c = names::classifyChunkFile(n.toStdString());
+  switch (c.kind) {
+    case names::ChunkFileKind::SteadyState: return qs(names::modeName(*c.mode));
+    case names::ChunkFileKind::Phase: return QStringLiteral("phase");
+    case names::ChunkFileKind::Iteration: return QStringLiteral("iteration");
+    case names::ChunkFileKind::Other: break;
+  }
   return QStringLiteral("other");
 }
 
@@ -36,22 +36,23 @@ SplitDirectoryInfo inspectSplitDirectory(const QString& dirPath, const QString& 
     info.error = QStringLiteral("%1: not a directory").arg(dirPath);
     return info;
   }
-  info.hasManifest = dir.exists(QStringLiteral("split_manifest.json"));
-  info.hasDetailsCsv = dir.exists(QStringLiteral("execution_details.csv"));
-  info.hasDetailsJson = dir.exists(QStringLiteral("execution_details.json"));
-  QStringList names = dir.entryList(QDir::Files, QDir::Name);
-  for (const QString& sub : {QStringLiteral("prefilldecodemix"), QStringLiteral("decode_only")})
+  const QString manifest = qs(names::kManifestFile), detailsJson = qs(names::kDetailsJsonFile);
+  info.hasManifest = dir.exists(manifest);
+  info.hasDetailsCsv = dir.exists(qs(names::kDetailsCsvFile));
+  info.hasDetailsJson = dir.exists(detailsJson);
+  QStringList files = dir.entryList(QDir::Files, QDir::Name);
+  for (names::PhaseFolder f : {names::PhaseFolder::PrefillDecodeMix, names::PhaseFolder::DecodeOnly}) {
+    const QString sub = qs(names::phaseFolderName(f));
     for (const QString& n : QDir(dir.filePath(sub)).entryList(QDir::Files, QDir::Name))
-      names << sub + QLatin1Char('/') + n;
-  for (const QString& n : names) {
+      files << sub + QLatin1Char('/') + n;
+  }
+  for (const QString& n : files) {
     const QString leaf = QFileInfo(n).fileName();
-    if (!isTraceName(leaf) || leaf == QLatin1String("split_manifest.json") ||
-        leaf == QLatin1String("execution_details.json"))
-      continue;
+    if (!isTraceName(leaf) || leaf == manifest || leaf == detailsJson) continue;
     info.chunks.push_back({n, chunkModeOfFile(leaf)});
   }
   if (info.chunks.isEmpty() && !info.hasManifest && !info.hasDetailsCsv) {
-    info.error = QStringLiteral("%1: no chunk files, split_manifest.json or execution_details.csv here").arg(dirPath);
+    info.error = QStringLiteral("%1: no chunk files, %2 or %3 here").arg(dirPath, manifest, qs(names::kDetailsCsvFile));
     return info;
   }
   if (!namedSource.isEmpty()) {

@@ -2,8 +2,8 @@
 // What a split directory holds, for review: the chunk files, the manifest and
 // execution details, and the source trace (named by the user, or found beside
 // the directory by the chunk names' base name, splitter-spec §1.1 / §4.7).
-// The gate engineer's structured reader (core/gate) replaces the parsing here
-// when it lands; this only discovers files.
+// Names are read with util/split_names (classifyChunkFile); this only
+// discovers files, the gate's review reads them.
 #include <QString>
 #include <QStringList>
 

@@ -14,7 +14,9 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QPushButton>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 
 using namespace steadyscope;
@@ -69,6 +71,7 @@ class TstGateView : public QObject {
   void liveSplitVerdictsAndExplanation();
   void directoryLowQualityMixedOffersPrefilldecode();
   void directoryWithoutCsvPasses();
+  void heldReviewLeavesWindowResponsive();
 
  private:
   std::unique_ptr<QTemporaryDir> tmp_;
@@ -83,7 +86,7 @@ void TstGateView::liveSplitVerdictsAndExplanation() {
   const QString sample = QStringLiteral(STEADYSCOPE_SAMPLE_TRACE);
   if (!QFileInfo::exists(sample)) QSKIP("the bundled sample trace is not there");
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("live.ini"))));
-  QVERIFY(testsupport::openSampleAndSplit(w));
+  STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
   QVERIFY(w.gateSource());
   const auto& rows = w.chunksPanel()->model()->chunks();
   QVERIFY(!rows.isEmpty());
@@ -95,6 +98,7 @@ void TstGateView::liveSplitVerdictsAndExplanation() {
 
   // The explanation: every rule of the record, in order, with its sentence.
   QVERIFY(w.selectMode(rows.first().mode));
+  STEADYSCOPE_WAIT_IDLE(w);
   QVERIFY(w.shownGate());
   const gate::GateResult& g = *w.shownGate();
   QCOMPARE(QString::fromUtf8(gate::modeName(g.options.mode)), rows.first().mode);
@@ -115,6 +119,7 @@ void TstGateView::liveSplitVerdictsAndExplanation() {
   const auto overlays = w.document().overlays;
   const Verdict before = rows.first().verdict;
   w.thresholdBox()->setValue(1.0);
+  STEADYSCOPE_WAIT_IDLE(w);
   QVERIFY(w.document().overlays == overlays);
   QVERIFY(w.shownGate());
   QCOMPARE(w.shownGate()->options.threshold, 1.0);
@@ -130,6 +135,7 @@ void TstGateView::directoryLowQualityMixedOffersPrefilldecode() {
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("dir.ini"))));
   w.show();
   w.openSplitDirectory(d);
+  STEADYSCOPE_WAIT_IDLE(w);
   QVERIFY(w.gateSource());
   const int mixed = rowOf(w, QStringLiteral("mixed")), pd = rowOf(w, QStringLiteral("prefilldecode"));
   QVERIFY(mixed >= 0 && pd >= 0);
@@ -145,6 +151,7 @@ void TstGateView::directoryLowQualityMixedOffersPrefilldecode() {
   QVERIFY(w.shownGate());
   QVERIFY(w.shownGate()->options.mode == gate::Mode::Mixed);
   QVERIFY(w.selectMode(QStringLiteral("mixed")));
+  STEADYSCOPE_WAIT_IDLE(w);
   QString text = w.explanationPanel()->text();
   QVERIFY2(text.contains(QStringLiteral("refused")), qPrintable(text));
   QVERIFY(text.contains(QStringLiteral("steady_state_chunk_low_quality")));
@@ -154,23 +161,28 @@ void TstGateView::directoryLowQualityMixedOffersPrefilldecode() {
 
   // The prefilldecode row shows its own gate.
   w.selection()->setChunk(pd);
+  STEADYSCOPE_WAIT_IDLE(w);
   QVERIFY(w.shownGate()->options.mode == gate::Mode::PrefillDecode);
   QVERIFY(w.explanationPanel()->text().contains(QStringLiteral("accepted")));
 
   // Threshold 0.7: prefilldecode no longer qualifies; mixed passes low quality.
   w.thresholdBox()->setValue(0.7);
+  STEADYSCOPE_WAIT_IDLE(w);
   QVERIFY(rows()[mixed].verdict == Verdict::LowQuality);
   QVERIFY(rows()[pd].verdict == Verdict::LowQuality);
   // Threshold 0.01: mixed is accepted.
   w.thresholdBox()->setValue(0.01);
+  STEADYSCOPE_WAIT_IDLE(w);
   QVERIFY(rows()[mixed].verdict == Verdict::Accepted);
   w.selection()->clear();
+  STEADYSCOPE_WAIT_IDLE(w);
   QVERIFY(w.shownGate()->options.mode == gate::Mode::Mixed);
   QVERIFY(w.shownGate()->accepted);
 
   // The mode combo: prefilldecode requested with nothing selected.
   w.thresholdBox()->setValue(0.05);
   w.modeBox()->setCurrentText(QStringLiteral("prefilldecode"));
+  STEADYSCOPE_WAIT_IDLE(w);
   QVERIFY(w.shownGate()->options.mode == gate::Mode::PrefillDecode);
   QVERIFY(w.shownGate()->accepted);
 }
@@ -181,6 +193,7 @@ void TstGateView::directoryWithoutCsvPasses() {
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("nocsv.ini"))));
   w.show();
   w.openSplitDirectory(d);
+  STEADYSCOPE_WAIT_IDLE(w);
   const int mixed = rowOf(w, QStringLiteral("mixed"));
   QVERIFY(mixed >= 0);
   QVERIFY(w.chunksPanel()->model()->chunks()[mixed].verdict == Verdict::Accepted);
@@ -188,6 +201,42 @@ void TstGateView::directoryWithoutCsvPasses() {
   QVERIFY(w.shownGate());
   QVERIFY(w.shownGate()->accepted);
   QVERIFY(w.explanationPanel()->text().contains(QStringLiteral("details_csv_missing")));
+}
+
+void TstGateView::heldReviewLeavesWindowResponsive() {
+  QTemporaryDir root;
+  const QString d = writeDir(root.path(), true);
+  MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("held.ini"))));
+  w.show();
+  testsupport::StageHold hold("review");
+  w.reviews()->setStageObserverForTests(hold.observer());
+  w.openSplitDirectory(d);
+  QTRY_VERIFY(hold.reached());
+  // The GUI thread runs (a timer fires, the status bar shows the review with
+  // Cancel) while the review is held on its thread.
+  bool fired = false;
+  QTimer::singleShot(20, &w, [&fired] { fired = true; });
+  QTRY_VERIFY(fired);
+  auto* cancel = w.findChild<QPushButton*>(QStringLiteral("status.cancel"));
+  QTRY_VERIFY(cancel && cancel->isVisible());
+  QVERIFY(w.reviews()->isRunning());
+  QVERIFY(!w.gateSource());  // nothing of the held review reached the window
+
+  // A threshold change supersedes it: the new review completes, and the held
+  // one, let go afterwards, is dropped.
+  w.thresholdBox()->setValue(0.01);
+  STEADYSCOPE_WAIT_IDLE(w);
+  const GateSource* source = w.gateSource();
+  QVERIFY(source);
+  const int mixed = rowOf(w, QStringLiteral("mixed"));
+  QVERIFY(mixed >= 0);
+  QVERIFY(w.chunksPanel()->model()->chunks()[mixed].verdict == Verdict::Accepted);  // at 0.01
+  QCOMPARE(w.reviews()->inFlight(), 1);
+  hold.release();
+  QTRY_COMPARE(w.reviews()->inFlight(), 0);
+  QVERIFY(w.gateSource() == source);
+  QVERIFY(w.chunksPanel()->model()->chunks()[mixed].verdict == Verdict::Accepted);
+  QCOMPARE(w.shownGate()->options.threshold, 0.01);
 }
 
 QTEST_MAIN(TstGateView)

@@ -1,7 +1,9 @@
 // The main window, offscreen: welcome screen, opening real traces (status bar
 // and anomalies pane carry the loader's figures), cancel and bad files leave
 // the previous trace untouched, settings round trip, find, split directory,
-// the headless --screenshot and the no-display message.
+// a split cancelled at a held stage never reaches the window, a superseded
+// load's result is dropped, the headless --screenshot and the no-display
+// message.
 #include "app_test_support.hpp"
 #include "gui_main.hpp"
 #include "main_window.hpp"
@@ -36,11 +38,21 @@ const QStringList kThree = {
     kReal + QStringLiteral("hta/negative_queue_length_values_check/rank0.json.gz"),
 };
 
+using app::testsupport::kJobTimeoutMs;
+using app::testsupport::StageHold;
 using app::testsupport::tempSettings;
 
-bool openAndWait(MainWindow& w, const QString& path) {
-  w.openFile(path);
-  return w.loader()->waitForFinished(120000);
+/// Every figure of two chunk tables is the same.
+bool sameRows(const QVector<widgets::ChunkRow>& a, const QVector<widgets::ChunkRow>& b) {
+  if (a.size() != b.size()) return false;
+  for (qsizetype i = 0; i < a.size(); ++i) {
+    const widgets::ChunkRow &x = a[i], &y = b[i];
+    if (x.mode != y.mode || x.file != y.file || x.firstStep != y.firstStep || x.lastStep != y.lastStep ||
+        x.beginNs != y.beginNs || x.endNs != y.endNs || x.events != y.events || x.gpuEvents != y.gpuEvents ||
+        x.busyRef != y.busyRef || x.busyUnion != y.busyUnion || x.verdict != y.verdict || x.hasVerdict != y.hasVerdict)
+      return false;
+  }
+  return true;
 }
 
 // A valid trace big enough that a cancel lands mid-load.
@@ -77,6 +89,8 @@ class TstMainWindow : public QObject {
   void keyboardShortcuts();
   void splitDirectoryFindsSourceTrace();
   void splitFillsRulerChunksAndStatus();
+  void cancelledSplitNeverReachesTheWindow();
+  void staleLoadIsDropped();
   void screenshotWritesPng();
   void noDisplayPrintsOneLine();
 
@@ -100,14 +114,14 @@ void TstMainWindow::welcomeOnStart() {
   if (!QFileInfo::exists(QStringLiteral(STEADYSCOPE_SAMPLE_TRACE)))
     QVERIFY(w.lastError().contains(QStringLiteral("sample")));
   else
-    QVERIFY(w.loader()->waitForFinished());
+    STEADYSCOPE_WAIT_IDLE(w);
 }
 
 void TstMainWindow::openThreeRealTraces() {
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   w.show();
   for (const QString& path : kThree) {
-    QVERIFY2(openAndWait(w, path), qPrintable(path));
+    STEADYSCOPE_OPEN_AND_WAIT(w, path);
     QVERIFY2(w.document(), qPrintable(w.lastError()));
     auto ref = loadTrace(path.toStdString());  // the loader's own figures
     QVERIFY(ref.ok());
@@ -136,16 +150,16 @@ void TstMainWindow::openThreeRealTraces() {
 void TstMainWindow::cancelKeepsPreviousTrace() {
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   w.show();
-  QVERIFY(openAndWait(w, kThree[0]));
+  STEADYSCOPE_OPEN_AND_WAIT(w, kThree[0]);
   const TracePtr before = w.document().trace;
   const QString status = w.statusText(), title = w.windowTitle();
   const int anomalies = w.anomaliesPanel()->model()->rowCount();
   const QString big = writeBigTrace(*tmp_);
   QVERIFY(!big.isEmpty());
   w.openFile(big);
-  QVERIFY(w.loader()->isRunning());
-  w.cancelLoad();
-  QVERIFY(w.loader()->waitForFinished());
+  QVERIFY(w.loads()->isRunning());
+  w.cancelJobs();
+  STEADYSCOPE_WAIT_IDLE(w);
   QVERIFY(w.lastError().contains(QStringLiteral("cancelled")));
   QCOMPARE(w.document().trace, before);
   QCOMPARE(w.timeline()->document().trace, before);
@@ -157,7 +171,7 @@ void TstMainWindow::cancelKeepsPreviousTrace() {
 void TstMainWindow::badFileShowsErrorAndChangesNothing() {
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   w.show();
-  QVERIFY(openAndWait(w, kThree[0]));
+  STEADYSCOPE_OPEN_AND_WAIT(w, kThree[0]);
   const TracePtr before = w.document().trace;
   const QString status = w.statusText();
   const QString bad = tmp_->filePath(QStringLiteral("bad.json"));
@@ -165,7 +179,7 @@ void TstMainWindow::badFileShowsErrorAndChangesNothing() {
   QVERIFY(f.open(QIODevice::WriteOnly));
   f.write("this is not a trace");
   f.close();
-  QVERIFY(openAndWait(w, bad));
+  STEADYSCOPE_OPEN_AND_WAIT(w, bad);
   QVERIFY(!w.lastError().isEmpty());
   QVERIFY2(w.lastError().contains(QStringLiteral("bad.json")), qPrintable(w.lastError()));  // the loader's message
   auto* box = w.findChild<QMessageBox*>();
@@ -184,8 +198,8 @@ void TstMainWindow::settingsRoundTrip() {
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     w.resize(1234, 777);
-    QVERIFY(openAndWait(w, kThree[1]));
-    QVERIFY(openAndWait(w, kThree[0]));
+    STEADYSCOPE_OPEN_AND_WAIT(w, kThree[1]);
+    STEADYSCOPE_OPEN_AND_WAIT(w, kThree[0]);
     w.close();
   }
   MainWindow w2(tempSettings(ini));
@@ -202,7 +216,7 @@ void TstMainWindow::settingsRoundTrip() {
 void TstMainWindow::findStepsThroughMatches() {
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   w.show();
-  QVERIFY(openAndWait(w, kThree[0]));
+  STEADYSCOPE_OPEN_AND_WAIT(w, kThree[0]);
   w.findEdit()->setText(QStringLiteral("^execute_context"));
   w.findNext();
   QVERIFY(w.findMatchCount() >= 1);
@@ -225,7 +239,7 @@ void TstMainWindow::keyboardShortcuts() {
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   w.show();
   QVERIFY(QTest::qWaitForWindowExposed(&w));
-  QVERIFY(openAndWait(w, kThree[0]));
+  STEADYSCOPE_OPEN_AND_WAIT(w, kThree[0]);
   w.activateWindow();
   w.timeline()->setFocus();
   const double span = w.timeline()->viewControl().span();
@@ -257,7 +271,7 @@ void TstMainWindow::splitDirectoryFindsSourceTrace() {
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   w.show();
   w.openSplitDirectory(parent.filePath(QStringLiteral("split")));
-  QVERIFY(w.loader()->waitForFinished());
+  STEADYSCOPE_WAIT_IDLE(w);
   QCOMPARE(QFileInfo(w.currentPath()).fileName(), QStringLiteral("eager_trace.json.gz"));
   QVERIFY(w.document());
   const auto& rows = w.chunksPanel()->model()->chunks();
@@ -275,7 +289,7 @@ void TstMainWindow::splitFillsRulerChunksAndStatus() {
   const QString sample = QStringLiteral(STEADYSCOPE_SAMPLE_TRACE);
   if (!QFileInfo::exists(sample)) QSKIP("the bundled sample trace is not there yet");
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
-  QVERIFY(app::testsupport::openSampleAndSplit(w));
+  STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
   QVERIFY(w.document().overlays);
   QVERIFY(!w.document().overlays->steps.empty());
   QVERIFY(w.timeline()->document().overlays == w.document().overlays);
@@ -285,6 +299,70 @@ void TstMainWindow::splitFillsRulerChunksAndStatus() {
   QVERIFY(w.selectMode(rows.first().mode));
   QCOMPARE(w.selection()->chunk(), 0);
   QVERIFY(rows.first().busyUnion >= 0.0 && rows.first().busyUnion <= 1.0);
+}
+
+void TstMainWindow::cancelledSplitNeverReachesTheWindow() {
+  if (!QFileInfo::exists(QStringLiteral(STEADYSCOPE_SAMPLE_TRACE))) QSKIP("the bundled sample trace is not there");
+  MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
+  STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
+  const auto overlays = w.document().overlays;
+  const QVector<widgets::ChunkRow> rows = w.chunksPanel()->model()->chunks();  // an uninterrupted split
+  QVERIFY(overlays && !rows.isEmpty());
+  const quint64 stopped = w.splits()->stoppedJobs();
+
+  // Hold the next split where the plan checks its JobControl, cancel it there
+  // with Esc, then let it go on.
+  StageHold hold("index");
+  w.splits()->setStageObserverForTests(hold.observer());
+  w.runSplit();
+  QTRY_VERIFY_WITH_TIMEOUT(hold.reached(), kJobTimeoutMs);
+  QVERIFY(w.splits()->isRunning());
+  auto* cancel = w.findChild<QPushButton*>(QStringLiteral("status.cancel"));
+  QVERIFY(cancel && cancel->isVisible());
+  w.activateWindow();
+  QVERIFY(QTest::qWaitForWindowActive(&w));  // Esc is a window shortcut
+  w.timeline()->setFocus();
+  QTest::keyClick(&w, Qt::Key_Escape);
+  QVERIFY(!w.splits()->isRunning());
+  QVERIFY(!cancel->isVisible());
+  QVERIFY2(w.messageText().contains(QStringLiteral("cancelled")), qPrintable(w.messageText()));
+  hold.release();
+  QTRY_COMPARE_WITH_TIMEOUT(w.splits()->inFlight(), 0, kJobTimeoutMs);
+  QCOMPARE(w.splits()->stoppedJobs(), stopped + 1);  // the plan saw the cancel and stopped
+  QVERIFY(w.document().overlays == overlays);        // nothing of it reached the window
+  QVERIFY(sameRows(w.chunksPanel()->model()->chunks(), rows));
+
+  // A new run completes with the uninterrupted result.
+  w.runSplit();
+  STEADYSCOPE_WAIT_IDLE(w);
+  QVERIFY(w.document().overlays && w.document().overlays != overlays);
+  QVERIFY(sameRows(w.chunksPanel()->model()->chunks(), rows));
+}
+
+void TstMainWindow::staleLoadIsDropped() {
+  MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
+  w.show();
+  const QString big = writeBigTrace(*tmp_);
+  QVERIFY(!big.isEmpty());
+  StageHold hold("load");
+  w.loads()->setStageObserverForTests(hold.observer());
+  w.openFile(big);
+  QTRY_VERIFY_WITH_TIMEOUT(hold.reached(), kJobTimeoutMs);
+  // A second load supersedes the held one and completes first.
+  STEADYSCOPE_OPEN_AND_WAIT(w, kThree[0]);
+  QVERIFY2(w.document(), qPrintable(w.lastError()));
+  const TracePtr shown = w.document().trace;
+  const QString status = w.statusText(), title = w.windowTitle();
+  QCOMPARE(w.loads()->inFlight(), 1);  // the held one
+  hold.release();
+  QTRY_COMPARE_WITH_TIMEOUT(w.loads()->inFlight(), 0, kJobTimeoutMs);
+  // Its result (whatever it was) never reached the window: no trace, no message.
+  QCOMPARE(w.document().trace, shown);
+  QCOMPARE(QFileInfo(w.currentPath()).fileName(), QStringLiteral("eager_trace.json.gz"));
+  QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+  QCOMPARE(w.statusText(), status);
+  QCOMPARE(w.windowTitle(), title);
+  QVERIFY(!w.settings()->recentFiles().contains(QFileInfo(big).absoluteFilePath()));
 }
 
 void TstMainWindow::screenshotWritesPng() {

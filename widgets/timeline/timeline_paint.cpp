@@ -41,28 +41,39 @@ void TimelineView::paintBase(QPainter& p, QSize size) {
   const TimeMapper m = mapper();
   const int width = size.width() - labelWidth_;
   const int top = headerHeight();
-  const int scroll = verticalScrollBar()->value();
-
   // Tracks, clipped to the lanes area.
   p.save();
   p.setClipRect(QRect(labelWidth_, top, width, size.height() - top));
   p.translate(labelWidth_, 0);
+  paintShades(p, m, width, QRect(0, top, width, size.height() - top));
+  paintTracks(p, m, size);
+  p.restore();
+  paintLabels(p, size);
+  paintHeader(p, m, size);
+}
+
+void TimelineView::paintShades(QPainter& p, const TimeMapper& m, int width, QRect lanes) {
   // Steady-state regions and the selected chunk, shaded behind the tracks.
-  if (overlays_) {
-    QColor shade = pal.color(QPalette::Text);
-    shade.setAlpha(14);
-    for (const RegionBand& r : overlays_->steadyRegions) {
-      const double x0 = std::max(-10.0, m.toPx(r.beginNs)), x1 = std::min(width + 10.0, m.toPx(r.endNs));
-      if (x1 > x0) p.fillRect(QRectF(x0, top, x1 - x0, size.height() - top), shade);
-    }
-    if (selection_ && selection_->chunk() >= 0 && size_t(selection_->chunk()) < overlays_->chunks.size()) {
-      const ChunkBand& c = overlays_->chunks[size_t(selection_->chunk())];
-      QColor cc = colors::chunkMode(qs(c.mode));
-      cc.setAlpha(18);
-      const double x0 = std::max(-10.0, m.toPx(c.beginNs)), x1 = std::min(width + 10.0, m.toPx(c.endNs));
-      if (x1 > x0) p.fillRect(QRectF(x0, top, x1 - x0, size.height() - top), cc);
-    }
+  if (!overlays_) return;
+  auto shadeSpan = [&](int64_t b, int64_t e, const QColor& c) {
+    const double x0 = std::max(-10.0, m.toPx(b)), x1 = std::min(width + 10.0, m.toPx(e));
+    if (x1 > x0) p.fillRect(QRectF(x0, lanes.top(), x1 - x0, lanes.height()), c);
+  };
+  QColor shade = palette().color(QPalette::Text);
+  shade.setAlpha(14);
+  for (const RegionBand& r : overlays_->steadyRegions) shadeSpan(r.beginNs, r.endNs, shade);
+  if (selection_ && selection_->chunk() >= 0 && size_t(selection_->chunk()) < overlays_->chunks.size()) {
+    const ChunkBand& c = overlays_->chunks[size_t(selection_->chunk())];
+    QColor cc = colors::chunkMode(qs(c.mode));
+    cc.setAlpha(18);
+    shadeSpan(c.beginNs, c.endNs, cc);
   }
+}
+
+void TimelineView::paintTracks(QPainter& p, const TimeMapper& m, QSize size) {
+  const int width = size.width() - labelWidth_;
+  const int top = headerHeight();
+  const int scroll = verticalScrollBar()->value();
   const int firstY = scroll, lastY = scroll + size.height() - top;
   int t = std::max(0, layout_.trackAt(firstY));
   if (layout_.trackAt(firstY) < 0) {
@@ -78,19 +89,20 @@ void TimelineView::paintBase(QPainter& p, QSize size) {
     const int y = top + tk.y - scroll;
     ++stats_.tracksDrawn;
     switch (tk.kind) {
-      case TrackKind::GroupHeader: {
-        QColor hc = pal.color(QPalette::AlternateBase);
-        p.fillRect(QRect(-labelWidth_, y, width + labelWidth_, tk.height), hc);
+      case TrackKind::GroupHeader:
+        p.fillRect(QRect(-labelWidth_, y, width + labelWidth_, tk.height), palette().color(QPalette::AlternateBase));
         break;
-      }
       case TrackKind::DeviceBusy: paintBusyTrack(p, tk, y, m); break;
       case TrackKind::Slices: paintSliceTrack(p, tk, y, m); break;
     }
   }
-  p.restore();
+}
 
-  paintLabels(p, size);
-  // Header: ruler, chunk bands, axis (not scrolled).
+void TimelineView::paintHeader(QPainter& p, const TimeMapper& m, QSize size) {
+  // Ruler, chunk bands, axis (not scrolled), and their labels on the left.
+  const QPalette& pal = palette();
+  const int width = size.width() - labelWidth_;
+  const int top = headerHeight();
   p.fillRect(QRect(0, 0, size.width(), top), pal.color(QPalette::Window));
   p.save();
   p.setClipRect(QRect(labelWidth_, 0, width, top));
@@ -339,6 +351,37 @@ void TimelineView::paintLabels(QPainter& p, QSize size) {
   p.restore();
 }
 
+void TimelineView::paintSelectedEvent(QPainter& p, const TimeMapper& m, EventIdx e) {
+  // The selected event outlined, and its launch <-> kernel link as an arrow.
+  const QRectF r = eventRect(e, m);
+  const QColor sc = colors::selection(palette());
+  if (!r.isNull()) {
+    p.setPen(QPen(sc, 2));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(r.adjusted(-1, -1, 1, 1));
+  }
+  const std::optional<EventIdx> other = doc_.index->linkedEvent(*doc_.trace, e);
+  if (!other) return;
+  const QRectF o = eventRect(*other, m);
+  if (r.isNull() || o.isNull()) return;
+  const bool fromCpu = !isGpuWork(doc_.trace->classOf(e));
+  const QPointF a = fromCpu ? QPointF(r.left(), r.center().y()) : QPointF(o.left(), o.center().y());
+  const QPointF b = fromCpu ? QPointF(o.left(), o.center().y()) : QPointF(r.left(), r.center().y());
+  p.setRenderHint(QPainter::Antialiasing, true);
+  p.setPen(QPen(sc, 1.5));
+  QPainterPath path(a);
+  path.cubicTo(a + QPointF(30, 0), b - QPointF(30, 0), b);
+  p.drawPath(path);
+  // Arrow head at the GPU end.
+  const QPointF d(b.x() - 7, b.y() - 4), d2(b.x() - 7, b.y() + 4);
+  p.setBrush(sc);
+  p.drawPolygon(QPolygonF({b, d, d2}));
+  p.setRenderHint(QPainter::Antialiasing, false);
+  p.setBrush(Qt::NoBrush);
+  p.setPen(QPen(sc, 2));
+  p.drawRect(o.adjusted(-1, -1, 1, 1));
+}
+
 void TimelineView::paintOverlay(QPainter& p, QSize size) {
   if (!doc_) return;
   const QPalette& pal = palette();
@@ -370,38 +413,8 @@ void TimelineView::paintOverlay(QPainter& p, QSize size) {
       p.drawRect(r.adjusted(0, 0, -1, -1));
     }
   }
-  // Selected event and its launch <-> kernel link.
-  if (selection_ && selection_->event() >= 0 && selection_->event() < qint64(doc_.trace->size())) {
-    const EventIdx e = EventIdx(selection_->event());
-    const QRectF r = eventRect(e, m);
-    const QColor sc = colors::selection(pal);
-    if (!r.isNull()) {
-      p.setPen(QPen(sc, 2));
-      p.setBrush(Qt::NoBrush);
-      p.drawRect(r.adjusted(-1, -1, 1, 1));
-    }
-    if (auto other = doc_.index->linkedEvent(*doc_.trace, e)) {
-      const QRectF o = eventRect(*other, m);
-      if (!r.isNull() && !o.isNull()) {
-        const bool fromCpu = !isGpuWork(doc_.trace->classOf(e));
-        const QPointF a = fromCpu ? QPointF(r.left(), r.center().y()) : QPointF(o.left(), o.center().y());
-        const QPointF b = fromCpu ? QPointF(o.left(), o.center().y()) : QPointF(r.left(), r.center().y());
-        p.setRenderHint(QPainter::Antialiasing, true);
-        p.setPen(QPen(sc, 1.5));
-        QPainterPath path(a);
-        path.cubicTo(a + QPointF(30, 0), b - QPointF(30, 0), b);
-        p.drawPath(path);
-        // Arrow head at the GPU end.
-        const QPointF d(b.x() - 7, b.y() - 4), d2(b.x() - 7, b.y() + 4);
-        p.setBrush(sc);
-        p.drawPolygon(QPolygonF({b, d, d2}));
-        p.setRenderHint(QPainter::Antialiasing, false);
-        p.setBrush(Qt::NoBrush);
-        p.setPen(QPen(sc, 2));
-        p.drawRect(o.adjusted(-1, -1, 1, 1));
-      }
-    }
-  }
+  if (selection_ && selection_->event() >= 0 && selection_->event() < qint64(doc_.trace->size()))
+    paintSelectedEvent(p, m, EventIdx(selection_->event()));
   p.restore();
   // Rubber bands while dragging.
   if (drag_ == DragMode::Range || drag_ == DragMode::BoxZoom) {

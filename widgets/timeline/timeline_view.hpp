@@ -111,6 +111,10 @@ class TimelineView : public QAbstractScrollArea {
 
   // painting (timeline_paint.cpp)
   void paintBase(QPainter& p, QSize size);
+  void paintShades(QPainter& p, const timeline::TimeMapper& m, int width, QRect lanes);
+  void paintTracks(QPainter& p, const timeline::TimeMapper& m, QSize size);
+  void paintHeader(QPainter& p, const timeline::TimeMapper& m, QSize size);
+  void paintSelectedEvent(QPainter& p, const timeline::TimeMapper& m, EventIdx e);
   void paintOverlay(QPainter& p, QSize size);
   void paintSliceTrack(QPainter& p, const timeline::Track& t, int y, const timeline::TimeMapper& m);
   void paintBusyTrack(QPainter& p, const timeline::Track& t, int y, const timeline::TimeMapper& m);
