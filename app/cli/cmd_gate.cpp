@@ -72,7 +72,9 @@ std::string gateUsage() {
          "  --strict                    refuse when a finding bears on the verdict\n"
          "  --json                      print warnings, retry mode, decision record and findings as JSON\n"
          "\n"
-         "Relative output_path values in execution_details.csv resolve against the current\n"
+         "Relative output_path values in " +
+         std::string(names::kDetailsCsvFile) +
+         " resolve against the current\n"
          "directory, as in the pipeline. Exit status: 0 accepted, 1 refused, 2 usage error\n"
          "(also: DIR not a readable directory, TRACE not loadable).\n";
 }
