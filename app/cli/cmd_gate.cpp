@@ -4,58 +4,83 @@
 // planned in memory. Exit status 0 accepted, 1 refused, 2 usage error, DIR not
 // a readable directory or TRACE not loadable.
 #include "commands.hpp"
+#include "thread_count.hpp"
 
 #include <steadyscope/core/bridge/gate_evidence.hpp>
 #include <steadyscope/core/gate/csv.hpp>
 #include <steadyscope/core/gate/review.hpp>
 #include <steadyscope/core/io/loader.hpp>
+#include <steadyscope/core/util/split_names.hpp>
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace steadyscope::cli {
 
 namespace {
 
-const char* kGateUsage =
-    "Usage: steadyscope-cli gate DIR [--trace TRACE] [--mode M] [--threshold T] [--margin X]\n"
-    "                            [--refuse-without-alternate] [--strict] [--json]\n"
-    "                            [--num-steps N] [--llm-inference]\n"
-    "       steadyscope-cli gate --split TRACE [options]\n"
-    "\n"
-    "Gates the steady-state chunk of a split directory exactly as the pipeline does\n"
-    "(spec §6) and explains the decision.\n"
-    "\n"
-    "  --trace TRACE               the split's source trace: re-plan the split in memory,\n"
-    "                              match chunks by file name and add the evidence (union\n"
-    "                              busy ratio, steps without GPU work, dominant event,\n"
-    "                              startup transient, recomputed statistics vs the CSV)\n"
-    "  --split TRACE               no DIR: split TRACE in memory (--find-steady-state and\n"
-    "                              default flags) and gate the live result with evidence\n"
-    "  --num-steps N, --llm-inference\n"
-    "                              flags of the in-memory split (--trace / --split only;\n"
-    "                              --trace also tries the CSV's num_steps)\n"
-    "  --mode M                    mixed | decode_only | prefilldecode | generic\n"
-    "                              (default: $INFERENCE_OPTIMIZER_STEADY_STATE_MODE, else mixed)\n"
-    "  --threshold T               busy-ratio threshold in [0, 1] (default:\n"
-    "                              $INFERENCE_OPTIMIZER_CHUNK_QUALITY_MIN_BUSY_RATIO, else 0.05)\n"
-    "  --margin X                  alternate margin (default 0.10)\n"
-    "  --refuse-without-alternate  refuse a low-quality chunk even when no alternate qualifies\n"
-    "  --strict                    refuse when a finding bears on the verdict\n"
-    "  --json                      print warnings, retry mode, decision record and findings as JSON\n"
-    "\n"
-    "Relative output_path values in execution_details.csv resolve against the current\n"
-    "directory, as in the pipeline. Exit status: 0 accepted, 1 refused, 2 usage error\n"
-    "(also: DIR not a readable directory, TRACE not loadable).\n";
+// The --mode words, from the split vocabulary: "mixed, decode_only, prefilldecode or generic".
+std::string modeWords(const char* sep, const char* lastSep) {
+  std::string words;
+  for (size_t i = 0; i < names::kChunkModes.size(); ++i) {
+    if (i) words += i + 1 == names::kChunkModes.size() ? lastSep : sep;
+    words += names::modeName(names::kChunkModes[i]);
+  }
+  return words;
+}
+
+std::string gateUsage() {
+  return "Usage: steadyscope-cli gate DIR [--trace TRACE] [--mode M] [--threshold T] [--margin X]\n"
+         "                            [--refuse-without-alternate] [--strict] [--json]\n"
+         "                            [--num-steps N] [--llm-inference] [--threads N]\n"
+         "       steadyscope-cli gate --split TRACE [options]\n"
+         "\n"
+         "Gates the steady-state chunk of a split directory exactly as the pipeline does\n"
+         "(spec §6) and explains the decision.\n"
+         "\n"
+         "  --trace TRACE               the split's source trace: re-plan the split in memory,\n"
+         "                              match chunks by file name and add the evidence (union\n"
+         "                              busy ratio, steps without GPU work, dominant event,\n"
+         "                              startup transient, recomputed statistics vs the CSV)\n"
+         "  --split TRACE               no DIR: split TRACE in memory (--find-steady-state and\n"
+         "                              default flags) and gate the live result with evidence\n"
+         "  --num-steps N, --llm-inference\n"
+         "                              flags of the in-memory split (--trace / --split only;\n"
+         "                              --trace also tries the CSV's num_steps)\n"
+         "  --threads N                 " +
+         threadsHelp() +
+         "\n"
+         "                              (--trace / --split only)\n"
+         "  --mode M                    " +
+         modeWords(" | ", " | ") +
+         "\n"
+         "                              (default: $INFERENCE_OPTIMIZER_STEADY_STATE_MODE, else " +
+         std::string(names::modeName(names::ChunkMode::Mixed)) +
+         ")\n"
+         "  --threshold T               busy-ratio threshold in [0, 1] (default:\n"
+         "                              $INFERENCE_OPTIMIZER_CHUNK_QUALITY_MIN_BUSY_RATIO, else 0.05)\n"
+         "  --margin X                  alternate margin (default 0.10)\n"
+         "  --refuse-without-alternate  refuse a low-quality chunk even when no alternate qualifies\n"
+         "  --strict                    refuse when a finding bears on the verdict\n"
+         "  --json                      print warnings, retry mode, decision record and findings as JSON\n"
+         "\n"
+         "Relative output_path values in " +
+         std::string(names::kDetailsCsvFile) +
+         " resolve against the current\n"
+         "directory, as in the pipeline. Exit status: 0 accepted, 1 refused, 2 usage error\n"
+         "(also: DIR not a readable directory, TRACE not loadable).\n";
+}
 
 int usageError(const std::string& msg) {
-  std::fprintf(stderr, "steadyscope-cli gate: %s\n\n%s", msg.c_str(), kGateUsage);
+  std::fprintf(stderr, "steadyscope-cli gate: %s\n\n%s", msg.c_str(), gateUsage().c_str());
   return 2;
 }
 
@@ -94,159 +119,172 @@ void printText(const std::string& dir, const gate::GateResult& r, const std::vec
   }
 }
 
-}  // namespace
-
-int cmdGate(const Args& args) {
+// The gate's command line as given; resolveGateArgs checks and converts it.
+struct GateArgs {
   std::string dir;
   bool haveDir = false, json = false, llmInference = false;
-  std::optional<std::string> modeArg, thresholdArg, marginArg, traceArg, splitArg, numStepsArg;
+  std::optional<std::string> modeArg, thresholdArg, marginArg, traceArg, splitArg, numStepsArg, threadsArg;
   gate::GateOptions opt;
+};
 
+// Reads the words; returns an exit status when the command ends here (--help,
+// a usage error), nullopt to go on.
+std::optional<int> parseGateArgs(const Args& args, GateArgs& g) {
+  // Options that take a value, and where the value goes.
+  const std::pair<const char*, std::optional<std::string>*> valued[] = {
+      {"--mode", &g.modeArg},   {"--threshold", &g.thresholdArg}, {"--margin", &g.marginArg},  {"--trace", &g.traceArg},
+      {"--split", &g.splitArg}, {"--num-steps", &g.numStepsArg},  {"--threads", &g.threadsArg}};
+  const std::pair<const char*, bool*> switches[] = {{"--refuse-without-alternate", &g.opt.refuseWithoutAlternate},
+                                                    {"--strict", &g.opt.strict},
+                                                    {"--json", &g.json},
+                                                    {"--llm-inference", &g.llmInference}};
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
     std::optional<std::string> inlineValue;
     if (a.rfind("--", 0) == 0) {
-      auto eq = a.find('=');
-      if (eq != std::string::npos) {
+      if (auto eq = a.find('='); eq != std::string::npos) {
         inlineValue = a.substr(eq + 1);
         a = a.substr(0, eq);
       }
     }
-    auto value = [&](const char* name) -> std::optional<std::string> {
-      if (inlineValue) return inlineValue;
-      if (i + 1 >= args.size()) return std::nullopt;
-      (void)name;
-      return args[++i];
-    };
     if (a == "-h" || a == "--help") {
-      std::fputs(kGateUsage, stdout);
+      std::fputs(gateUsage().c_str(), stdout);
       return 0;
-    } else if (a == "--mode") {
-      if (!(modeArg = value("--mode"))) return usageError("--mode needs a value");
-    } else if (a == "--threshold") {
-      if (!(thresholdArg = value("--threshold"))) return usageError("--threshold needs a value");
-    } else if (a == "--margin") {
-      if (!(marginArg = value("--margin"))) return usageError("--margin needs a value");
-    } else if (a == "--refuse-without-alternate" && !inlineValue) {
-      opt.refuseWithoutAlternate = true;
-    } else if (a == "--strict" && !inlineValue) {
-      opt.strict = true;
-    } else if (a == "--json" && !inlineValue) {
-      json = true;
-    } else if (a == "--trace") {
-      if (!(traceArg = value("--trace"))) return usageError("--trace needs a value");
-    } else if (a == "--split") {
-      if (!(splitArg = value("--split"))) return usageError("--split needs a value");
-    } else if (a == "--num-steps") {
-      if (!(numStepsArg = value("--num-steps"))) return usageError("--num-steps needs a value");
-    } else if (a == "--llm-inference" && !inlineValue) {
-      llmInference = true;
+    }
+    auto v = std::find_if(std::begin(valued), std::end(valued), [&](const auto& o) { return a == o.first; });
+    if (v != std::end(valued)) {
+      if (inlineValue)
+        *v->second = inlineValue;
+      else if (i + 1 < args.size())
+        *v->second = args[++i];
+      else
+        return usageError(a + " needs a value");
+      continue;
+    }
+    auto sw = std::find_if(std::begin(switches), std::end(switches), [&](const auto& o) { return a == o.first; });
+    if (sw != std::end(switches) && !inlineValue) {
+      *sw->second = true;
     } else if (!a.empty() && a[0] == '-' && a != "-") {
       return usageError("unknown option '" + args[i] + "'");
     } else {
-      if (haveDir) return usageError("more than one DIR given");
-      dir = a;
-      haveDir = true;
+      if (g.haveDir) return usageError("more than one DIR given");
+      g.dir = a;
+      g.haveDir = true;
     }
   }
-  if (splitArg && haveDir) return usageError("--split gates an in-memory split: give no DIR");
-  if (splitArg && traceArg) return usageError("--split and --trace cannot be combined");
-  if (!haveDir && !splitArg) return usageError("no split directory given");
-  if ((numStepsArg || llmInference) && !splitArg && !traceArg)
+  return std::nullopt;
+}
+
+// The options that go together, and the numbers; 0 when all is well, else the usage error's status.
+int resolveGateArgs(GateArgs& g, analysis::SplitOptions& so, unsigned& threads) {
+  const bool withTrace = g.traceArg || g.splitArg;
+  if (g.splitArg && g.haveDir) return usageError("--split gates an in-memory split: give no DIR");
+  if (g.splitArg && g.traceArg) return usageError("--split and --trace cannot be combined");
+  if (!g.haveDir && !g.splitArg) return usageError("no split directory given");
+  if ((g.numStepsArg || g.llmInference) && !withTrace)
     return usageError("--num-steps and --llm-inference need --trace or --split");
-  if ((traceArg && traceArg->empty()) || (splitArg && splitArg->empty())) return usageError("empty trace path");
-  analysis::SplitOptions so;
+  if (g.threadsArg && !withTrace) return usageError("--threads needs --trace or --split");
+  if ((g.traceArg && g.traceArg->empty()) || (g.splitArg && g.splitArg->empty())) return usageError("empty trace path");
   so.findSteadyState = true;
-  so.llmInference = llmInference;
-  if (numStepsArg) {
+  so.llmInference = g.llmInference;
+  if (g.numStepsArg) {
     char* end = nullptr;
-    const long long n = std::strtoll(numStepsArg->c_str(), &end, 10);
-    if (numStepsArg->empty() || *end != '\0' || n < 1) return usageError("--num-steps must be an integer >= 1");
+    const long long n = std::strtoll(g.numStepsArg->c_str(), &end, 10);
+    if (g.numStepsArg->empty() || *end != '\0' || n < 1) return usageError("--num-steps must be an integer >= 1");
     so.numSteps = n;
   }
-
-  if (modeArg) {
-    auto m = gate::parseMode(*modeArg);
-    if (!m) return usageError("--mode must be mixed, decode_only, prefilldecode or generic, not '" + *modeArg + "'");
-    opt.mode = *m;
+  if (g.modeArg) {
+    auto m = gate::parseMode(*g.modeArg);
+    if (!m) return usageError("--mode must be " + modeWords(", ", " or ") + ", not '" + *g.modeArg + "'");
+    g.opt.mode = *m;
   } else {
     auto m = gate::modeFromEnvironment();
     if (!m) return usageError(m.error().message);
-    opt.mode = *m;
+    g.opt.mode = *m;
   }
-  if (thresholdArg) {
-    auto t = gate::parsePyFloat(*thresholdArg);
+  if (g.thresholdArg) {
+    auto t = gate::parsePyFloat(*g.thresholdArg);
     if (!t || !(*t >= 0.0 && *t <= 1.0)) return usageError("--threshold must be a number in [0, 1]");
-    opt.threshold = *t;
+    g.opt.threshold = *t;
   } else {
-    opt.threshold = gate::thresholdFromEnvironment();
+    g.opt.threshold = gate::thresholdFromEnvironment();
   }
-  if (marginArg) {
-    auto x = gate::parsePyFloat(*marginArg);
+  if (g.marginArg) {
+    auto x = gate::parsePyFloat(*g.marginArg);
     if (!x || !std::isfinite(*x) || *x < 0) return usageError("--margin must be a finite number >= 0");
-    opt.margin = *x;
+    g.opt.margin = *x;
   }
-
-  if (traceArg || splitArg) {
-    const std::string tracePath = traceArg ? *traceArg : *splitArg;
-    auto loaded = loadTrace(tracePath);
-    if (!loaded) {
-      std::fprintf(stderr, "steadyscope-cli gate: %s\n", loaded.error().describe().c_str());
-      return 2;
-    }
-    TracePtr trace = loaded.value();
-    if (splitArg) {
-      analysis::Splitter splitter(trace);
-      const analysis::SplitResult plan = splitter.plan(so);
-      bridge::EvidenceContext ctx(trace, so);
-      gate::GateInput in = bridge::gateInputFromSplit(plan, so, &ctx, tracePath);
-      gate::GateResult g = gate::evaluateGate(in, opt);
-      std::vector<std::string> notes;
-      notes.push_back(fmt::format("split in memory: {}{}", analysis::splitOutcomeName(plan.outcome),
-                                  plan.error.empty() ? "" : ": " + plan.error));
-      for (const auto& w : plan.warnings) notes.push_back(w);
-      if (json) {
-        gate::JsonValue j = g.toJson();
-        j.set("split_outcome", std::string(analysis::splitOutcomeName(plan.outcome)));
-        j.set("notes", gate::JsonValue::stringList(notes));
-        std::printf("%s\n", j.dump(2).c_str());
-      } else {
-        printText(tracePath + " (split in memory)", g, notes);
-      }
-      return g.exitStatus();
-    }
-    bridge::TraceReviewOptions tro;
-    tro.review.gate = opt;
-    tro.split = so;
-    auto rv = bridge::reviewSplitDirectoryWithTrace(dir, trace, tro);
-    if (!rv) {
-      std::fprintf(stderr, "steadyscope-cli gate: %s\n", rv.error().describe().c_str());
-      return 2;
-    }
-    if (json) {
-      gate::JsonValue j = rv->result.toJson();
-      gate::JsonValue fam = gate::JsonValue::array();
-      for (gate::Mode m : gate::kAllModes) {
-        const auto& f = rv->families[gate::modeIndex(m)];
-        if (f.chunk.empty()) continue;
-        fam.push(gate::JsonValue::object(
-            {{"mode", std::string(gate::modeName(m))},
-             {"chunk", f.chunk},
-             {"matched", f.matched},
-             {"num_steps", f.matched ? gate::JsonValue(f.numSteps) : gate::JsonValue()},
-             {"llm_inference", f.matched ? gate::JsonValue(f.llmInference) : gate::JsonValue()}}));
-      }
-      j.set("source_trace", gate::JsonValue::object({{"trace", tracePath},
-                                                     {"plans", rv->plans},
-                                                     {"families", fam},
-                                                     {"notes", gate::JsonValue::stringList(rv->notes)}}));
-      std::printf("%s\n", j.dump(2).c_str());
-    } else {
-      printText(dir, rv->result, rv->notes);
-    }
-    return rv->result.exitStatus();
+  if (g.threadsArg) {
+    auto n = parseThreadCount(*g.threadsArg);
+    if (!n) return usageError("--threads: " + threadCountError(*g.threadsArg));
+    threads = so.threads = *n;
   }
+  return 0;
+}
 
+// --split: plan the split in memory and gate the live result, with evidence.
+int gateInMemorySplit(const TracePtr& trace, const std::string& tracePath, const analysis::SplitOptions& so,
+                      const gate::GateOptions& opt, bool json) {
+  analysis::Splitter splitter(trace);
+  const analysis::SplitResult plan = splitter.plan(so);
+  bridge::EvidenceContext ctx(trace, so);
+  gate::GateInput in = bridge::gateInputFromSplit(plan, so, &ctx, tracePath);
+  gate::GateResult g = gate::evaluateGate(in, opt);
+  std::vector<std::string> notes;
+  notes.push_back(fmt::format("split in memory: {}{}", analysis::splitOutcomeName(plan.outcome),
+                              plan.error.empty() ? "" : ": " + plan.error));
+  for (const auto& w : plan.warnings) notes.push_back(w);
+  if (json) {
+    gate::JsonValue j = g.toJson();
+    j.set("split_outcome", std::string(analysis::splitOutcomeName(plan.outcome)));
+    j.set("notes", gate::JsonValue::stringList(notes));
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    printText(tracePath + " (split in memory)", g, notes);
+  }
+  return g.exitStatus();
+}
+
+// The "source_trace" object of --trace --json: which plan each chunk family matched.
+gate::JsonValue sourceTraceJson(const std::string& tracePath, const bridge::TraceReview& rv) {
+  gate::JsonValue fam = gate::JsonValue::array();
+  for (gate::Mode m : gate::kAllModes) {
+    const auto& f = rv.families[gate::modeIndex(m)];
+    if (f.chunk.empty()) continue;
+    fam.push(
+        gate::JsonValue::object({{"mode", std::string(gate::modeName(m))},
+                                 {"chunk", f.chunk},
+                                 {"matched", f.matched},
+                                 {"num_steps", f.matched ? gate::JsonValue(f.numSteps) : gate::JsonValue()},
+                                 {"llm_inference", f.matched ? gate::JsonValue(f.llmInference) : gate::JsonValue()}}));
+  }
+  return gate::JsonValue::object(
+      {{"trace", tracePath}, {"plans", rv.plans}, {"families", fam}, {"notes", gate::JsonValue::stringList(rv.notes)}});
+}
+
+// DIR --trace TRACE: gate the directory with the evidence re-planned from its source trace.
+int gateDirectoryWithTrace(const std::string& dir, const TracePtr& trace, const std::string& tracePath,
+                           const analysis::SplitOptions& so, const gate::GateOptions& opt, bool json) {
+  bridge::TraceReviewOptions tro;
+  tro.review.gate = opt;
+  tro.split = so;
+  auto rv = bridge::reviewSplitDirectoryWithTrace(dir, trace, tro);
+  if (!rv) {
+    std::fprintf(stderr, "steadyscope-cli gate: %s\n", rv.error().describe().c_str());
+    return 2;
+  }
+  if (json) {
+    gate::JsonValue j = rv->result.toJson();
+    j.set("source_trace", sourceTraceJson(tracePath, *rv));
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    printText(dir, rv->result, rv->notes);
+  }
+  return rv->result.exitStatus();
+}
+
+// DIR alone: the pipeline's gate on what the directory holds.
+int gateDirectory(const std::string& dir, const gate::GateOptions& opt, bool json) {
   gate::ReviewOptions ro;
   ro.gate = opt;
   auto r = gate::reviewSplitDirectory(dir, ro);
@@ -259,6 +297,28 @@ int cmdGate(const Args& args) {
   else
     printText(dir, r.value());
   return r->exitStatus();
+}
+
+}  // namespace
+
+int cmdGate(const Args& args) {
+  GateArgs g;
+  if (auto rc = parseGateArgs(args, g)) return *rc;
+  analysis::SplitOptions so;
+  unsigned threads = 0;
+  if (int rc = resolveGateArgs(g, so, threads)) return rc;
+  if (!g.traceArg && !g.splitArg) return gateDirectory(g.dir, g.opt, g.json);
+
+  const std::string tracePath = g.traceArg ? *g.traceArg : *g.splitArg;
+  LoadOptions load;
+  load.threads = jobThreads(threads);
+  auto loaded = loadTrace(tracePath, load);
+  if (!loaded) {
+    std::fprintf(stderr, "steadyscope-cli gate: %s\n", loaded.error().describe().c_str());
+    return 2;
+  }
+  if (g.splitArg) return gateInMemorySplit(loaded.value(), tracePath, so, g.opt, g.json);
+  return gateDirectoryWithTrace(g.dir, loaded.value(), tracePath, so, g.opt, g.json);
 }
 
 }  // namespace steadyscope::cli

@@ -1,12 +1,15 @@
 // steadyscope-cli info TRACE [--json]: what the loader saw.
 #include "commands.hpp"
+#include "thread_count.hpp"
 
 #include <steadyscope/core/analysis/pyfmt.hpp>
 #include <steadyscope/core/io/loader.hpp>
 #include <steadyscope/core/model/trace.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -52,86 +55,45 @@ Summary summarise(const Trace& t) {
 
 std::string usKey(int64_t ns) { return fmt::format("{:.3f}", ns / 1000.0); }
 
-}  // namespace
+// `{"k": v, ...}` of a map, keys escaped.
+template <class Map>
+std::string jsonCounts(const Map& m) {
+  std::string o = "{";
+  bool first = true;
+  for (auto& [k, v] : m) {
+    o += fmt::format("{}\"{}\": {}", first ? "" : ", ", jsonEscape(k), v);
+    first = false;
+  }
+  return o + "}";
+}
 
-int cmdInfo(const Args& args) {
-  std::string path;
-  bool json = false;
-  for (const auto& a : args) {
-    if (a == "--json")
-      json = true;
-    else if (a == "-h" || a == "--help") {
-      std::puts(
-          "Usage: steadyscope-cli info TRACE [--json]\n"
-          "Prints event counts per ph and cat, GPU events, lanes, devices, time span,\n"
-          "step-annotation counts and the loader's anomaly counters.");
-      return 0;
-    } else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "steadyscope-cli info: unknown option %s\n", a.c_str());
-      return 2;
-    } else if (path.empty())
-      path = a;
-    else {
-      std::fprintf(stderr, "steadyscope-cli info: only one TRACE expected\n");
-      return 2;
-    }
+std::string infoJson(const Trace& t, const Summary& s, size_t gpuLanes) {
+  std::string o = "{\n";
+  o += fmt::format("  \"file\": \"{}\",\n  \"compression\": \"{}\",\n  \"file_bytes\": {},\n  \"json_bytes\": {},\n",
+                   jsonEscape(t.path), t.stats.compression, t.stats.fileBytes, t.stats.jsonBytes);
+  o += fmt::format("  \"events\": {},\n  \"gpu_events\": {},\n", t.size(), t.stats.gpuEvents);
+  o += "  \"ph\": " + jsonCounts(t.stats.perPh) + ",\n  \"cat\": " + jsonCounts(t.stats.perCat) + ",\n";
+  o += fmt::format("  \"lanes\": {},\n  \"gpu_lanes\": {},\n  \"devices\": [", t.lanes.size(), gpuLanes);
+  bool first = true;
+  for (const auto& d : t.gpuBusy) {
+    o += fmt::format("{}{{\"pid\": \"{}\", \"busy_us\": {}, \"first_us\": {}, \"last_us\": {}}}", first ? "" : ", ",
+                     jsonEscape(t.keyText(d.pid)), usKey(d.busyNs), usKey(d.firstNs), usKey(d.lastNs));
+    first = false;
   }
-  if (path.empty()) {
-    std::fprintf(stderr, "Usage: steadyscope-cli info TRACE [--json]\n");
-    return 2;
+  o += fmt::format("],\n  \"span_us\": [{}, {}],\n", usKey(t.stats.firstTsNs), usKey(t.stats.lastEndNs));
+  o += fmt::format("  \"profiler_steps\": {},\n", s.profilerSteps);
+  o += "  \"step_annotations\": " + jsonCounts(s.stepAnnotations) + ",\n  \"anomalies\": [";
+  first = true;
+  for (const auto& a : t.anomalies) {
+    o += fmt::format("{}\n    {{\"code\": \"{}\", \"count\": {}, \"first_event\": {}, \"explanation\": \"{}\"}}",
+                     first ? "" : ",", a.code, a.count, a.firstEvent, jsonEscape(a.explanation));
+    first = false;
   }
-  auto r = loadTrace(path);
-  if (!r) {
-    std::fprintf(stderr, "steadyscope-cli info: %s\n", r.error().describe().c_str());
-    return 1;
-  }
-  const Trace& t = *r.value();
-  Summary s = summarise(t);
-  size_t gpuLanes = 0;
-  for (const auto& l : t.lanes) gpuLanes += l.gpu;
-  if (json) {
-    std::string o = "{\n";
-    o += fmt::format("  \"file\": \"{}\",\n  \"compression\": \"{}\",\n  \"file_bytes\": {},\n  \"json_bytes\": {},\n",
-                     jsonEscape(t.path), t.stats.compression, t.stats.fileBytes, t.stats.jsonBytes);
-    o += fmt::format("  \"events\": {},\n  \"gpu_events\": {},\n", t.size(), t.stats.gpuEvents);
-    o += "  \"ph\": {";
-    bool first = true;
-    for (auto& [k, v] : t.stats.perPh) {
-      o += fmt::format("{}\"{}\": {}", first ? "" : ", ", jsonEscape(k), v);
-      first = false;
-    }
-    o += "},\n  \"cat\": {";
-    first = true;
-    for (auto& [k, v] : t.stats.perCat) {
-      o += fmt::format("{}\"{}\": {}", first ? "" : ", ", jsonEscape(k), v);
-      first = false;
-    }
-    o += "},\n";
-    o += fmt::format("  \"lanes\": {},\n  \"gpu_lanes\": {},\n  \"devices\": [", t.lanes.size(), gpuLanes);
-    first = true;
-    for (const auto& d : t.gpuBusy) {
-      o += fmt::format("{}{{\"pid\": \"{}\", \"busy_us\": {}, \"first_us\": {}, \"last_us\": {}}}", first ? "" : ", ",
-                       jsonEscape(t.keyText(d.pid)), usKey(d.busyNs), usKey(d.firstNs), usKey(d.lastNs));
-      first = false;
-    }
-    o += fmt::format("],\n  \"span_us\": [{}, {}],\n", usKey(t.stats.firstTsNs), usKey(t.stats.lastEndNs));
-    o += fmt::format("  \"profiler_steps\": {},\n  \"step_annotations\": {{", s.profilerSteps);
-    first = true;
-    for (auto& [k, v] : s.stepAnnotations) {
-      o += fmt::format("{}\"{}\": {}", first ? "" : ", ", k, v);
-      first = false;
-    }
-    o += "},\n  \"anomalies\": [";
-    first = true;
-    for (const auto& a : t.anomalies) {
-      o += fmt::format("{}\n    {{\"code\": \"{}\", \"count\": {}, \"first_event\": {}, \"explanation\": \"{}\"}}",
-                       first ? "" : ",", a.code, a.count, a.firstEvent, jsonEscape(a.explanation));
-      first = false;
-    }
-    o += first ? "]\n}\n" : "\n  ]\n}\n";
-    std::fputs(o.c_str(), stdout);
-    return 0;
-  }
+  o += first ? "]\n}\n" : "\n  ]\n}\n";
+  return o;
+}
+
+std::string infoText(const Trace& t, const Summary& s, size_t gpuLanes) {
   std::string o;
   o += fmt::format("{}\n  {} bytes on disk ({}), {} bytes of JSON\n", t.path, t.stats.fileBytes, t.stats.compression,
                    t.stats.jsonBytes);
@@ -155,7 +117,75 @@ int cmdInfo(const Args& args) {
     o += fmt::format("  anomalies ({}):\n", t.anomalyCount());
     for (const auto& a : t.anomalies) o += fmt::format("    {:<24} {:>9}  {}\n", a.code, a.count, a.explanation);
   }
-  std::fputs(o.c_str(), stdout);
+  return o;
+}
+
+struct InfoArgs {
+  std::string path;
+  bool json = false;
+  unsigned threads = 0;
+};
+
+// Returns an exit status when the command ends here (--help, a usage error), nullopt to go on.
+std::optional<int> parseInfoArgs(const Args& args, InfoArgs& out) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--json") {
+      out.json = true;
+    } else if (a == "-h" || a == "--help") {
+      std::printf(
+          "Usage: steadyscope-cli info TRACE [--json] [--threads N]\n"
+          "Prints event counts per ph and cat, GPU events, lanes, devices, time span,\n"
+          "step-annotation counts and the loader's anomaly counters.\n"
+          "  --threads N  %s\n",
+          threadsHelp().c_str());
+      return 0;
+    } else if (a == "--threads" || a.rfind("--threads=", 0) == 0) {
+      if (a == "--threads" && i + 1 >= args.size()) {
+        std::fprintf(stderr, "steadyscope-cli info: --threads needs a value\n");
+        return 2;
+      }
+      const std::string v = a == "--threads" ? args[++i] : a.substr(std::strlen("--threads="));
+      auto n = parseThreadCount(v);
+      if (!n) {
+        std::fprintf(stderr, "steadyscope-cli info: --threads: %s\n", threadCountError(v).c_str());
+        return 2;
+      }
+      out.threads = *n;
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "steadyscope-cli info: unknown option %s\n", a.c_str());
+      return 2;
+    } else if (out.path.empty()) {
+      out.path = a;
+    } else {
+      std::fprintf(stderr, "steadyscope-cli info: only one TRACE expected\n");
+      return 2;
+    }
+  }
+  if (out.path.empty()) {
+    std::fprintf(stderr, "Usage: steadyscope-cli info TRACE [--json] [--threads N]\n");
+    return 2;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int cmdInfo(const Args& args) {
+  InfoArgs ia;
+  if (auto rc = parseInfoArgs(args, ia)) return *rc;
+  LoadOptions load;
+  load.threads = jobThreads(ia.threads);
+  auto r = loadTrace(ia.path, load);
+  if (!r) {
+    std::fprintf(stderr, "steadyscope-cli info: %s\n", r.error().describe().c_str());
+    return 1;
+  }
+  const Trace& t = *r.value();
+  size_t gpuLanes = 0;
+  for (const auto& l : t.lanes) gpuLanes += l.gpu;
+  const Summary s = summarise(t);
+  std::fputs((ia.json ? infoJson(t, s, gpuLanes) : infoText(t, s, gpuLanes)).c_str(), stdout);
   return 0;
 }
 

@@ -2,6 +2,7 @@
 // (newest `split_trace` command line, spec §5.1) plus --json, --busy-ratio-column, --fix.
 #include "commands.hpp"
 #include "split_args.hpp"
+#include "thread_count.hpp"
 
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/io/loader.hpp>
@@ -21,7 +22,7 @@ const char* kUsageLine =
     "usage: %s [-h] -o OUTPUT_DIR [-i ITERATIONS] [--store-single-iteration] [--find-steady-state]\n"
     "       [--num-steps NUM_STEPS] [--CONC CONC] [--OSL OSL] [--R R] [--divide-phases] [--no-gap-fill]\n"
     "       [--allow-degraded] [--llm-inference] [--max-num-seq MAX_NUM_SEQ] [--busy-ratio-column]\n"
-    "       [--fix FIXES] [--json]\n"
+    "       [--fix FIXES] [--json] [--threads THREADS]\n"
     "       trace\n";
 
 int usageError(const std::string& prog, const std::string& msg) {
@@ -123,98 +124,189 @@ void printSplitHelp(const std::string& prog) {
   auto names = analysis::fixNames();
   for (size_t i = 0; i < names.size(); ++i) std::printf("%s%s", i ? ", " : "", names[i].c_str());
   std::printf(", all\n  --json                print the structured result as JSON instead of the log\n");
+  std::printf("  --threads THREADS     %s\n", threadsHelp().c_str());
 }
 
-int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequired, SplitArgs& out) {
-  struct Opt {
-    const char* longName;
-    const char* shortName;
-    bool takesValue;
-    const char* dest;
-  };
-  static const Opt opts[] = {
-      {"--help", "-h", false, "help"},
-      {"--output-dir", "-o", true, "output_dir"},
-      {"--iterations", "-i", true, "iterations"},
-      {"--store-single-iteration", nullptr, false, "store_single_iteration"},
-      {"--find-steady-state", nullptr, false, "find_steady_state"},
-      {"--num-steps", nullptr, true, "num_steps"},
-      {"--CONC", nullptr, true, "CONC"},
-      {"--OSL", nullptr, true, "OSL"},
-      {"--R", nullptr, true, "R"},
-      {"--divide-phases", nullptr, false, "divide_phases"},
-      {"--no-gap-fill", nullptr, false, "no_gap_fill"},
-      {"--allow-degraded", nullptr, false, "allow_degraded"},
-      {"--llm-inference", nullptr, false, "llm_inference"},
-      {"--max-num-seq", nullptr, true, "max_num_seq"},
-      {"--busy-ratio-column", nullptr, false, "busy_ratio_column"},
-      {"--fix", nullptr, true, "fix"},
-      {"--json", nullptr, false, "json"},
-  };
-  auto argName = [](const Opt& o) {
-    std::string s = o.longName;
-    if (o.shortName) s = std::string(o.longName) + "/" + o.shortName;
-    return s;
-  };
-  // argparse reports "-o/--output-dir" with the short form first.
-  auto displayName = [](const Opt& o) {
-    return o.shortName ? std::string(o.shortName) + "/" + o.longName : std::string(o.longName);
-  };
-  (void)argName;
-  std::vector<std::string> positionals, unknown;
+namespace {
+
+// What parsing has gathered so far; the flags' handlers write into it.
+struct ParseState {
+  SplitArgs& out;
   bool haveOutput = false;
-  std::string fixList;
-  auto apply = [&](const Opt& o, const std::string& v) -> int {
-    std::string d = o.dest;
-    auto& so = out.options;
-    if (d == "help")
-      out.help = true;
-    else if (d == "output_dir") {
-      so.outputDir = v;
-      haveOutput = true;
-    } else if (d == "iterations")
-      so.iterations = v;
-    else if (d == "store_single_iteration")
-      so.storeSingleIteration = true;
-    else if (d == "find_steady_state")
-      so.findSteadyState = true;
-    else if (d == "divide_phases")
-      so.dividePhases = true;
-    else if (d == "no_gap_fill")
-      so.noGapFill = true;
-    else if (d == "allow_degraded")
-      so.allowDegraded = true;
-    else if (d == "llm_inference")
-      so.llmInference = true;
-    else if (d == "busy_ratio_column")
-      so.busyRatioColumn = true;
-    else if (d == "json")
-      out.json = true;
-    else if (d == "fix")
-      fixList += (fixList.empty() ? "" : ",") + v;
-    else if (d == "num_steps" || d == "CONC" || d == "max_num_seq") {
-      auto x = parseInt(v);
-      if (!x) return usageError(prog, "argument " + displayName(o) + ": invalid int value: '" + v + "'");
-      if (d == "num_steps")
-        so.numSteps = *x;
-      else if (d == "CONC")
-        so.conc.conc = *x;
-      else
-        so.maxNumSeq = *x;
-    } else if (d == "OSL" || d == "R") {
-      auto x = parseFloat(v);
-      if (!x) return usageError(prog, "argument " + displayName(o) + ": invalid float value: '" + v + "'");
-      if (d == "OSL")
-        so.conc.osl = *x;
-      else
-        so.conc.r = *x;
+  std::string fixList;  // every --fix, joined; parsed once all flags are in
+};
+
+// A flag's handler stores its value, or returns what is wrong with it in
+// argparse's words (the caller prefixes "argument NAME: ").
+using FlagError = std::optional<std::string>;
+using FlagHandler = FlagError (*)(ParseState&, const std::string&);
+
+struct Flag {
+  const char* longName;
+  const char* shortName;  // nullptr: long form only
+  bool takesValue;
+  FlagHandler apply;
+};
+
+FlagError setTrue(bool& dst) {
+  dst = true;
+  return std::nullopt;
+}
+
+FlagError setText(std::string& dst, const std::string& v) {
+  dst = v;
+  return std::nullopt;
+}
+
+template <class T>
+FlagError intInto(const std::string& v, T& dst) {
+  auto x = parseInt(v);
+  if (!x) return "invalid int value: '" + v + "'";
+  dst = *x;
+  return std::nullopt;
+}
+
+FlagError floatInto(const std::string& v, std::optional<double>& dst) {
+  auto x = parseFloat(v);
+  if (!x) return "invalid float value: '" + v + "'";
+  dst = *x;
+  return std::nullopt;
+}
+
+// In argparse's order: prefix matches of an abbreviated long option are listed in it.
+const Flag kFlags[] = {
+    {"--help", "-h", false, [](ParseState& s, const std::string&) { return setTrue(s.out.help); }},
+    {"--output-dir", "-o", true,
+     [](ParseState& s, const std::string& v) -> FlagError {
+       s.out.options.outputDir = v;
+       s.haveOutput = true;
+       return std::nullopt;
+     }},
+    {"--iterations", "-i", true,
+     [](ParseState& s, const std::string& v) { return setText(s.out.options.iterations, v); }},
+    {"--store-single-iteration", nullptr, false,
+     [](ParseState& s, const std::string&) { return setTrue(s.out.options.storeSingleIteration); }},
+    {"--find-steady-state", nullptr, false,
+     [](ParseState& s, const std::string&) { return setTrue(s.out.options.findSteadyState); }},
+    {"--num-steps", nullptr, true,
+     [](ParseState& s, const std::string& v) { return intInto(v, s.out.options.numSteps); }},
+    {"--CONC", nullptr, true, [](ParseState& s, const std::string& v) { return intInto(v, s.out.options.conc.conc); }},
+    {"--OSL", nullptr, true, [](ParseState& s, const std::string& v) { return floatInto(v, s.out.options.conc.osl); }},
+    {"--R", nullptr, true, [](ParseState& s, const std::string& v) { return floatInto(v, s.out.options.conc.r); }},
+    {"--divide-phases", nullptr, false,
+     [](ParseState& s, const std::string&) { return setTrue(s.out.options.dividePhases); }},
+    {"--no-gap-fill", nullptr, false,
+     [](ParseState& s, const std::string&) { return setTrue(s.out.options.noGapFill); }},
+    {"--allow-degraded", nullptr, false,
+     [](ParseState& s, const std::string&) { return setTrue(s.out.options.allowDegraded); }},
+    {"--llm-inference", nullptr, false,
+     [](ParseState& s, const std::string&) { return setTrue(s.out.options.llmInference); }},
+    {"--max-num-seq", nullptr, true,
+     [](ParseState& s, const std::string& v) { return intInto(v, s.out.options.maxNumSeq); }},
+    {"--busy-ratio-column", nullptr, false,
+     [](ParseState& s, const std::string&) { return setTrue(s.out.options.busyRatioColumn); }},
+    {"--fix", nullptr, true,
+     [](ParseState& s, const std::string& v) -> FlagError {
+       s.fixList += (s.fixList.empty() ? "" : ",") + v;
+       return std::nullopt;
+     }},
+    {"--json", nullptr, false, [](ParseState& s, const std::string&) { return setTrue(s.out.json); }},
+    {"--threads", nullptr, true,
+     [](ParseState& s, const std::string& v) -> FlagError {
+       auto n = parseThreadCount(v);
+       if (!n) return threadCountError(v);
+       s.out.threads = *n;
+       s.out.options.threads = *n;
+       return std::nullopt;
+     }},
+};
+
+// argparse reports "-o/--output-dir" with the short form first.
+std::string displayName(const Flag& f) {
+  return f.shortName ? std::string(f.shortName) + "/" + f.longName : std::string(f.longName);
+}
+
+std::string joined(const std::vector<std::string>& items, const char* sep) {
+  std::string list;
+  for (const auto& s : items) list += (list.empty() ? "" : sep) + s;
+  return list;
+}
+
+// One command-line word that starts with '-' (not a negative number, not "--").
+struct FlagMatch {
+  const Flag* flag = nullptr;  // nullptr: not a known flag (an "unrecognized argument")
+  std::optional<std::string> inlineValue;
+  std::optional<std::string> error;  // an ambiguous abbreviation
+};
+
+// "--name" or "--name=value"; a unique prefix of a long name selects it, as in argparse.
+FlagMatch matchLong(const std::string& a) {
+  FlagMatch m;
+  std::string name = a;
+  if (auto eq = a.find('='); eq != std::string::npos) {
+    name = a.substr(0, eq);
+    m.inlineValue = a.substr(eq + 1);
+  }
+  std::vector<const Flag*> cands;
+  for (const Flag& f : kFlags) {
+    if (name == f.longName) {
+      cands = {&f};
+      break;
     }
-    return 0;
-  };
+    if (std::string(f.longName).rfind(name, 0) == 0) cands.push_back(&f);
+  }
+  if (cands.size() > 1) {
+    std::vector<std::string> names;
+    for (const Flag* c : cands) names.emplace_back(c->longName);
+    m.error = "ambiguous option: " + name + " could match " + joined(names, ", ");
+  } else if (cands.size() == 1) {
+    m.flag = cands.front();
+  }
+  return m;
+}
+
+// "-o", "-oVALUE" or "-o=VALUE"; a flag without a value takes no attached text.
+FlagMatch matchShort(const std::string& a) {
+  FlagMatch m;
+  for (const Flag& f : kFlags) {
+    if (f.shortName && a.compare(0, 2, f.shortName) == 0) {
+      m.flag = &f;
+      if (a.size() > 2) m.inlineValue = a[2] == '=' ? a.substr(3) : a.substr(2);
+      break;
+    }
+  }
+  if (m.flag && !m.flag->takesValue && m.inlineValue) m.flag = nullptr;
+  return m;
+}
+
+bool isFlagWord(const std::string& a) { return !a.empty() && a[0] == '-' && a != "-" && !looksNegativeNumber(a); }
+
+// After every word is read: argparse's required, unrecognized and --fix checks, in its order.
+int finishSplitArgs(const std::string& prog, bool outputRequired, ParseState& st,
+                    const std::vector<std::string>& positionals, std::vector<std::string> unknown) {
+  std::vector<std::string> missing;
+  if (outputRequired && !st.haveOutput) missing.push_back("-o/--output-dir");
+  if (positionals.empty()) missing.insert(missing.begin(), "trace");
+  if (!missing.empty()) return usageError(prog, "the following arguments are required: " + joined(missing, ", "));
+  for (size_t k = 1; k < positionals.size(); ++k) unknown.push_back(positionals[k]);
+  if (!unknown.empty()) return usageError(prog, "unrecognized arguments: " + joined(unknown, " "));
+  st.out.trace = positionals.front();
+  if (!st.fixList.empty()) {
+    if (auto e = analysis::parseFixList(st.fixList, st.out.options.fixes))
+      return usageError(prog, "argument --fix: " + *e);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequired, SplitArgs& out) {
+  ParseState st{out};
+  std::vector<std::string> positionals, unknown;
   bool onlyPositional = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (onlyPositional || a.empty() || a[0] != '-' || a == "-" || looksNegativeNumber(a)) {
+    if (onlyPositional || !isFlagWord(a)) {
       positionals.push_back(a);
       continue;
     }
@@ -222,90 +314,27 @@ int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequire
       onlyPositional = true;
       continue;
     }
-    const Opt* hit = nullptr;
-    std::optional<std::string> inlineValue;
-    if (a.rfind("--", 0) == 0) {
-      std::string name = a, val;
-      auto eq = a.find('=');
-      if (eq != std::string::npos) {
-        name = a.substr(0, eq);
-        inlineValue = a.substr(eq + 1);
-      }
-      std::vector<const Opt*> cands;
-      for (const Opt& o : opts) {
-        if (name == o.longName) {
-          cands = {&o};
-          break;
-        }
-        if (std::string(o.longName).rfind(name, 0) == 0) cands.push_back(&o);
-      }
-      if (cands.size() > 1) {
-        std::string list;
-        for (const Opt* c : cands) list += (list.empty() ? "" : ", ") + std::string(c->longName);
-        return usageError(prog, "ambiguous option: " + name + " could match " + list);
-      }
-      if (cands.empty()) {
-        unknown.push_back(a);
-        continue;
-      }
-      hit = cands.front();
-    } else {
-      for (const Opt& o : opts) {
-        if (o.shortName && a.compare(0, 2, o.shortName) == 0) {
-          hit = &o;
-          if (a.size() > 2) inlineValue = a[2] == '=' ? a.substr(3) : a.substr(2);
-          break;
-        }
-      }
-      if (!hit) {
-        unknown.push_back(a);
-        continue;
-      }
-      if (!hit->takesValue && inlineValue) {
-        unknown.push_back(a);
-        continue;
-      }
-    }
-    if (!hit->takesValue) {
-      if (inlineValue)
-        return usageError(prog, "argument " + displayName(*hit) + ": ignored explicit argument '" + *inlineValue + "'");
-      if (int rc = apply(*hit, "")) return rc;
-      if (out.help) return 0;
+    FlagMatch m = a.rfind("--", 0) == 0 ? matchLong(a) : matchShort(a);
+    if (m.error) return usageError(prog, *m.error);
+    if (!m.flag) {
+      unknown.push_back(a);
       continue;
     }
+    const std::string name = displayName(*m.flag);
+    if (!m.flag->takesValue && m.inlineValue)
+      return usageError(prog, "argument " + name + ": ignored explicit argument '" + *m.inlineValue + "'");
     std::string value;
-    if (inlineValue) {
-      value = *inlineValue;
-    } else {
-      if (i + 1 >= args.size()) return usageError(prog, "argument " + displayName(*hit) + ": expected one argument");
-      const std::string& nx = args[i + 1];
-      if (!nx.empty() && nx[0] == '-' && nx != "-" && !looksNegativeNumber(nx))
-        return usageError(prog, "argument " + displayName(*hit) + ": expected one argument");
-      value = nx;
-      ++i;
+    if (m.flag->takesValue && m.inlineValue) {
+      value = *m.inlineValue;
+    } else if (m.flag->takesValue) {
+      if (i + 1 >= args.size() || isFlagWord(args[i + 1]))
+        return usageError(prog, "argument " + name + ": expected one argument");
+      value = args[++i];
     }
-    if (int rc = apply(*hit, value)) return rc;
+    if (FlagError e = m.flag->apply(st, value)) return usageError(prog, "argument " + name + ": " + *e);
+    if (out.help) return 0;
   }
-  if (out.help) return 0;
-  std::vector<std::string> missing;
-  if (outputRequired && !haveOutput) missing.push_back("-o/--output-dir");
-  if (positionals.empty()) missing.insert(missing.begin(), "trace");
-  if (!missing.empty()) {
-    std::string list;
-    for (const auto& s : missing) list += (list.empty() ? "" : ", ") + s;
-    return usageError(prog, "the following arguments are required: " + list);
-  }
-  for (size_t k = 1; k < positionals.size(); ++k) unknown.push_back(positionals[k]);
-  if (!unknown.empty()) {
-    std::string list;
-    for (const auto& s : unknown) list += (list.empty() ? "" : " ") + s;
-    return usageError(prog, "unrecognized arguments: " + list);
-  }
-  out.trace = positionals.front();
-  if (!fixList.empty()) {
-    if (auto e = analysis::parseFixList(fixList, out.options.fixes)) return usageError(prog, "argument --fix: " + *e);
-  }
-  return 0;
+  return finishSplitArgs(prog, outputRequired, st, positionals, std::move(unknown));
 }
 
 int cmdSplit(const Args& args) {
@@ -326,7 +355,9 @@ int cmdSplit(const Args& args) {
     std::fprintf(stderr, "%s: error: Unknown file type: %s\n", prog.c_str(), p.c_str());
     return 1;
   }
-  auto loaded = loadTrace(p, {});
+  LoadOptions load;
+  load.threads = jobThreads(sa.threads);
+  auto loaded = loadTrace(p, load);
   if (!loaded) {
     std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), loaded.error().describe().c_str());
     return 1;

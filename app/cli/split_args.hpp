@@ -8,9 +8,12 @@
 
 namespace steadyscope::cli {
 
+/// The parsed `split` command line. `threads` is --threads N for the loader
+/// and the splitter (0: not given, jobThreads()); it also sets options.threads.
 struct SplitArgs {
   std::string trace;
   analysis::SplitOptions options;
+  unsigned threads = 0;
   bool json = false;
   bool help = false;
 };

@@ -12,28 +12,26 @@ std::string idText(bool asString, const std::string& value) { return asString ? 
 }  // namespace
 
 Builder::Builder(EventWriter& w, const Options& opt, Ns t0)
-    : m_w(w), m_opt(opt), m_rng(opt.seed, 1), m_overlapRng(opt.seed, 5) {
+    : w_(w), opt_(opt), rng_(opt.seed, 1), overlapRng_(opt.seed, 5) {
   const bool s = opt.stringIds;
   const std::string cpuPid = std::to_string(kCpuPid);
   const std::string gpuPid = std::to_string(kGpuPid);
-  m_cpu = makeTrack(idText(s, cpuPid), idText(s, cpuPid));
-  m_streams[kCompute] = makeTrack(idText(s, gpuPid), s ? "\"stream 7\"" : "7");
-  m_streams[kComm] = makeTrack(idText(s, gpuPid), s ? "\"stream 13\"" : "13");
-  m_streamEnd.fill(t0);
+  cpu_ = makeTrack(idText(s, cpuPid), idText(s, cpuPid));
+  streams_[kCompute] = makeTrack(idText(s, gpuPid), s ? "\"stream 7\"" : "7");
+  streams_[kComm] = makeTrack(idText(s, gpuPid), s ? "\"stream 13\"" : "13");
+  streamEnd_.fill(t0);
 }
 
-Ns Builder::jitter(Ns base, int loPermille, int hiPermille) {
-  return base * m_rng.range(loPermille, hiPermille) / 1000;
-}
+Ns Builder::jitter(Ns base, int loPermille, int hiPermille) { return base * rng_.range(loPermille, hiPermille) / 1000; }
 
 void Builder::beginStep() {
-  m_stepGpuFirst = -1;
-  m_stepGpuEnd = 0;
+  stepGpuFirst_ = -1;
+  stepGpuEnd_ = 0;
 }
 
 void Builder::cpuOp(std::string_view name, Ns ts, Ns dur, std::int64_t ext, Dims dims) {
-  m_w.complete(Cat::CpuOp, name, m_cpu, ts, dur, [&](Out& o) {
-    o.s("\"External id\": ").i(ext).s(", \"Record function id\": 0, \"Ev Idx\": ").i(++m_evIdx);
+  w_.complete(Cat::CpuOp, name, cpu_, ts, dur, [&](Out& o) {
+    o.s("\"External id\": ").i(ext).s(", \"Record function id\": 0, \"Ev Idx\": ").i(++evIdx_);
     o.s(",\n      \"Input Dims\": ").dims(dims).s(", \"Input type\": [");
     for (std::size_t i = 0; i < dims.size(); ++i) o.s(i ? ", \"c10::BFloat16\"" : "\"c10::BFloat16\"");
     o.c(']');
@@ -42,34 +40,34 @@ void Builder::cpuOp(std::string_view name, Ns ts, Ns dur, std::int64_t ext, Dims
 
 void Builder::frame(std::string_view name, Ns ts, Ns dur) {
   const auto ext = newExt();
-  m_w.complete(Cat::CpuOp, name, m_cpu, ts, dur, [&](Out& o) {
-    o.s("\"External id\": ").i(ext).s(", \"Record function id\": 0, \"Ev Idx\": ").i(++m_evIdx);
+  w_.complete(Cat::CpuOp, name, cpu_, ts, dur, [&](Out& o) {
+    o.s("\"External id\": ").i(ext).s(", \"Record function id\": 0, \"Ev Idx\": ").i(++evIdx_);
   });
 }
 
 std::int64_t Builder::runtime(std::string_view name, Ns ts, Ns dur, std::int64_t ext) {
-  const auto corr = ++m_corr;
-  m_w.complete(Cat::Runtime, name, m_cpu, ts, dur,
-               [&](Out& o) { o.s("\"External id\": ").i(ext).s(", \"cbid\": 211, \"correlation\": ").i(corr); });
+  const auto corr = ++corr_;
+  w_.complete(Cat::Runtime, name, cpu_, ts, dur,
+              [&](Out& o) { o.s("\"External id\": ").i(ext).s(", \"cbid\": 211, \"correlation\": ").i(corr); });
   return corr;
 }
 
 Ns Builder::placeOnStream(int stream, Ns launchTs, Ns dur) {
-  auto& end = m_streamEnd[static_cast<std::size_t>(stream)];
-  auto& lastDur = m_lastDur[static_cast<std::size_t>(stream)];
+  auto& end = streamEnd_[static_cast<std::size_t>(stream)];
+  auto& lastDur = lastDur_[static_cast<std::size_t>(stream)];
   const Ns latency = between(3, 9);
-  const Ns gap = m_rng.range(500, 2000);
+  const Ns gap = rng_.range(500, 2000);
   Ns start = std::max(end + gap, launchTs + latency);
   // Overlap: start a little before the predecessor ends, never before the
   // predecessor starts (starts stay monotonic per stream).
-  if (m_opt.overlapKernels && end > launchTs + 2000 && lastDur > 2000 && m_overlapRng.chance(0.2)) {
-    const Ns back = std::min(m_overlapRng.range(us(1), us(4)), lastDur / 2);
+  if (opt_.overlapKernels && end > launchTs + 2000 && lastDur > 2000 && overlapRng_.chance(0.2)) {
+    const Ns back = std::min(overlapRng_.range(us(1), us(4)), lastDur / 2);
     start = std::max(launchTs + 1000, end - back);
   }
-  if (start < end) ++m_overlaps;
+  if (start < end) ++overlaps_;
   end = std::max(end, start + dur);
-  if (m_stepGpuFirst < 0) m_stepGpuFirst = start;
-  m_stepGpuEnd = std::max(m_stepGpuEnd, start + dur);
+  if (stepGpuFirst_ < 0) stepGpuFirst_ = start;
+  stepGpuEnd_ = std::max(stepGpuEnd_, start + dur);
   lastDur = dur;
   return start;
 }
@@ -77,7 +75,7 @@ Ns Builder::placeOnStream(int stream, Ns launchTs, Ns dur) {
 void Builder::gpuEvent(Cat cat, std::string_view name, int stream, Ns ts, Ns dur, std::int64_t corr, std::int64_t ext,
                        std::int64_t bytes) {
   const int sid = streamId(stream);
-  m_w.complete(cat, name, streamTrack(stream), ts, dur, [&](Out& o) {
+  w_.complete(cat, name, streamTrack(stream), ts, dur, [&](Out& o) {
     o.s("\"External id\": ").i(ext).s(", \"device\": 0, \"context\": 1, \"stream\": ").i(sid);
     o.s(", \"correlation\": ").i(corr);
     if (cat == Cat::Kernel) {
@@ -97,10 +95,10 @@ Ns Builder::launch(Ns t, std::string_view op, Dims dims, Kern k, int stream) {
   cpuOp(op, t, opDur, ext, dims);
   const Ns lts = t + lead;
   const auto corr = runtime("cudaLaunchKernel", lts, rtDur, ext);
-  m_w.flow(true, corr, m_cpu, lts);
+  w_.flow(true, corr, cpu_, lts);
   const Ns ks = placeOnStream(stream, lts, k.dur);
   gpuEvent(Cat::Kernel, k.name, stream, ks, k.dur, corr, ext, 0);
-  m_w.flow(false, corr, streamTrack(stream), ks);
+  w_.flow(false, corr, streamTrack(stream), ks);
   return t + opDur + between(1, 4);
 }
 
@@ -112,12 +110,12 @@ Ns Builder::copy(Ns t, bool toDevice, std::int64_t bytes) {
   cpuOp("aten::copy_", t, opDur, ext, {{bytes / 2}, {bytes / 2}});
   const Ns lts = t + lead;
   const auto corr = runtime("cudaMemcpyAsync", lts, rtDur, ext);
-  m_w.flow(true, corr, m_cpu, lts);
+  w_.flow(true, corr, cpu_, lts);
   const Ns dur = us(1) + 500 + bytes / 25;  // ~25 GB/s
   const Ns ks = placeOnStream(kCompute, lts, dur);
   gpuEvent(Cat::Memcpy, toDevice ? "Memcpy HtoD (Pinned -> Device)" : "Memcpy DtoH (Device -> Pinned)", kCompute, ks,
            dur, corr, ext, bytes);
-  m_w.flow(false, corr, streamTrack(kCompute), ks);
+  w_.flow(false, corr, streamTrack(kCompute), ks);
   return t + opDur + between(1, 4);
 }
 
@@ -129,11 +127,11 @@ Ns Builder::memset(Ns t, std::int64_t bytes) {
   cpuOp("aten::zero_", t, opDur, ext, {{bytes / 4}});
   const Ns lts = t + lead;
   const auto corr = runtime("cudaMemsetAsync", lts, rtDur, ext);
-  m_w.flow(true, corr, m_cpu, lts);
+  w_.flow(true, corr, cpu_, lts);
   const Ns dur = us(1) + bytes / 500;
   const Ns ks = placeOnStream(kCompute, lts, dur);
   gpuEvent(Cat::Memset, "Memset (Device)", kCompute, ks, dur, corr, ext, bytes);
-  m_w.flow(false, corr, streamTrack(kCompute), ks);
+  w_.flow(false, corr, streamTrack(kCompute), ks);
   return t + opDur + between(1, 4);
 }
 
@@ -142,12 +140,12 @@ Ns Builder::graphReplay(Ns t, std::initializer_list<Kern> kernels) {
   const Ns lts = t + between(2, 5);
   const Ns rtDur = between(10, 25);
   const auto corr = runtime("cudaGraphLaunch", lts, rtDur, ext);
-  m_w.flow(true, corr, m_cpu, lts);
+  w_.flow(true, corr, cpu_, lts);
   bool first = true;
   for (const auto& k : kernels) {
     const Ns ks = placeOnStream(kCompute, lts, k.dur);
     gpuEvent(Cat::Kernel, k.name, kCompute, ks, k.dur, corr, ext, 0);
-    if (first) m_w.flow(false, corr, streamTrack(kCompute), ks);
+    if (first) w_.flow(false, corr, streamTrack(kCompute), ks);
     first = false;
   }
   return lts + rtDur + between(2, 6);
@@ -168,24 +166,24 @@ Ns Builder::graphWithoutKernels(Ns t) {
 
 Ns Builder::syncStream(Ns t) {
   const Ns ts = t + between(1, 3);
-  const Ns gpuEnd = *std::max_element(m_streamEnd.begin(), m_streamEnd.end());
+  const Ns gpuEnd = *std::max_element(streamEnd_.begin(), streamEnd_.end());
   const Ns dur = std::max<Ns>(us(1), gpuEnd - ts + between(1, 4));
   runtime("cudaStreamSynchronize", ts, dur, newExt());
   return ts + dur + between(2, 6);
 }
 
 void Builder::waitForStream(int waiter, int producer) {
-  auto& w = m_streamEnd[static_cast<std::size_t>(waiter)];
-  w = std::max(w, m_streamEnd[static_cast<std::size_t>(producer)]);
+  auto& w = streamEnd_[static_cast<std::size_t>(waiter)];
+  w = std::max(w, streamEnd_[static_cast<std::size_t>(producer)]);
 }
 
 void Builder::root(std::string_view name, Ns ts, Ns dur, std::int64_t ext, bool mirror) {
-  m_w.complete(Cat::UserAnnotation, name, m_cpu, ts, dur, [&](Out& o) {
-    o.s("\"External id\": ").i(ext).s(", \"Record function id\": 0, \"Ev Idx\": ").i(++m_evIdx);
+  w_.complete(Cat::UserAnnotation, name, cpu_, ts, dur, [&](Out& o) {
+    o.s("\"External id\": ").i(ext).s(", \"Record function id\": 0, \"Ev Idx\": ").i(++evIdx_);
   });
-  if (!mirror || m_stepGpuFirst < 0) return;
-  m_w.complete(Cat::GpuUserAnnotation, name, streamTrack(kCompute), m_stepGpuFirst,
-               std::max<Ns>(us(1), m_stepGpuEnd - m_stepGpuFirst), [&](Out& o) { o.s("\"External id\": ").i(ext); });
+  if (!mirror || stepGpuFirst_ < 0) return;
+  w_.complete(Cat::GpuUserAnnotation, name, streamTrack(kCompute), stepGpuFirst_,
+              std::max<Ns>(us(1), stepGpuEnd_ - stepGpuFirst_), [&](Out& o) { o.s("\"External id\": ").i(ext); });
 }
 
 }  // namespace steadyscope::gen

@@ -29,21 +29,21 @@ class Builder {
  public:
   Builder(EventWriter& w, const Options& opt, Ns t0);
 
-  Rng& rng() { return m_rng; }
-  EventWriter& writer() { return m_w; }
-  const Track& cpuTrack() const { return m_cpu; }
-  const Track& streamTrack(int stream) const { return m_streams[static_cast<std::size_t>(stream)]; }
+  Rng& rng() { return rng_; }
+  EventWriter& writer() { return w_; }
+  const Track& cpuTrack() const { return cpu_; }
+  const Track& streamTrack(int stream) const { return streams_[static_cast<std::size_t>(stream)]; }
   int streamId(int stream) const { return stream == kComm ? 13 : 7; }
 
-  Ns between(std::int64_t loUs, std::int64_t hiUs) { return m_rng.range(us(loUs), us(hiUs)); }
+  Ns between(std::int64_t loUs, std::int64_t hiUs) { return rng_.range(us(loUs), us(hiUs)); }
   Ns jitter(Ns base, int loPermille, int hiPermille);
 
   // Events of a step: GPU extent of the step (for the gpu_user_annotation).
   void beginStep();
-  bool stepHasGpu() const { return m_stepGpuFirst >= 0; }
+  bool stepHasGpu() const { return stepGpuFirst_ >= 0; }
 
   // Primitives.
-  std::int64_t newExt() { return ++m_ext; }
+  std::int64_t newExt() { return ++ext_; }
   void cpuOp(std::string_view name, Ns ts, Ns dur, std::int64_t ext, Dims dims);
   void frame(std::string_view name, Ns ts, Ns dur);
   std::int64_t runtime(std::string_view name, Ns ts, Ns dur, std::int64_t ext);
@@ -58,27 +58,27 @@ class Builder {
   void waitForStream(int waiter, int producer);
   void root(std::string_view name, Ns ts, Ns dur, std::int64_t ext, bool mirror);
 
-  std::uint64_t overlappingKernels() const { return m_overlaps; }
+  std::uint64_t overlappingKernels() const { return overlaps_; }
 
  private:
   Ns placeOnStream(int stream, Ns launchTs, Ns dur);
   void gpuEvent(Cat cat, std::string_view name, int stream, Ns ts, Ns dur, std::int64_t corr, std::int64_t ext,
                 std::int64_t bytes);
 
-  EventWriter& m_w;
-  const Options& m_opt;
-  Rng m_rng;
-  Rng m_overlapRng;
-  Track m_cpu;
-  std::array<Track, kStreamCount> m_streams;
-  std::array<Ns, kStreamCount> m_streamEnd{};
-  std::int64_t m_ext = 0;
-  std::int64_t m_corr = 1000;
-  std::int64_t m_evIdx = 0;
-  Ns m_stepGpuFirst = -1;
-  Ns m_stepGpuEnd = 0;
-  std::uint64_t m_overlaps = 0;
-  std::array<Ns, kStreamCount> m_lastDur{};
+  EventWriter& w_;
+  const Options& opt_;
+  Rng rng_;
+  Rng overlapRng_;
+  Track cpu_;
+  std::array<Track, kStreamCount> streams_;
+  std::array<Ns, kStreamCount> streamEnd_{};
+  std::int64_t ext_ = 0;
+  std::int64_t corr_ = 1000;
+  std::int64_t evIdx_ = 0;
+  Ns stepGpuFirst_ = -1;
+  Ns stepGpuEnd_ = 0;
+  std::uint64_t overlaps_ = 0;
+  std::array<Ns, kStreamCount> lastDur_{};
 };
 
 // pid/tid values used in the trace.

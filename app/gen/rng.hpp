@@ -22,18 +22,18 @@ class Rng {
   // e.g. the anomaly choices never shift the timing sequence.
   explicit Rng(std::uint64_t seed, std::uint64_t stream = 0) {
     std::uint64_t sm = seed ^ (stream * 0xD1B54A32D192ED03ULL);
-    for (auto& word : m_s) word = splitmix64(sm);
+    for (auto& word : s_) word = splitmix64(sm);
   }
 
   std::uint64_t next() {
-    const std::uint64_t result = rotl(m_s[1] * 5, 7) * 9;
-    const std::uint64_t t = m_s[1] << 17;
-    m_s[2] ^= m_s[0];
-    m_s[3] ^= m_s[1];
-    m_s[1] ^= m_s[2];
-    m_s[0] ^= m_s[3];
-    m_s[2] ^= t;
-    m_s[3] = rotl(m_s[3], 45);
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
     return result;
   }
 
@@ -52,7 +52,7 @@ class Rng {
 
  private:
   static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  std::uint64_t m_s[4];
+  std::uint64_t s_[4];
 };
 
 }  // namespace steadyscope::gen

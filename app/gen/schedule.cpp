@@ -32,34 +32,34 @@ struct Phases {
 class Engine {
  public:
   Engine(const Options& opt, int n, Rng& rng)
-      : m_opt(opt), m_rng(rng), m_osl(opt.osl > 0 ? opt.osl : std::clamp(n / 6, 16, 1024)) {}
+      : opt_(opt), rng_(rng), osl_(opt.osl > 0 ? opt.osl : std::clamp(n / 6, 16, 1024)) {}
 
   void arrive(int target) {
-    while (m_inFlight < target) {
+    while (inFlight_ < target) {
       Request r;
-      r.prefillLeft = static_cast<int>(m_rng.range(std::max(1, m_opt.isl / 4), m_opt.isl));
-      r.decodeLeft = static_cast<int>(m_rng.range(std::max(1, m_osl / 2), m_osl));
-      m_waiting.push_back(r);
-      ++m_inFlight;
-      ++m_issued;
+      r.prefillLeft = static_cast<int>(rng_.range(std::max(1, opt_.isl / 4), opt_.isl));
+      r.decodeLeft = static_cast<int>(rng_.range(std::max(1, osl_ / 2), osl_));
+      waiting_.push_back(r);
+      ++inFlight_;
+      ++issued_;
     }
   }
 
-  bool empty() const { return m_waiting.empty() && m_running.empty(); }
-  int issued() const { return m_issued; }
+  bool empty() const { return waiting_.empty() && running_.empty(); }
+  int issued() const { return issued_; }
 
   StepPlan step() {
     StepPlan s;
-    for (const auto& r : m_running) s.gr += r.prefillLeft == 0 ? 1 : 0;
+    for (const auto& r : running_) s.gr += r.prefillLeft == 0 ? 1 : 0;
     s.gt = s.gr;
     int tokens = s.gr;
-    for (auto& r : m_running)
-      if (r.prefillLeft > 0 && tokens < m_opt.tokenBudget) schedulePrefill(r, tokens, s);
-    const auto maxSeqs = static_cast<std::size_t>(std::max(256, m_opt.conc * 2));
-    while (!m_waiting.empty() && tokens < m_opt.tokenBudget && m_running.size() < maxSeqs) {
-      m_running.push_back(m_waiting.front());
-      m_waiting.pop_front();
-      schedulePrefill(m_running.back(), tokens, s);
+    for (auto& r : running_)
+      if (r.prefillLeft > 0 && tokens < opt_.tokenBudget) schedulePrefill(r, tokens, s);
+    const auto maxSeqs = static_cast<std::size_t>(std::max(256, opt_.conc * 2));
+    while (!waiting_.empty() && tokens < opt_.tokenBudget && running_.size() < maxSeqs) {
+      running_.push_back(waiting_.front());
+      waiting_.pop_front();
+      schedulePrefill(running_.back(), tokens, s);
     }
     advance();
     return s;
@@ -67,14 +67,14 @@ class Engine {
 
  private:
   void schedulePrefill(Request& r, int& tokens, StepPlan& s) const {
-    r.scheduled = std::min(r.prefillLeft, m_opt.tokenBudget - tokens);
+    r.scheduled = std::min(r.prefillLeft, opt_.tokenBudget - tokens);
     tokens += r.scheduled;
     ++s.cr;
     s.ct += r.scheduled;
   }
 
   void advance() {
-    for (auto& r : m_running) {
+    for (auto& r : running_) {
       if (r.scheduled > 0) {
         r.prefillLeft -= r.scheduled;
         r.scheduled = 0;
@@ -83,19 +83,19 @@ class Engine {
         --r.decodeLeft;
       }
     }
-    const auto done = std::remove_if(m_running.begin(), m_running.end(),
+    const auto done = std::remove_if(running_.begin(), running_.end(),
                                      [](const Request& r) { return r.prefillLeft == 0 && r.decodeLeft <= 0; });
-    m_inFlight -= static_cast<int>(m_running.end() - done);
-    m_running.erase(done, m_running.end());
+    inFlight_ -= static_cast<int>(running_.end() - done);
+    running_.erase(done, running_.end());
   }
 
-  const Options& m_opt;
-  Rng& m_rng;
-  int m_osl;
-  std::deque<Request> m_waiting;
-  std::vector<Request> m_running;
-  int m_inFlight = 0;
-  int m_issued = 0;
+  const Options& opt_;
+  Rng& rng_;
+  int osl_;
+  std::deque<Request> waiting_;
+  std::vector<Request> running_;
+  int inFlight_ = 0;
+  int issued_ = 0;
 };
 
 void addRegion(Plan& p, const char* kind, int first, int lastExclusive) {

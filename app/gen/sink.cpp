@@ -21,58 +21,58 @@ namespace {
 // removed by the destructor otherwise (so a failed run leaves nothing).
 class AtomicFile {
  public:
-  explicit AtomicFile(std::string target) : m_target(std::move(target)) {
-    m_temp = m_target + ".tmp-" + std::to_string(::getpid());
-    m_fd = ::open(m_temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (m_fd < 0) throwErrno("cannot create " + m_temp);
+  explicit AtomicFile(std::string target) : target_(std::move(target)) {
+    temp_ = target_ + ".tmp-" + std::to_string(::getpid());
+    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ < 0) throwErrno("cannot create " + temp_);
   }
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
   ~AtomicFile() {
-    if (m_fd >= 0) ::close(m_fd);
-    if (!m_published) ::unlink(m_temp.c_str());
+    if (fd_ >= 0) ::close(fd_);
+    if (!published_) ::unlink(temp_.c_str());
   }
 
   void write(const char* data, std::size_t size) {
     while (size > 0) {
-      const ssize_t n = ::write(m_fd, data, size);
+      const ssize_t n = ::write(fd_, data, size);
       if (n < 0) {
         if (errno == EINTR) continue;
-        throwErrno("write to " + m_temp + " failed");
+        throwErrno("write to " + temp_ + " failed");
       }
       data += n;
       size -= static_cast<std::size_t>(n);
-      m_bytes += static_cast<std::uint64_t>(n);
+      bytes_ += static_cast<std::uint64_t>(n);
     }
   }
 
   void publish() {
-    const int fd = m_fd;
-    m_fd = -1;
-    if (::close(fd) != 0) throwErrno("close of " + m_temp + " failed");
-    if (::rename(m_temp.c_str(), m_target.c_str()) != 0) throwErrno("cannot rename " + m_temp + " to " + m_target);
-    m_published = true;
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) throwErrno("close of " + temp_ + " failed");
+    if (::rename(temp_.c_str(), target_.c_str()) != 0) throwErrno("cannot rename " + temp_ + " to " + target_);
+    published_ = true;
   }
 
-  std::uint64_t bytes() const { return m_bytes; }
+  std::uint64_t bytes() const { return bytes_; }
 
  private:
-  std::string m_target;
-  std::string m_temp;
-  int m_fd = -1;
-  bool m_published = false;
-  std::uint64_t m_bytes = 0;
+  std::string target_;
+  std::string temp_;
+  int fd_ = -1;
+  bool published_ = false;
+  std::uint64_t bytes_ = 0;
 };
 
 class PlainFileSink final : public ByteSink {
  public:
-  explicit PlainFileSink(const std::string& path) : m_file(path) {}
-  void write(const char* data, std::size_t size) override { m_file.write(data, size); }
-  void commit() override { m_file.publish(); }
-  std::uint64_t storedBytes() const override { return m_file.bytes(); }
+  explicit PlainFileSink(const std::string& path) : file_(path) {}
+  void write(const char* data, std::size_t size) override { file_.write(data, size); }
+  void commit() override { file_.publish(); }
+  std::uint64_t storedBytes() const override { return file_.bytes(); }
 
  private:
-  AtomicFile m_file;
+  AtomicFile file_;
 };
 
 std::size_t levelBufferSize(int level) {
@@ -87,14 +87,14 @@ std::size_t levelBufferSize(int level) {
 // gzip via ISA-L's igzip (gzip header and trailer written by the library).
 class GzipFileSink final : public ByteSink {
  public:
-  GzipFileSink(const std::string& path, int level) : m_file(path), m_levelBuf(levelBufferSize(level)), m_out(1 << 22) {
-    isal_deflate_init(&m_zs);
-    m_zs.level = static_cast<std::uint32_t>(level);
-    m_zs.level_buf = m_levelBuf.empty() ? nullptr : m_levelBuf.data();
-    m_zs.level_buf_size = static_cast<std::uint32_t>(m_levelBuf.size());
-    m_zs.gzip_flag = IGZIP_GZIP;
-    m_zs.flush = NO_FLUSH;
-    m_zs.end_of_stream = 0;
+  GzipFileSink(const std::string& path, int level) : file_(path), levelBuf_(levelBufferSize(level)), out_(1 << 22) {
+    isal_deflate_init(&zs_);
+    zs_.level = static_cast<std::uint32_t>(level);
+    zs_.level_buf = levelBuf_.empty() ? nullptr : levelBuf_.data();
+    zs_.level_buf_size = static_cast<std::uint32_t>(levelBuf_.size());
+    zs_.gzip_flag = IGZIP_GZIP;
+    zs_.flush = NO_FLUSH;
+    zs_.end_of_stream = 0;
   }
 
   void write(const char* data, std::size_t size) override {
@@ -110,29 +110,29 @@ class GzipFileSink final : public ByteSink {
 
   void commit() override {
     deflate(nullptr, 0, true);
-    m_file.publish();
+    file_.publish();
   }
 
-  std::uint64_t storedBytes() const override { return m_file.bytes(); }
+  std::uint64_t storedBytes() const override { return file_.bytes(); }
 
  private:
   void deflate(const char* data, std::size_t size, bool last) {
-    m_zs.next_in = reinterpret_cast<std::uint8_t*>(const_cast<char*>(data));
-    m_zs.avail_in = static_cast<std::uint32_t>(size);
-    m_zs.end_of_stream = last ? 1 : 0;
+    zs_.next_in = reinterpret_cast<std::uint8_t*>(const_cast<char*>(data));
+    zs_.avail_in = static_cast<std::uint32_t>(size);
+    zs_.end_of_stream = last ? 1 : 0;
     do {
-      m_zs.next_out = m_out.data();
-      m_zs.avail_out = static_cast<std::uint32_t>(m_out.size());
-      if (isal_deflate(&m_zs) != COMP_OK) throw std::runtime_error("isal_deflate failed");
-      const std::size_t produced = m_out.size() - m_zs.avail_out;
-      m_file.write(reinterpret_cast<const char*>(m_out.data()), produced);
-    } while (m_zs.avail_in > 0 || m_zs.avail_out == 0 || (last && m_zs.internal_state.state != ZSTATE_END));
+      zs_.next_out = out_.data();
+      zs_.avail_out = static_cast<std::uint32_t>(out_.size());
+      if (isal_deflate(&zs_) != COMP_OK) throw std::runtime_error("isal_deflate failed");
+      const std::size_t produced = out_.size() - zs_.avail_out;
+      file_.write(reinterpret_cast<const char*>(out_.data()), produced);
+    } while (zs_.avail_in > 0 || zs_.avail_out == 0 || (last && zs_.internal_state.state != ZSTATE_END));
   }
 
-  AtomicFile m_file;
-  std::vector<std::uint8_t> m_levelBuf;
-  std::vector<std::uint8_t> m_out;
-  isal_zstream m_zs{};
+  AtomicFile file_;
+  std::vector<std::uint8_t> levelBuf_;
+  std::vector<std::uint8_t> out_;
+  isal_zstream zs_{};
 };
 
 }  // namespace

@@ -24,12 +24,12 @@ class ByteSink {
 // Discards everything (used to measure the size of a pilot run).
 class NullSink final : public ByteSink {
  public:
-  void write(const char*, std::size_t size) override { m_bytes += size; }
+  void write(const char*, std::size_t size) override { bytes_ += size; }
   void commit() override {}
-  std::uint64_t storedBytes() const override { return m_bytes; }
+  std::uint64_t storedBytes() const override { return bytes_; }
 
  private:
-  std::uint64_t m_bytes = 0;
+  std::uint64_t bytes_ = 0;
 };
 
 // Opens `path` atomically; `.gz` paths get gzip framing at `gzipLevel`.

@@ -32,7 +32,7 @@ Out& Out::us(Ns ns) {
   const auto r = static_cast<int>(ns % 1000);
   const char frac[4] = {'.', static_cast<char>('0' + r / 100), static_cast<char>('0' + r / 10 % 10),
                         static_cast<char>('0' + r % 10)};
-  m_b.append(frac, frac + 4);
+  b_.append(frac, frac + 4);
   return *this;
 }
 
@@ -60,136 +60,136 @@ std::uint64_t EventCounts::gpu() const {
 }
 
 EventWriter::EventWriter(ByteSink& sink, const Options& opt)
-    : m_sink(sink), m_opt(opt), m_anomalyRng(opt.seed, 3), m_shuffleRng(opt.seed, 4) {
-  m_stage.reserve(1u << 20);
-  m_out.reserve(kFlushBytes + (1u << 20));
+    : sink_(sink), opt_(opt), anomalyRng_(opt.seed, 3), shuffleRng_(opt.seed, 4) {
+  stage_.reserve(1u << 20);
+  out_.reserve(kFlushBytes + (1u << 20));
 }
 
 std::string_view EventWriter::catName(Cat c) const {
   const auto i = static_cast<std::size_t>(c);
-  return m_opt.oldCategories ? kOldCatNames[i] : kCatNames[i];
+  return opt_.oldCategories ? kOldCatNames[i] : kCatNames[i];
 }
 
 EventWriter::DurMode EventWriter::pickCpuOpMode() {
-  if (m_opt.badDur > 0.0 && m_anomalyRng.chance(m_opt.badDur))
-    return (m_anomalyRng.next() & 1) ? DurMode::Missing : DurMode::Negative;
-  return m_opt.bePairs ? DurMode::BePair : DurMode::Normal;
+  if (opt_.badDur > 0.0 && anomalyRng_.chance(opt_.badDur))
+    return (anomalyRng_.next() & 1) ? DurMode::Missing : DurMode::Negative;
+  return opt_.bePairs ? DurMode::BePair : DurMode::Normal;
 }
 
 void EventWriter::beginEvent() {
-  m_starts.push_back(m_stage.size());
-  m_o.s(",\n  {\n");
+  starts_.push_back(stage_.size());
+  o_.s(",\n  {\n");
 }
 
 void EventWriter::endEvent(char ph, Cat cat) {
-  ++m_counts.total;
-  ++m_counts.byPh[static_cast<unsigned char>(ph) & 127];
-  if (cat != Cat::Count) ++m_counts.byCat[static_cast<std::size_t>(cat)];
+  ++counts_.total;
+  ++counts_.byPh[static_cast<unsigned char>(ph) & 127];
+  if (cat != Cat::Count) ++counts_.byCat[static_cast<std::size_t>(cat)];
 }
 
 void EventWriter::endPairEvent(const Track& t, Ns ts) {
   beginEvent();
-  m_o.s("    \"ph\": \"E\", ").s(t.ids).s(", \"ts\": ").us(ts).s("\n  }");
+  o_.s("    \"ph\": \"E\", ").s(t.ids).s(", \"ts\": ").us(ts).s("\n  }");
   endEvent('E', Cat::Count);
-  ++m_counts.bePairs;
+  ++counts_.bePairs;
 }
 
 void EventWriter::head(char ph, Cat cat, std::string_view name, const Track& t) {
-  m_o.s("    \"ph\": \"").c(ph).s("\", \"cat\": \"").s(catName(cat)).s("\", \"name\": ").q(name);
-  m_o.s(", ").s(t.ids).s(",\n");
+  o_.s("    \"ph\": \"").c(ph).s("\", \"cat\": \"").s(catName(cat)).s("\", \"name\": ").q(name);
+  o_.s(", ").s(t.ids).s(",\n");
 }
 
 void EventWriter::timing(Ns ts, Ns dur, DurMode mode) {
-  m_o.s("    \"ts\": ").us(ts);
+  o_.s("    \"ts\": ").us(ts);
   switch (mode) {
-    case DurMode::Missing: ++m_counts.missingDur; break;
+    case DurMode::Missing: ++counts_.missingDur; break;
     case DurMode::Negative:
-      ++m_counts.negativeDur;
-      m_o.s(", \"dur\": ").us(dur > 0 ? -dur : dur - 1000);
+      ++counts_.negativeDur;
+      o_.s(", \"dur\": ").us(dur > 0 ? -dur : dur - 1000);
       break;
-    default: m_o.s(", \"dur\": ").us(dur); break;
+    default: o_.s(", \"dur\": ").us(dur); break;
   }
-  m_o.s(",\n    \"args\": {\n      ");
+  o_.s(",\n    \"args\": {\n      ");
 }
 
 void EventWriter::flow(bool start, std::int64_t id, const Track& t, Ns ts) {
   beginEvent();
-  m_o.s(start ? "    \"ph\": \"s\", \"id\": " : "    \"ph\": \"f\", \"id\": ").i(id);
-  m_o.s(", ").s(t.ids).s(", \"ts\": ").us(ts).s(",\n    \"cat\": \"ac2g\", \"name\": \"ac2g\"");
-  m_o.s(start ? "\n  }" : ", \"bp\": \"e\"\n  }");
+  o_.s(start ? "    \"ph\": \"s\", \"id\": " : "    \"ph\": \"f\", \"id\": ").i(id);
+  o_.s(", ").s(t.ids).s(", \"ts\": ").us(ts).s(",\n    \"cat\": \"ac2g\", \"name\": \"ac2g\"");
+  o_.s(start ? "\n  }" : ", \"bp\": \"e\"\n  }");
   endEvent(start ? 's' : 'f', Cat::Flow);
 }
 
 void EventWriter::metadata(std::string_view name, const std::string& pid, const std::string& tid, const Ns* ts,
                            std::string_view argsBody) {
   beginEvent();
-  m_o.s("    \"name\": ").q(name).s(", \"ph\": \"M\", ");
+  o_.s("    \"name\": ").q(name).s(", \"ph\": \"M\", ");
   if (ts)
-    m_o.s("\"ts\": ").us(*ts).s(", ");
+    o_.s("\"ts\": ").us(*ts).s(", ");
   else
-    ++m_counts.metadataWithoutTs;
-  m_o.s("\"pid\": ").s(pid).s(", \"tid\": ").s(tid).s(",\n    \"args\": {\n      ");
-  m_o.s(argsBody).s("\n    }\n  }");
+    ++counts_.metadataWithoutTs;
+  o_.s("\"pid\": ").s(pid).s(", \"tid\": ").s(tid).s(",\n    \"args\": {\n      ");
+  o_.s(argsBody).s("\n    }\n  }");
   endEvent('M', Cat::Count);
 }
 
 void EventWriter::instant(std::string_view name, const Track& t, Ns ts) {
   beginEvent();
-  m_o.s("    \"name\": ").q(name).s(", \"ph\": \"i\", \"s\": \"g\",\n    ");
-  m_o.s(t.ids).s(", \"ts\": ").us(ts).s("\n  }");
+  o_.s("    \"name\": ").q(name).s(", \"ph\": \"i\", \"s\": \"g\",\n    ");
+  o_.s(t.ids).s(", \"ts\": ").us(ts).s("\n  }");
   endEvent('i', Cat::Count);
 }
 
 void EventWriter::appendRange(std::size_t index) {
-  std::size_t from = m_starts[index];
-  const std::size_t to = index + 1 < m_starts.size() ? m_starts[index + 1] : m_stage.size();
-  if (m_firstEvent) {
+  std::size_t from = starts_[index];
+  const std::size_t to = index + 1 < starts_.size() ? starts_[index + 1] : stage_.size();
+  if (firstEvent_) {
     from += 2;  // the very first event of the array has no ",\n" before it
-    m_firstEvent = false;
+    firstEvent_ = false;
   }
-  m_out.append(m_stage.data() + from, m_stage.data() + to);
+  out_.append(stage_.data() + from, stage_.data() + to);
 }
 
 void EventWriter::commit(std::size_t headFrom) {
-  const std::size_t n = m_starts.size();
+  const std::size_t n = starts_.size();
   if (n == 0) return;
-  m_order.clear();
-  for (std::size_t i = headFrom; i < n; ++i) m_order.push_back(i);
-  for (std::size_t i = 0; i < headFrom && i < n; ++i) m_order.push_back(i);
-  if (m_opt.unsorted) {
-    const auto w = static_cast<std::size_t>(m_opt.unsortedWindow);
+  order_.clear();
+  for (std::size_t i = headFrom; i < n; ++i) order_.push_back(i);
+  for (std::size_t i = 0; i < headFrom && i < n; ++i) order_.push_back(i);
+  if (opt_.unsorted) {
+    const auto w = static_cast<std::size_t>(opt_.unsortedWindow);
     for (std::size_t lo = 0; lo + 1 < n; lo += w) {
       const std::size_t len = std::min(w, n - lo);
       for (std::size_t k = len - 1; k > 0; --k)
-        std::swap(m_order[lo + k],
-                  m_order[lo + static_cast<std::size_t>(m_shuffleRng.range(0, static_cast<std::int64_t>(k)))]);
-      ++m_shuffledWindows;
+        std::swap(order_[lo + k],
+                  order_[lo + static_cast<std::size_t>(shuffleRng_.range(0, static_cast<std::int64_t>(k)))]);
+      ++shuffledWindows_;
     }
   }
-  for (auto idx : m_order) appendRange(idx);
-  m_stage.clear();
-  m_starts.clear();
+  for (auto idx : order_) appendRange(idx);
+  stage_.clear();
+  starts_.clear();
   flushIfLarge(false);
 }
 
 void EventWriter::writeHeader(std::string_view headerText) {
-  m_out.append(headerText.data(), headerText.data() + headerText.size());
+  out_.append(headerText.data(), headerText.data() + headerText.size());
 }
 
 void EventWriter::writeFooter(std::string_view footerText) {
-  commit(m_starts.size());
-  m_out.append(footerText.data(), footerText.data() + footerText.size());
+  commit(starts_.size());
+  out_.append(footerText.data(), footerText.data() + footerText.size());
 }
 
 void EventWriter::flushIfLarge(bool force) {
-  if (m_out.size() == 0 || (!force && m_out.size() < kFlushBytes)) return;
-  m_sink.write(m_out.data(), m_out.size());
-  m_jsonBytes += m_out.size();
-  m_out.clear();
+  if (out_.size() == 0 || (!force && out_.size() < kFlushBytes)) return;
+  sink_.write(out_.data(), out_.size());
+  jsonBytes_ += out_.size();
+  out_.clear();
 }
 
 void EventWriter::finish() {
-  commit(m_starts.size());
+  commit(starts_.size());
   flushIfLarge(true);
 }
 

@@ -47,27 +47,27 @@ Track makeTrack(std::string pid, std::string tid);
 // JSON escaping (the generator only uses its own constant names).
 class Out {
  public:
-  explicit Out(fmt::memory_buffer& b) : m_b(b) {}
+  explicit Out(fmt::memory_buffer& b) : b_(b) {}
   Out& s(std::string_view v) {
-    m_b.append(v.data(), v.data() + v.size());
+    b_.append(v.data(), v.data() + v.size());
     return *this;
   }
   Out& c(char ch) {
-    m_b.push_back(ch);
+    b_.push_back(ch);
     return *this;
   }
   Out& i(std::int64_t v) {
     const fmt::format_int f(v);
-    m_b.append(f.data(), f.data() + f.size());
+    b_.append(f.data(), f.data() + f.size());
     return *this;
   }
   Out& q(std::string_view v) { return c('"').s(v).c('"'); }
   Out& us(Ns ns);  // microseconds with exactly three decimals
   Out& dims(std::initializer_list<std::initializer_list<std::int64_t>> d);
-  fmt::memory_buffer& buf() { return m_b; }
+  fmt::memory_buffer& buf() { return b_; }
 
  private:
-  fmt::memory_buffer& m_b;
+  fmt::memory_buffer& b_;
 };
 
 struct EventCounts {
@@ -97,9 +97,9 @@ class EventWriter {
     if (mode == DurMode::BePair) {
       beginEvent();
       head('B', cat, name, t);
-      m_o.s("    \"ts\": ").us(ts).s(",\n    \"args\": {\n      ");
-      args(m_o);
-      m_o.s("\n    }\n  }");
+      o_.s("    \"ts\": ").us(ts).s(",\n    \"args\": {\n      ");
+      args(o_);
+      o_.s("\n    }\n  }");
       endEvent('B', cat);
       endPairEvent(t, ts + dur);
       return;
@@ -107,8 +107,8 @@ class EventWriter {
     beginEvent();
     head('X', cat, name, t);
     timing(ts, dur, mode);
-    args(m_o);
-    m_o.s("\n    }\n  }");
+    args(o_);
+    o_.s("\n    }\n  }");
     endEvent('X', cat);
   }
 
@@ -120,16 +120,16 @@ class EventWriter {
   // Events written since the last commit form a group. commit() moves the
   // group to the output, putting events [headFrom, end) first (a step's root
   // is formatted last but belongs first), shuffled in windows if asked.
-  std::size_t mark() const { return m_starts.size(); }
+  std::size_t mark() const { return starts_.size(); }
   void commit(std::size_t headFrom);
 
   void writeHeader(std::string_view headerText);
   void writeFooter(std::string_view footerText);
   void finish();  // flushes everything to the sink (does not commit the sink)
 
-  const EventCounts& counts() const { return m_counts; }
-  std::uint64_t jsonBytes() const { return m_jsonBytes; }
-  std::uint64_t shuffledWindows() const { return m_shuffledWindows; }
+  const EventCounts& counts() const { return counts_; }
+  std::uint64_t jsonBytes() const { return jsonBytes_; }
+  std::uint64_t shuffledWindows() const { return shuffledWindows_; }
 
  private:
   enum class DurMode { Normal, Missing, Negative, BePair };
@@ -142,19 +142,19 @@ class EventWriter {
   void appendRange(std::size_t index);
   void flushIfLarge(bool force);
 
-  ByteSink& m_sink;
-  const Options& m_opt;
-  Rng m_anomalyRng;
-  Rng m_shuffleRng;
-  fmt::memory_buffer m_stage;         // current group, each event prefixed by ",\n"
-  std::vector<std::size_t> m_starts;  // start offset of each staged event
-  std::vector<std::size_t> m_order;
-  fmt::memory_buffer m_out;  // bytes waiting for the sink
-  Out m_o{m_stage};
-  bool m_firstEvent = true;
-  EventCounts m_counts;
-  std::uint64_t m_jsonBytes = 0;
-  std::uint64_t m_shuffledWindows = 0;
+  ByteSink& sink_;
+  const Options& opt_;
+  Rng anomalyRng_;
+  Rng shuffleRng_;
+  fmt::memory_buffer stage_;         // current group, each event prefixed by ",\n"
+  std::vector<std::size_t> starts_;  // start offset of each staged event
+  std::vector<std::size_t> order_;
+  fmt::memory_buffer out_;  // bytes waiting for the sink
+  Out o_{stage_};
+  bool firstEvent_ = true;
+  EventCounts counts_;
+  std::uint64_t jsonBytes_ = 0;
+  std::uint64_t shuffledWindows_ = 0;
 };
 
 }  // namespace steadyscope::gen

@@ -9,6 +9,8 @@
 //
 // Row names can be passed on the command line (ctest `oracle_vllm_20k` runs
 // the 0.9 GB vllm_20k rows, which are skipped unless STEADYSCOPE_ORACLE_BIG=1).
+#include "support/shared_data.hpp"
+
 #include <QCryptographicHash>
 #include <QDir>
 #include <QDirIterator>
@@ -164,7 +166,7 @@ class TestSplitterOracle : public QObject {
     QFETCH(QString, mode);
     if (caseDir.endsWith("vllm_20k") && qEnvironmentVariableIsEmpty("STEADYSCOPE_ORACLE_BIG"))
       QSKIP("vllm_20k runs in the ctest oracle_vllm_20k (STEADYSCOPE_ORACLE_BIG=1)");
-    if (!QDir(caseDir).exists()) QSKIP("oracle case not present");
+    SHARED_OR_SKIP(caseDir);
     CaseInput in = inputOf(caseDir);
     QString why;
     QVERIFY2(ensureInput(in, &why), qPrintable(why));

@@ -1,5 +1,7 @@
 // Every real trace in shared/traces/real loads, and its counts equal the
 // independent Python characterisation (characterisation.jsonl).
+#include "support/shared_data.hpp"
+
 #include <steadyscope/core/io/loader.hpp>
 
 #include <QFile>
@@ -33,6 +35,7 @@ const std::vector<std::pair<QString, QRegularExpression>>& patterns() {
 class TestLoaderReal : public QObject {
   Q_OBJECT
  private slots:
+  void initTestCase() { SHARED_OR_SKIP(kShared + "/traces/real/characterisation.jsonl"); }
   void realTraces_data() {
     QTest::addColumn<QString>("path");
     QTest::addColumn<QJsonObject>("expected");

@@ -1,0 +1,16 @@
+# Regenerates every generated file of tests/data with the command its README
+# gives and requires the same bytes. -DGEN=steadyscope-gen -DDATA=tests/data -DWORK=scratch dir
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+set(_files vllm_40steps.json.gz)
+set(_args_vllm_40steps.json.gz --style vllm --annotation native --steps 40 --seed 1)
+foreach(f IN LISTS _files)
+  execute_process(COMMAND "${GEN}" -o "${WORK}/${f}" ${_args_${f}} --quiet RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "steadyscope-gen failed for ${f}: ${err}")
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files "${DATA}/${f}" "${WORK}/${f}" RESULT_VARIABLE same)
+  if(NOT same EQUAL 0)
+    message(FATAL_ERROR "tests/data/${f} is not what its README command makes; regenerate it (tests/data/README.md)")
+  endif()
+endforeach()
