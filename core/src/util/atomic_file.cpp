@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <random>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -18,6 +19,10 @@ std::string tempNameFor(const std::string& path) {
 Error ioError(const std::string& path, const char* what) {
   return makeError(Error::Kind::Io, path, fmt::format("{}: {}", what, std::strerror(errno)));
 }
+bool isSpecialFile(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
 }  // namespace
 
 AtomicFileWriter::~AtomicFileWriter() { abort(); }
@@ -25,6 +30,12 @@ AtomicFileWriter::~AtomicFileWriter() { abort(); }
 Expected<void> AtomicFileWriter::open(const std::string& path) {
   abort();
   path_ = path;
+  tmpPath_.clear();
+  if (isSpecialFile(path)) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) return ioError(path, "cannot open for writing");
+    return {};
+  }
   tmpPath_ = tempNameFor(path);
   fd_ = ::open(tmpPath_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd_ < 0) return ioError(path, "cannot create file");
@@ -47,6 +58,12 @@ Expected<void> AtomicFileWriter::write(std::string_view data) {
 
 Expected<void> AtomicFileWriter::commit() {
   if (fd_ < 0) return makeError(Error::Kind::Internal, path_, "commit without open");
+  if (tmpPath_.empty()) {  // in place: nothing to flush to disk or rename
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) return ioError(path_, "cannot write file");
+    return {};
+  }
   if (::fsync(fd_) != 0 || ::close(fd_) != 0) {
     fd_ = -1;
     Error e = ioError(path_, "cannot flush file");
@@ -66,7 +83,7 @@ void AtomicFileWriter::abort() {
   if (fd_ >= 0) {
     ::close(fd_);
     fd_ = -1;
-    ::unlink(tmpPath_.c_str());
+    if (!tmpPath_.empty()) ::unlink(tmpPath_.c_str());
   }
 }
 

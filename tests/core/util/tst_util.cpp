@@ -14,7 +14,11 @@
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 using namespace steadyscope;
 
@@ -247,6 +251,32 @@ class TestUtil : public QObject {
     auto bad = writeFileAtomic("/nonexistent-dir/x.txt", "x");
     QVERIFY(!bad.ok());
     QVERIFY(bad.error().describe().find("/nonexistent-dir/x.txt") != std::string::npos);
+  }
+  // A target that is not a regular file (here a FIFO; /dev/null in practice)
+  // is written in place: a rename over it would replace the special file.
+  void atomicWriteToSpecialFile() {
+    QTemporaryDir dir;
+    const std::string fifo = (dir.path() + "/pipe").toStdString();
+    QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+    // A reader first (non-blocking), so the writer's open does not wait; the
+    // text fits in the pipe's buffer.
+    const int rd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+    QVERIFY(rd >= 0);
+    const bool ok = writeFileAtomic(fifo, "through the pipe").ok();
+    char buf[64] = {};
+    const ssize_t n = ::read(rd, buf, sizeof buf);
+    ::close(rd);
+    QVERIFY(ok);
+    QCOMPARE(QString::fromLatin1(buf, n > 0 ? int(n) : 0), QString("through the pipe"));
+    struct stat st;
+    QCOMPARE(::stat(fifo.c_str(), &st), 0);
+    QVERIFY(S_ISFIFO(st.st_mode));
+    int files = 0;
+    for (auto& e : std::filesystem::directory_iterator(dir.path().toStdString())) {
+      (void)e;
+      ++files;
+    }
+    QCOMPARE(files, 1);  // no temporary file left beside it
   }
 };
 

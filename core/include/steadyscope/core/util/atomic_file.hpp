@@ -1,6 +1,8 @@
 #pragma once
 // Every file Steadyscope writes appears whole or not at all: write to a
 // temporary file in the same directory, fsync, then rename over the target.
+// A target that exists and is not a regular file (/dev/null, a FIFO, a
+// terminal) is written in place: renaming over it would replace the device.
 #include <steadyscope/core/util/error.hpp>
 
 #include <string>
@@ -28,7 +30,7 @@ class AtomicFileWriter {
 
  private:
   std::string path_;
-  std::string tmpPath_;
+  std::string tmpPath_;  // empty when writing in place (not a regular file)
   int fd_ = -1;
 };
 
