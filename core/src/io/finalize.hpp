@@ -122,7 +122,10 @@ class LinkIds {
     else
       flowSparse_[id] |= bit;
   }
+  /// A correlation written as a JSON string (its StrId): compared as a string.
+  void noteCpuStringCorrelation(int64_t strId) { cpuCorrStr_.insert(strId); }
   bool hasCpuCorrelation(int64_t id) const;
+  bool hasCpuStringCorrelation(int64_t strId) const { return cpuCorrStr_.count(strId) > 0; }
   bool flowHasBothEnds(int64_t id) const;
 
  private:
@@ -138,6 +141,7 @@ class LinkIds {
   int64_t denseLimit_;
   Column<uint8_t> dense_;  // huge pages: up to 4n + 1 Mi bytes
   std::unordered_set<int64_t> cpuCorrSparse_;
+  std::unordered_set<int64_t> cpuCorrStr_;
   std::unordered_map<int64_t, uint8_t> flowSparse_;
 };
 

@@ -36,8 +36,11 @@ void collectIdsAndKernels(Trace& tr, LinkIds& ids, KernelIntervals& kernels) {
       const uint32_t l = tr.lane[i];
       tr.lanes[l].gpu = true;
       if ((fl & ev::HasTs) && (fl & ev::HasDur) && tr.durNs[i] > 0) kernels.add(tr, l, tr.tsNs[i], tr.durNs[i]);
-    } else if ((fl & ev::HasCorr) && !(fl & ev::CorrIsStr) && c != CatClass::GpuUserAnnotation) {
-      ids.noteCpuCorrelation(tr.corr[i]);
+    } else if ((fl & ev::HasCorr) && c != CatClass::GpuUserAnnotation) {
+      if (!(fl & ev::CorrIsStr))
+        ids.noteCpuCorrelation(tr.corr[i]);
+      else
+        ids.noteCpuStringCorrelation(tr.corr[i]);
     }
     if ((tr.ph[i] == Ph::FlowStart || tr.ph[i] == Ph::FlowEnd) && (fl & ev::HasId) && !(fl & ev::CorrIsStr))
       ids.noteFlow(tr.corr[i], tr.ph[i] == Ph::FlowStart);
@@ -56,7 +59,8 @@ void flagLinkAnomalies(const Trace& tr, const LinkIds& ids, Anomalies& anomalies
     if (!isGpuWork(tr.classOf(i))) continue;
     if (!(tr.flags[i] & ev::HasCorr))
       addAnomaly(anomalies, A_GpuWithoutCorrelation, i);
-    else if (!ids.hasCpuCorrelation(tr.corr[i]))
+    else if (!(tr.flags[i] & ev::CorrIsStr ? ids.hasCpuStringCorrelation(tr.corr[i])
+                                           : ids.hasCpuCorrelation(tr.corr[i])))
       addAnomaly(anomalies, A_KernelWithoutLaunch, i);
   }
 }

@@ -219,6 +219,29 @@ class TestLoaderThreads : public QObject {
     compareModels(ref, *d.value());
   }
 
+  // A correlation written as a string links a kernel to the CPU event with
+  // the same string, never to a numeric correlation that happens to equal
+  // the string's interned id (which depends on which thread met it first).
+  void stringCorrelations() {
+    std::string ev;
+    for (int c = 0; c < 50; ++c)
+      ev += "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"launch\",\"pid\":1,\"tid\":1,\"ts\":" +
+            std::to_string(10 * c) + ",\"dur\":2,\"args\":{\"correlation\":" + std::to_string(c) + "}},";
+    ev +=
+        R"({"ph":"X","cat":"cuda_runtime","name":"launch","pid":1,"tid":1,"ts":600,"dur":2,"args":{"correlation":"a1"}},)";
+    ev += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":610,"dur":5,"args":{"correlation":"a1"}},)";
+    ev += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":620,"dur":5,"args":{"correlation":"nolaunch"}},)";
+    ev += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":630,"dur":5,"args":{"correlation":"1"}})";
+    for (unsigned threads : {1u, 2u}) {
+      auto t = mustLoad("{\"traceEvents\":[" + ev + "]}", LoadOptions{.threads = threads, .pieceBytes = 4096});
+      auto it = std::find_if(t->anomalies.begin(), t->anomalies.end(),
+                             [](const Anomaly& a) { return a.code == "kernel_without_launch"; });
+      QVERIFY(it != t->anomalies.end());
+      QCOMPARE(it->count, uint64_t(2));  // "nolaunch", and "1" (a string, not the number 1)
+      QCOMPARE(it->firstEvent, int64_t(52));
+    }
+  }
+
   // The per-device union: overlapping and touching kernels join, kernels of
   // dur 0 (and negative or missing dur) add nothing, even at either end.
   void gpuBusyUnion() {
