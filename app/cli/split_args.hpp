@@ -13,6 +13,7 @@ struct SplitArgs {
   analysis::SplitOptions options;
   bool json = false;
   bool help = false;
+  unsigned threads = 0;
 };
 
 /// Returns 0 on success; on a usage error prints argparse-style usage + error

@@ -1,13 +1,10 @@
 // steadyscope-cli bench load FILE | bench split TRACE: measurements, not tests.
+#include "baselines.hpp"
+#include "bench_split.hpp"
 #include "commands.hpp"
 
-#if __has_include("bench_split.hpp")
-#include "bench_split.hpp"
-#define STEADYSCOPE_HAVE_BENCH_SPLIT 1
-#endif
-
-#include <steadyscope/core/io/baselines.hpp>
 #include <steadyscope/core/io/loader.hpp>
+#include <steadyscope/core/util/threads.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -54,7 +51,7 @@ double mib(uint64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0); }
 int benchLoad(const Args& args) {
   std::string path;
   int runs = 3;
-  unsigned threads = 2;
+  unsigned threads = 0;  // 0: jobThreads(), as a load without --threads
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--runs" && i + 1 < args.size())
       runs = std::max(1, std::atoi(args[++i].c_str()));
@@ -67,6 +64,7 @@ int benchLoad(const Args& args) {
     std::fputs("Usage: steadyscope-cli bench load FILE [--runs N] [--threads T]\n", stderr);
     return 2;
   }
+  threads = jobThreads(threads);
   std::printf("bench load %s  (threads %u, runs %d)\n", path.c_str(), threads, runs);
   MemoryFigures before = readMemoryFigures();
   std::vector<double> times;
@@ -99,9 +97,8 @@ int benchLoad(const Args& args) {
               best, median, gb / best, static_cast<double>(t.size()) / best / 1e6, t.size(), gb,
               t.stats.compression.c_str());
   // Run 1 is this process's first load: every page of its model and
-  // temporaries is fresh (~2 ms/MiB on the VMs we run on); run 2 loads while
-  // run 1's model is still held; from run 3 on, a load reuses the pages of the
-  // model two runs back (docs/BENCHMARKS.md, session 4).
+  // temporaries is fresh; run 2 loads while run 1's model is still held; from
+  // run 3 on, a load reuses the pages of the model two runs back (docs/BENCHMARKS.md).
   if (runs >= 3)
     std::printf("first load (fresh memory) %.3f s; later loads best %.3f s, median %.3f s\n", first, later.front(),
                 later[later.size() / 2]);
@@ -150,9 +147,7 @@ int cmdBench(const Args& args) {
   }
   Args rest(args.begin() + 1, args.end());
   if (args[0] == "load") return benchLoad(rest);
-#ifdef STEADYSCOPE_HAVE_BENCH_SPLIT
   if (args[0] == "split") return benchSplit(rest);
-#endif
   std::fprintf(stderr, "steadyscope-cli bench: unknown benchmark '%s'\n", args[0].c_str());
   return 2;
 }

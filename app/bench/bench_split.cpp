@@ -107,13 +107,14 @@ int benchSplit(const Args& args) {
     tmpDir = tmpl;
   }
   if (sa.options.outputDir.empty()) sa.options.outputDir = tmpDir + "/out";
+  if (sa.threads) sa.options.threads = sa.threads;  // the loader and the splitter alike
   if (!sa.options.findSteadyState && !sa.options.storeSingleIteration && !sa.options.dividePhases &&
       sa.options.iterations == "all")
     sa.options.findSteadyState = true;
 
   AnonSampler sampler;
   const auto t0 = std::chrono::steady_clock::now();
-  auto loaded = loadTrace(sa.trace, {});
+  auto loaded = loadTrace(sa.trace, LoadOptions{.threads = sa.threads});
   if (!loaded) {
     std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), loaded.error().describe().c_str());
     return 1;
@@ -165,7 +166,7 @@ int benchSplit(const Args& args) {
     analysis::SplitOptions o = sa.options;
     o.outputDir = tmpDir + "/run" + std::to_string(k);
     const auto u0 = std::chrono::steady_clock::now();
-    auto reloaded = loadTrace(sa.trace, {});
+    auto reloaded = loadTrace(sa.trace, LoadOptions{.threads = sa.threads});
     if (!reloaded) {
       std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), reloaded.error().describe().c_str());
       break;
