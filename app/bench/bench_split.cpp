@@ -65,19 +65,16 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-}  // namespace
+constexpr const char* kProg = "steadyscope-cli bench split";
 
-int benchSplit(const Args& args) {
-  const std::string prog = "steadyscope-cli bench split";
-  // --runs N is bench's own; everything else is a split option.
-  int runs = 1;
-  Args splitArgs;
+/// Takes bench's own --runs N out of `args`; the rest are split options.
+int takeRuns(const Args& args, int& runs, Args& splitArgs) {
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--runs") {
       char* end = nullptr;
       const long v = i + 1 < args.size() ? std::strtol(args[i + 1].c_str(), &end, 10) : 0;
       if (i + 1 >= args.size() || *end != '\0' || v < 1 || v > 100) {
-        std::fprintf(stderr, "%s: error: --runs takes a number of runs from 1 to 100\n", prog.c_str());
+        std::fprintf(stderr, "%s: error: --runs takes a number of runs from 1 to 100\n", kProg);
         return 2;
       }
       runs = static_cast<int>(v);
@@ -86,10 +83,148 @@ int benchSplit(const Args& args) {
     }
     splitArgs.push_back(args[i]);
   }
+  return 0;
+}
+
+/// Run 1's figures.
+struct FirstRun {
+  double load = 0, split = 0, again = 0, anew = 0, write = 0, total = 0;
+  size_t events = 0, roots = 0, chunks = 0, chunksAgain = 0;
+  analysis::SplitOutcome outcome = analysis::SplitOutcome::Error;
+  long peakKb = 0;
+};
+
+/// Load, plan, write; the plan again on the same model, then a new splitter
+/// on it. Returns 0, or 1 with the error printed.
+int firstRun(const SplitArgs& sa, TracePtr& model, FirstRun& f) {
+  AnonSampler sampler;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto loaded = loadTrace(sa.trace, LoadOptions{.threads = sa.threads});
+  if (!loaded) {
+    std::fprintf(stderr, "%s: error: %s\n", kProg, loaded.error().describe().c_str());
+    return 1;
+  }
+  model = loaded.value();
+  f.load = secondsSince(t0);
+  const auto t1 = std::chrono::steady_clock::now();
+  auto splitter = std::make_unique<analysis::Splitter>(model);
+  auto r = std::make_unique<analysis::SplitResult>(splitter->plan(sa.options));
+  f.split = secondsSince(t1);
+  const auto t2 = std::chrono::steady_clock::now();
+  auto w = splitter->write(*r);
+  f.write = secondsSince(t2);
+  f.total = secondsSince(t0);
+  sampler.stop();
+  f.peakKb = sampler.peakKb();
+  // Again on the same model, as the GUI re-runs it with other parameters: the
+  // first plan above pays for its temporaries' fresh pages, this one reuses them.
+  const auto t3 = std::chrono::steady_clock::now();
+  auto again = std::make_unique<analysis::SplitResult>(splitter->plan(sa.options));
+  f.again = secondsSince(t3);
+  f.events = model->size();
+  f.roots = r->roots.size();
+  f.chunks = r->chunks.size();
+  f.chunksAgain = again->chunks.size();
+  f.outcome = r->outcome;
+  again.reset();
+  r.reset();
+  splitter.reset();
+  // A new splitter on the same model once the first is gone: the first plan's
+  // whole work (index and detection too) in memory this process has touched,
+  // which separates the first plan's compute from its fresh pages.
+  {
+    const auto t4 = std::chrono::steady_clock::now();
+    analysis::Splitter anew(model);
+    analysis::SplitResult rAnew = anew.plan(sa.options);
+    f.anew = secondsSince(t4);
+  }
+  if (!w) {
+    std::fprintf(stderr, "%s: error: %s\n", kProg, w.error().describe().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+struct Run {
+  double load, split, write, total;
+};
+
+/// Runs 2..runs: the previous model and splitter are released first (as when
+/// another trace is opened), so a run reuses pages this process touched.
+std::vector<Run> laterRuns(const SplitArgs& sa, const std::string& tmpDir, int runs) {
+  std::vector<Run> later;
+  for (int k = 2; k <= runs; ++k) {
+    analysis::SplitOptions o = sa.options;
+    o.outputDir = tmpDir + "/run" + std::to_string(k);
+    const auto u0 = std::chrono::steady_clock::now();
+    auto reloaded = loadTrace(sa.trace, LoadOptions{.threads = sa.threads});
+    if (!reloaded) {
+      std::fprintf(stderr, "%s: error: %s\n", kProg, reloaded.error().describe().c_str());
+      break;
+    }
+    Run run{};
+    run.load = secondsSince(u0);
+    const auto u1 = std::chrono::steady_clock::now();
+    analysis::Splitter runSplitter(reloaded.value());
+    analysis::SplitResult runResult = runSplitter.plan(o);
+    run.split = secondsSince(u1);
+    const auto u2 = std::chrono::steady_clock::now();
+    auto written = runSplitter.write(runResult);
+    run.write = secondsSince(u2);
+    run.total = secondsSince(u0);
+    if (!written) {
+      std::fprintf(stderr, "%s: error: %s\n", kProg, written.error().describe().c_str());
+      break;
+    }
+    later.push_back(run);
+  }
+  return later;
+}
+
+void printFirstRun(const std::string& trace, const FirstRun& f) {
+  const double pct = f.load > 0 ? 100.0 / f.load : 0.0;
+  std::printf("trace          %s (%zu events)\n", trace.c_str(), f.events);
+  std::printf("outcome        %s, %zu roots, %zu chunks\n", analysis::splitOutcomeName(f.outcome), f.roots, f.chunks);
+  std::printf("load           %8.3f s\n", f.load);
+  std::printf("split          %8.3f s  (%.1f%% of load)\n", f.split, pct * f.split);
+  std::printf("split again    %8.3f s  (%.1f%% of load; same model, %zu chunks)\n", f.again, pct * f.again,
+              f.chunksAgain);
+  std::printf("split anew     %8.3f s  (%.1f%% of load; a new splitter on the same model, warm memory)\n", f.anew,
+              pct * f.anew);
+  std::printf("write          %8.3f s  (chunks + manifest + details)\n", f.write);
+  std::printf("total          %8.3f s\n", f.total);
+  std::printf("peak anon mem  %8.1f MiB  (run 1)\n", static_cast<double>(f.peakKb) / 1024.0);
+}
+
+void printLaterRuns(const std::vector<Run>& later) {
+  if (later.empty()) return;
+  for (size_t k = 0; k < later.size(); ++k)
+    std::printf("run %-2zu         load %.3f s, split %.3f s (%.1f%% of load), write %.3f s, total %.3f s\n", k + 2,
+                later[k].load, later[k].split, 100.0 * later[k].split / later[k].load, later[k].write, later[k].total);
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  std::vector<double> tot, splits, share;
+  for (const Run& x : later) {
+    tot.push_back(x.total);
+    splits.push_back(x.split);
+    share.push_back(100.0 * x.split / x.load);
+  }
+  std::printf("later runs     total best %.3f s, median %.3f s; split median %.3f s (%.1f%% of load, median)\n",
+              *std::min_element(tot.begin(), tot.end()), median(tot), median(splits), median(share));
+}
+
+}  // namespace
+
+int benchSplit(const Args& args) {
+  int runs = 1;
+  Args splitArgs;
+  if (int rc = takeRuns(args, runs, splitArgs)) return rc;
   SplitArgs sa;
-  if (int rc = parseSplitArgs(splitArgs, prog, false, sa)) return rc;
+  if (int rc = parseSplitArgs(splitArgs, kProg, false, sa)) return rc;
   if (sa.help) {
-    printSplitHelp(prog);
+    printSplitHelp(kProg);
     std::printf(
         "\nWith no -o the chunks go to a temporary directory that is removed afterwards.\n"
         "With no mode flag, --find-steady-state is assumed.\n"
@@ -111,113 +246,20 @@ int benchSplit(const Args& args) {
   if (!sa.options.findSteadyState && !sa.options.storeSingleIteration && !sa.options.dividePhases &&
       sa.options.iterations == "all")
     sa.options.findSteadyState = true;
-
-  AnonSampler sampler;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto loaded = loadTrace(sa.trace, LoadOptions{.threads = sa.threads});
-  if (!loaded) {
-    std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), loaded.error().describe().c_str());
-    return 1;
-  }
-  const double tLoad = secondsSince(t0);
-  const auto t1 = std::chrono::steady_clock::now();
-  auto splitter = std::make_unique<analysis::Splitter>(loaded.value());
-  auto r = std::make_unique<analysis::SplitResult>(splitter->plan(sa.options));
-  const double tSplit = secondsSince(t1);
-  const auto t2 = std::chrono::steady_clock::now();
-  auto w = splitter->write(*r);
-  const double tWrite = secondsSince(t2);
-  const double tTotal = secondsSince(t0);
-  sampler.stop();
-  // Again on the same model, as the GUI re-runs it with other parameters: the
-  // first plan above pays for its temporaries' fresh pages, this one reuses them.
-  const auto t3 = std::chrono::steady_clock::now();
-  auto again = std::make_unique<analysis::SplitResult>(splitter->plan(sa.options));
-  const double tAgain = secondsSince(t3);
-  const size_t nRoots = r->roots.size(), nChunks = r->chunks.size(), nChunksAgain = again->chunks.size();
-  const analysis::SplitOutcome outcome = r->outcome;
-  again.reset();
-  r.reset();
-  splitter.reset();
-  // A new splitter on the same model once the first is gone: the first plan's
-  // whole work (index and detection too) in memory this process has touched,
-  // which separates the first plan's compute from its fresh pages.
-  double tAnew = 0.0;
-  {
-    const auto t4 = std::chrono::steady_clock::now();
-    analysis::Splitter anew(loaded.value());
-    analysis::SplitResult rAnew = anew.plan(sa.options);
-    tAnew = secondsSince(t4);
-  }
-  if (!w) {
+  FirstRun first;
+  TracePtr model;
+  const int rc = firstRun(sa, model, first);
+  if (rc != 0 && !model) return rc;  // the load failed: nothing was written
+  if (rc != 0) {
     if (!tmpDir.empty()) ::nftw(tmpDir.c_str(), removeEntry, 16, FTW_DEPTH | FTW_PHYS);
-    std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), w.error().describe().c_str());
-    return 1;
+    return rc;
   }
-  const size_t nEvents = loaded.value()->size();
-  // Later runs: the previous model and splitter are released first (as when
-  // another trace is opened), so a run reuses pages this process touched.
-  struct Run {
-    double load, split, write, total;
-  };
-  std::vector<Run> later;
-  loaded.value().reset();  // the model goes with its last holder
-  for (int k = 2; k <= runs; ++k) {
-    analysis::SplitOptions o = sa.options;
-    o.outputDir = tmpDir + "/run" + std::to_string(k);
-    const auto u0 = std::chrono::steady_clock::now();
-    auto reloaded = loadTrace(sa.trace, LoadOptions{.threads = sa.threads});
-    if (!reloaded) {
-      std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), reloaded.error().describe().c_str());
-      break;
-    }
-    Run run{};
-    run.load = secondsSince(u0);
-    const auto u1 = std::chrono::steady_clock::now();
-    analysis::Splitter runSplitter(reloaded.value());
-    analysis::SplitResult runResult = runSplitter.plan(o);
-    run.split = secondsSince(u1);
-    const auto u2 = std::chrono::steady_clock::now();
-    auto written = runSplitter.write(runResult);
-    run.write = secondsSince(u2);
-    run.total = secondsSince(u0);
-    if (!written) {
-      std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), written.error().describe().c_str());
-      break;
-    }
-    later.push_back(run);
-  }
+  model.reset();  // the model goes with its last holder
+  const std::vector<Run> later = laterRuns(sa, tmpDir, runs);
   if (!tmpDir.empty()) ::nftw(tmpDir.c_str(), removeEntry, 16, FTW_DEPTH | FTW_PHYS);
-  std::printf("trace          %s (%zu events)\n", sa.trace.c_str(), nEvents);
-  std::printf("outcome        %s, %zu roots, %zu chunks\n", analysis::splitOutcomeName(outcome), nRoots, nChunks);
-  std::printf("load           %8.3f s\n", tLoad);
-  std::printf("split          %8.3f s  (%.1f%% of load)\n", tSplit, tLoad > 0 ? 100.0 * tSplit / tLoad : 0.0);
-  std::printf("split again    %8.3f s  (%.1f%% of load; same model, %zu chunks)\n", tAgain,
-              tLoad > 0 ? 100.0 * tAgain / tLoad : 0.0, nChunksAgain);
-  std::printf("split anew     %8.3f s  (%.1f%% of load; a new splitter on the same model, warm memory)\n", tAnew,
-              tLoad > 0 ? 100.0 * tAnew / tLoad : 0.0);
-  std::printf("write          %8.3f s  (chunks + manifest + details)\n", tWrite);
-  std::printf("total          %8.3f s\n", tTotal);
-  std::printf("peak anon mem  %8.1f MiB  (run 1)\n", static_cast<double>(sampler.peakKb()) / 1024.0);
-  if (!later.empty()) {
-    for (size_t k = 0; k < later.size(); ++k)
-      std::printf("run %-2zu         load %.3f s, split %.3f s (%.1f%% of load), write %.3f s, total %.3f s\n", k + 2,
-                  later[k].load, later[k].split, 100.0 * later[k].split / later[k].load, later[k].write,
-                  later[k].total);
-    auto median = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
-    std::vector<double> tot, splits, share;
-    for (const Run& x : later) {
-      tot.push_back(x.total);
-      splits.push_back(x.split);
-      share.push_back(100.0 * x.split / x.load);
-    }
-    std::printf("later runs     total best %.3f s, median %.3f s; split median %.3f s (%.1f%% of load, median)\n",
-                *std::min_element(tot.begin(), tot.end()), median(tot), median(splits), median(share));
-  }
-  return outcome == analysis::SplitOutcome::Error ? 1 : 0;
+  printFirstRun(sa.trace, first);
+  printLaterRuns(later);
+  return first.outcome == analysis::SplitOutcome::Error ? 1 : 0;
 }
 
 }  // namespace steadyscope::cli

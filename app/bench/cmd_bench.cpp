@@ -48,10 +48,37 @@ class AnonSampler {
 
 double mib(uint64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0); }
 
-int benchLoad(const Args& args) {
-  std::string path;
-  int runs = 3;
-  unsigned threads = 0;  // 0: jobThreads(), as a load without --threads
+/// The raw baselines on the same text in the same process, each run as often
+/// as the load and reported by its best run: the limit.
+void printBaselines(const Trace& t, const std::string& path, unsigned threads, int runs, double best) {
+  const double gb = static_cast<double>(t.stats.jsonBytes) / 1e9;
+  double bs = 0;
+  for (int r = 0; r < runs; ++r) {
+    auto bare = baselineBareParse(*t.source, threads, LoadOptions{}.pieceBytes);
+    if (!bare) break;
+    if (bs == 0 || bare->seconds < bs) bs = bare->seconds;
+  }
+  if (t.source && t.source->text().empty() && t.source->size() > 0)
+    std::printf(
+        "baseline bare On-Demand pass: not run (the gzip text is not kept; it is re-inflated from checkpoints on "
+        "demand)\n");
+  if (bs > 0)
+    std::printf(
+        "baseline bare On-Demand pass (%u threads, same pieces, pread into a reused buffer; best of %d): "
+        "%.3f s, %.2f GB/s -> load/bare = %.2fx\n",
+        threads, runs, bs, gb / bs, best / bs);
+  if (t.stats.compression != "none") {
+    auto dec = baselineDecompress(path);
+    if (dec && dec->seconds > 0)
+      std::printf(
+          "baseline decompression alone (ISA-L, reused 1 MiB buffer): %.3f s, %.2f GB/s out -> load/decompress = "
+          "%.2fx\n",
+          dec->seconds, static_cast<double>(dec->bytes) / 1e9 / dec->seconds, best / dec->seconds);
+  }
+}
+
+/// FILE [--runs N] [--threads T]; false on a usage error.
+bool parseLoadArgs(const Args& args, std::string& path, int& runs, unsigned& threads) {
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--runs" && i + 1 < args.size())
       runs = std::max(1, std::atoi(args[++i].c_str()));
@@ -60,10 +87,16 @@ int benchLoad(const Args& args) {
     else if (path.empty())
       path = args[i];
   }
-  if (path.empty()) {
-    std::fputs("Usage: steadyscope-cli bench load FILE [--runs N] [--threads T]\n", stderr);
-    return 2;
-  }
+  if (!path.empty()) return true;
+  std::fputs("Usage: steadyscope-cli bench load FILE [--runs N] [--threads T]\n", stderr);
+  return false;
+}
+
+int benchLoad(const Args& args) {
+  std::string path;
+  int runs = 3;
+  unsigned threads = 0;  // 0: jobThreads(), as a load without --threads
+  if (!parseLoadArgs(args, path, runs, threads)) return 2;
   threads = jobThreads(threads);
   std::printf("bench load %s  (threads %u, runs %d)\n", path.c_str(), threads, runs);
   MemoryFigures before = readMemoryFigures();
@@ -108,31 +141,7 @@ int benchLoad(const Args& args) {
       mib(peakAnon), mib(before.rssAnon), mib(after.vmHwm), mib(after.rssAnon), mib(after.rssFile));
   std::printf("model: %.1f bytes/event of columns\n",
               static_cast<double>(t.columnBytes()) / static_cast<double>(std::max<size_t>(1, t.size())));
-  // Baselines on the same text in the same process.
-  // The baseline runs as often as the load and reports its best run: the limit.
-  double bs = 0;
-  for (int r = 0; r < runs; ++r) {
-    auto bare = baselineBareParse(*t.source, threads, LoadOptions{}.pieceBytes);
-    if (!bare) break;
-    if (bs == 0 || bare->seconds < bs) bs = bare->seconds;
-  }
-  if (t.source && t.source->text().empty() && t.source->size() > 0)
-    std::printf(
-        "baseline bare On-Demand pass: not run (the gzip text is not kept; it is re-inflated from checkpoints on "
-        "demand)\n");
-  if (bs > 0)
-    std::printf(
-        "baseline bare On-Demand pass (%u threads, same pieces, pread into a reused buffer; best of %d): "
-        "%.3f s, %.2f GB/s -> load/bare = %.2fx\n",
-        threads, runs, bs, gb / bs, best / bs);
-  if (t.stats.compression != "none") {
-    auto dec = baselineDecompress(path);
-    if (dec && dec->seconds > 0)
-      std::printf(
-          "baseline decompression alone (ISA-L, reused 1 MiB buffer): %.3f s, %.2f GB/s out -> load/decompress = "
-          "%.2fx\n",
-          dec->seconds, static_cast<double>(dec->bytes) / 1e9 / dec->seconds, best / dec->seconds);
-  }
+  printBaselines(t, path, threads, runs, best);
   return 0;
 }
 
