@@ -329,6 +329,10 @@ bool EventParser::parsePiece(std::string_view text, int fd, uint64_t fdBase, con
   return parsePrepared(buf, impl_->capacity, piece, tables, out, fail);
 }
 
+// The parser's hot loop, one function on purpose: every event's fields are
+// read through one On-Demand iterator and a handful of locals that the
+// compiler keeps in registers; split into functions they would travel through
+// memory per field, and the loop runs once per event of the whole trace.
 bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, ThreadTables& tables, LocalColumns& out,
                                 ParseFailure& fail) {
   const size_t len = static_cast<size_t>(piece.end - piece.begin);
@@ -345,9 +349,9 @@ bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, 
 
   // Size the parser for the whole buffer once: left to itself, simdjson
   // reallocates to exactly the new length whenever a piece is longer than any
-  // before (pieces differ by a few KB), and every reallocation is ~11 MB of new
-  // address space whose structural index is first-touched again: ~10 of them
-  // per load, ~3,000 of its ~4,000 page faults on vllm_20k (session 5).
+  // before (pieces differ by a few KB), and every reallocation is new address
+  // space whose structural index is first-touched again: most of a load's
+  // page faults (docs/BENCHMARKS.md).
   if (impl_->parser.capacity() < capacity) {
     if (auto e = impl_->parser.allocate(capacity, impl_->parser.max_depth())) {
       fail = {fmt::format("cannot allocate the JSON parser ({})", error_message(e)), piece.begin};

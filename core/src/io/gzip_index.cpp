@@ -60,88 +60,111 @@ const char* inflateErrorText(int rc) {
   }
 }
 
+namespace {
+
+/// One inflateIndexed call: the input, the target, and the text so far.
+struct InflateRun {
+  const uint8_t* in;
+  size_t inLen;
+  bool gzip, index;
+  uint64_t every;
+  InflateTarget& target;
+  JobControl* control;
+  const std::atomic<bool>* stop;
+  uint64_t baseOffset;
+  IndexedInflateResult& r;
+  inflate_state& st;
+  uint64_t out = 0, nextCheckpoint = 0;
+
+  bool fail(const char* code, std::string message, uint64_t at) {
+    r.failure = InflateFailure{code, std::move(message), baseOffset + at};
+    return false;
+  }
+  bool stopped() {
+    r.stopped = true;
+    return false;
+  }
+  bool member(size_t& pos);
+};
+
+/// Inflates the member (or raw stream) starting at `pos` into the target and
+/// moves `pos` past it; false when the run ends early (r says why).
+bool InflateRun::member(size_t& pos) {
+  isal_inflate_init(&st);
+  st.crc_flag = gzip ? IGZIP_GZIP : IGZIP_DEFLATE;
+  st.next_in = const_cast<uint8_t*>(in + pos);
+  st.avail_in = static_cast<uint32_t>(std::min<size_t>(inLen - pos, 1u << 30));
+  size_t fed = st.avail_in;
+  const size_t memberStart = pos;
+  for (;;) {
+    uint8_t* at = nullptr;
+    size_t room = 0;
+    if (!target.space(64u << 10, at, room)) return stopped();
+    room = std::min<size_t>(room, 1u << 30);
+    st.next_out = at;
+    st.avail_out = static_cast<uint32_t>(room);
+    const int rc = isal_inflate(&st);
+    const size_t made = room - st.avail_out;
+    if (rc < 0 || rc == ISAL_NEED_DICT)
+      return fail("gzip_corrupt", inflateErrorText(rc), static_cast<uint64_t>(st.next_in - in));
+    out += made;
+    if (made && !target.produced(made)) return stopped();
+    const size_t consumed = fed - st.avail_in;
+    if (control) control->setDoneBytes(baseOffset + memberStart + consumed);
+    if ((control && control->cancelled()) || (stop && stop->load(std::memory_order_relaxed))) return stopped();
+    if (st.block_state == ISAL_BLOCK_FINISH) {
+      pos = memberStart + consumed;
+      return true;
+    }
+    if (st.avail_in == 0 && made == 0) {
+      if (memberStart + fed < inLen) {  // feed the next gigabyte
+        const size_t more = std::min<size_t>(inLen - (memberStart + fed), 1u << 30);
+        st.next_in = const_cast<uint8_t*>(in + memberStart + fed);
+        st.avail_in = static_cast<uint32_t>(more);
+        fed += more;
+        continue;
+      }
+      return fail("gzip_truncated",
+                  fmt::format("truncated compressed data: the stream ends before its end marker "
+                              "({} bytes decompressed)",
+                              out),
+                  inLen);
+    }
+    if (index && out >= nextCheckpoint) {
+      r.checkpoints.push_back({out, memberStart + consumed, saveState(st)});
+      nextCheckpoint = out + every;
+    }
+  }
+}
+
+}  // namespace
+
 IndexedInflateResult inflateIndexed(const uint8_t* in, size_t inLen, bool gzip, uint64_t every, InflateTarget& target,
                                     JobControl* control, const std::atomic<bool>* stop, uint64_t baseOffset) {
   IndexedInflateResult r;
-  auto failed = [&](const char* code, std::string message, uint64_t at) {
-    r.failure = InflateFailure{code, std::move(message), baseOffset + at};
-    return std::move(r);
-  };
   auto st = std::make_unique<inflate_state>();
-  const bool index = every != 0;
-  every = std::max<uint64_t>(every, 1u << 16);
-  uint64_t out = 0, nextCheckpoint = 0;
+  InflateRun run{in,   inLen,      gzip, every != 0, std::max<uint64_t>(every, 1u << 16), target, control,
+                 stop, baseOffset, r,    *st};
   size_t pos = 0;
   bool anyMember = false;
   while (pos < inLen) {
     if (gzip && anyMember) {
       // Concatenated members form one stream; trailing zero padding is tolerated.
       if (allZero(in + pos, inLen - pos)) break;
-      if (inLen - pos < 2 || in[pos] != 0x1f || in[pos + 1] != 0x8b)
-        return failed("gzip_trailing", "trailing garbage after the gzip data", pos);
-    }
-    if (index && out >= nextCheckpoint) {
-      r.checkpoints.push_back({out, pos, {}});
-      nextCheckpoint = out + every;
-    }
-    isal_inflate_init(st.get());
-    st->crc_flag = gzip ? IGZIP_GZIP : IGZIP_DEFLATE;
-    st->next_in = const_cast<uint8_t*>(in + pos);
-    st->avail_in = static_cast<uint32_t>(std::min<size_t>(inLen - pos, 1u << 30));
-    size_t fed = st->avail_in;
-    const size_t memberStart = pos;
-    for (;;) {
-      uint8_t* at = nullptr;
-      size_t room = 0;
-      if (!target.space(64u << 10, at, room)) {
-        r.stopped = true;
+      if (inLen - pos < 2 || in[pos] != 0x1f || in[pos + 1] != 0x8b) {
+        run.fail("gzip_trailing", "trailing garbage after the gzip data", pos);
         return r;
       }
-      room = std::min<size_t>(room, 1u << 30);
-      st->next_out = at;
-      st->avail_out = static_cast<uint32_t>(room);
-      const int rc = isal_inflate(st.get());
-      const size_t made = room - st->avail_out;
-      if (rc < 0 || rc == ISAL_NEED_DICT)
-        return failed("gzip_corrupt", inflateErrorText(rc), static_cast<uint64_t>(st->next_in - in));
-      out += made;
-      if (made && !target.produced(made)) {
-        r.stopped = true;
-        return r;
-      }
-      const size_t consumed = fed - st->avail_in;
-      if (control) control->setDoneBytes(baseOffset + memberStart + consumed);
-      if ((control && control->cancelled()) || (stop && stop->load(std::memory_order_relaxed))) {
-        r.stopped = true;
-        return r;
-      }
-      if (st->block_state == ISAL_BLOCK_FINISH) {
-        pos = memberStart + consumed;
-        break;
-      }
-      if (st->avail_in == 0 && made == 0) {
-        if (memberStart + fed < inLen) {  // feed the next gigabyte
-          const size_t more = std::min<size_t>(inLen - (memberStart + fed), 1u << 30);
-          st->next_in = const_cast<uint8_t*>(in + memberStart + fed);
-          st->avail_in = static_cast<uint32_t>(more);
-          fed += more;
-          continue;
-        }
-        return failed("gzip_truncated",
-                      fmt::format("truncated compressed data: the stream ends before its end marker "
-                                  "({} bytes decompressed)",
-                                  out),
-                      inLen);
-      }
-      if (index && out >= nextCheckpoint) {
-        r.checkpoints.push_back({out, memberStart + consumed, saveState(*st)});
-        nextCheckpoint = out + every;
-      }
     }
+    if (run.index && run.out >= run.nextCheckpoint) {
+      r.checkpoints.push_back({run.out, pos, {}});
+      run.nextCheckpoint = run.out + run.every;
+    }
+    if (!run.member(pos)) return r;
     anyMember = true;
     if (!gzip) break;
   }
-  r.textBytes = out;
+  r.textBytes = run.out;
   return r;
 }
 

@@ -287,9 +287,11 @@ size_t cutHeuristically(int fd, uint64_t fdBase, size_t size, size_t begin, size
   }
 }
 
-bool scanTopLevel(std::string_view t, size_t pieceBytes, bool exact, TopLevelLayout& out, ScanError& err,
-                  size_t knownArrayClose, int fd, uint64_t fdBase) {
-  out = TopLevelLayout{};
+namespace {
+
+/// The position after the '{' that opens the trace object (past a UTF-8 BOM
+/// and whitespace), or npos with `err` set.
+size_t openTraceObject(std::string_view t, ScanError& err) {
   size_t p = 0;
   if (t.size() >= 3 && static_cast<unsigned char>(t[0]) == 0xEF && static_cast<unsigned char>(t[1]) == 0xBB &&
       static_cast<unsigned char>(t[2]) == 0xBF)
@@ -297,113 +299,142 @@ bool scanTopLevel(std::string_view t, size_t pieceBytes, bool exact, TopLevelLay
   p = skipWs(t, p);
   if (p >= t.size()) {
     err = {"the file contains no JSON (only whitespace)", p, "empty_file"};
-    return false;
+    return npos;
   }
   if (t[p] == '[') {
     err = {
         "the file is a bare JSON array of events; a trace must be an object "
         "{\"traceEvents\": [...]} (the reference splitter does not accept arrays either)",
         p, "toplevel_array"};
-    return false;
+    return npos;
   }
   if (t[p] != '{') {
     err = {fmt::format("not JSON: expected '{{' at the start of the trace, found '{}'",
                        std::isprint(static_cast<unsigned char>(t[p])) ? t[p] : '?'),
            p, "not_json"};
-    return false;
+    return npos;
   }
-  p = skipWs(t, p + 1);
-  size_t keyIndex = 0;
-  if (p < t.size() && t[p] == '}') {
-    p = p + 1;
-  } else {
-    for (;;) {
-      if (p >= t.size()) {
-        err = {"truncated JSON: the trace object is not closed", p, "truncated_json"};
-        return false;
-      }
-      if (t[p] != '"') {
-        err = {"malformed JSON: expected a key string in the trace object", p, "bad_json"};
-        return false;
-      }
-      size_t ke = skipString(t, p);
-      if (ke == npos) {
-        err = {"truncated JSON: a key is not closed", p, "truncated_json"};
-        return false;
-      }
-      std::string_view rawKey = t.substr(p, ke - p);
-      std::string key = unescapeKey(rawKey);
-      size_t q = skipWs(t, ke);
-      if (q >= t.size() || t[q] != ':') {
-        err = {q >= t.size() ? "truncated JSON: the trace object ends after a key"
-                             : "malformed JSON: expected ':' after a key",
-               q, q >= t.size() ? "truncated_json" : "bad_json"};
-        return false;
-      }
-      q = skipWs(t, q + 1);
-      if (key == "traceEvents" && !out.hasTraceEvents) {
-        if (q >= t.size() || t[q] != '[') {
-          err = {"\"traceEvents\" is not an array", q, "trace_events_not_array"};
-          return false;
-        }
-        out.hasTraceEvents = true;
-        out.traceEventsPosition = keyIndex;
-        out.arrayOpen = q;
-        size_t first = skipWs(t, q + 1);
-        bool ok = false;
-        if (knownArrayClose != npos) {  // the caller cut and scanned the array already
-          out.arrayClose = knownArrayClose;
-          ok = true;
-        } else if (!exact) {
-          // Heuristic cuts, then an exact scan of the last piece to find the end.
-          std::vector<Piece> cuts;
-          size_t begin = fd >= 0 ? cutHeuristically(fd, fdBase, t.size(), first, pieceBytes, cuts)
-                                 : cutHeuristically(t, first, pieceBytes, cuts);
-          TopLevelLayout tail;
-          ScanError tailErr;
-          if (exactArrayScan(t, begin, pieceBytes, tail, tailErr)) {
-            out.pieces = std::move(cuts);
-            for (auto& pc : tail.pieces) out.pieces.push_back(pc);
-            out.arrayClose = tail.arrayClose;
-            ok = true;
-          } else if (cuts.empty()) {
-            err = tailErr;
-            return false;
-          }
-        }
-        if (!ok) {
-          out.usedExactScan = true;
-          if (!exactArrayScan(t, first, pieceBytes, out, err)) return false;
-        }
-        p = out.arrayClose + 1;
-      } else {
-        size_t ve = skipValue(t, q, err);
-        if (ve == npos) return false;
-        TopLevelEntry e;
-        e.key = std::move(key);
-        e.rawKey = std::string(rawKey);
-        e.rawValue = std::string(t.substr(q, ve - q));
-        out.entries.push_back(std::move(e));
-        p = ve;
-      }
-      ++keyIndex;
-      p = skipWs(t, p);
-      if (p >= t.size()) {
-        err = {"truncated JSON: the trace object is not closed", p, "truncated_json"};
-        return false;
-      }
-      if (t[p] == ',') {
-        p = skipWs(t, p + 1);
-        continue;
-      }
-      if (t[p] == '}') {
-        ++p;
-        break;
-      }
-      err = {"malformed JSON: expected ',' or '}' in the trace object", p, "bad_json"};
+  return skipWs(t, p + 1);
+}
+
+/// How traceEvents is to be cut (see scanTopLevel).
+struct CutPlan {
+  size_t pieceBytes;
+  bool exact;
+  size_t knownArrayClose;
+  int fd;
+  uint64_t fdBase;
+};
+
+/// Cuts the traceEvents array opening at `q` into out.pieces and finds its
+/// end: heuristic cuts with an exact scan of the rest, else an exact scan of
+/// the whole array.
+bool cutTraceEvents(std::string_view t, size_t q, const CutPlan& plan, TopLevelLayout& out, ScanError& err) {
+  out.arrayOpen = q;
+  const size_t first = skipWs(t, q + 1);
+  if (plan.knownArrayClose != npos) {  // the caller cut and scanned the array already
+    out.arrayClose = plan.knownArrayClose;
+    return true;
+  }
+  if (!plan.exact) {
+    std::vector<Piece> cuts;
+    size_t begin = plan.fd >= 0 ? cutHeuristically(plan.fd, plan.fdBase, t.size(), first, plan.pieceBytes, cuts)
+                                : cutHeuristically(t, first, plan.pieceBytes, cuts);
+    TopLevelLayout tail;
+    ScanError tailErr;
+    if (exactArrayScan(t, begin, plan.pieceBytes, tail, tailErr)) {
+      out.pieces = std::move(cuts);
+      for (auto& pc : tail.pieces) out.pieces.push_back(pc);
+      out.arrayClose = tail.arrayClose;
+      return true;
+    }
+    if (cuts.empty()) {
+      err = tailErr;
       return false;
     }
   }
+  out.usedExactScan = true;
+  return exactArrayScan(t, first, plan.pieceBytes, out, err);
+}
+
+/// One "key": value of the trace object at `p`; returns the position after
+/// the value, or npos with `err` set.
+size_t scanMember(std::string_view t, size_t p, size_t keyIndex, const CutPlan& plan, TopLevelLayout& out,
+                  ScanError& err) {
+  if (t[p] != '"') {
+    err = {"malformed JSON: expected a key string in the trace object", p, "bad_json"};
+    return npos;
+  }
+  size_t ke = skipString(t, p);
+  if (ke == npos) {
+    err = {"truncated JSON: a key is not closed", p, "truncated_json"};
+    return npos;
+  }
+  std::string_view rawKey = t.substr(p, ke - p);
+  std::string key = unescapeKey(rawKey);
+  size_t q = skipWs(t, ke);
+  if (q >= t.size() || t[q] != ':') {
+    err = {q >= t.size() ? "truncated JSON: the trace object ends after a key"
+                         : "malformed JSON: expected ':' after a key",
+           q, q >= t.size() ? "truncated_json" : "bad_json"};
+    return npos;
+  }
+  q = skipWs(t, q + 1);
+  if (key == "traceEvents" && !out.hasTraceEvents) {
+    if (q >= t.size() || t[q] != '[') {
+      err = {"\"traceEvents\" is not an array", q, "trace_events_not_array"};
+      return npos;
+    }
+    out.hasTraceEvents = true;
+    out.traceEventsPosition = keyIndex;
+    if (!cutTraceEvents(t, q, plan, out, err)) return npos;
+    return out.arrayClose + 1;
+  }
+  size_t ve = skipValue(t, q, err);
+  if (ve == npos) return npos;
+  TopLevelEntry e;
+  e.key = std::move(key);
+  e.rawKey = std::string(rawKey);
+  e.rawValue = std::string(t.substr(q, ve - q));
+  out.entries.push_back(std::move(e));
+  return ve;
+}
+
+/// The members of the trace object from `p` (after its '{') to its '}';
+/// returns the position after the '}', or npos with `err` set.
+size_t scanMembers(std::string_view t, size_t p, const CutPlan& plan, TopLevelLayout& out, ScanError& err) {
+  if (p < t.size() && t[p] == '}') return p + 1;
+  for (size_t keyIndex = 0;; ++keyIndex) {
+    if (p >= t.size()) {
+      err = {"truncated JSON: the trace object is not closed", p, "truncated_json"};
+      return npos;
+    }
+    p = scanMember(t, p, keyIndex, plan, out, err);
+    if (p == npos) return npos;
+    p = skipWs(t, p);
+    if (p >= t.size()) {
+      err = {"truncated JSON: the trace object is not closed", p, "truncated_json"};
+      return npos;
+    }
+    if (t[p] == ',') {
+      p = skipWs(t, p + 1);
+      continue;
+    }
+    if (t[p] == '}') return p + 1;
+    err = {"malformed JSON: expected ',' or '}' in the trace object", p, "bad_json"};
+    return npos;
+  }
+}
+
+}  // namespace
+
+bool scanTopLevel(std::string_view t, size_t pieceBytes, bool exact, TopLevelLayout& out, ScanError& err,
+                  size_t knownArrayClose, int fd, uint64_t fdBase) {
+  out = TopLevelLayout{};
+  size_t p = openTraceObject(t, err);
+  if (p == npos) return false;
+  p = scanMembers(t, p, CutPlan{pieceBytes, exact, knownArrayClose, fd, fdBase}, out, err);
+  if (p == npos) return false;
   p = skipWs(t, p);
   if (p < t.size() && t[p] != '\0') {
     err = {"malformed JSON: unexpected text after the trace object", p, "trailing_text"};

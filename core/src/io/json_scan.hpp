@@ -56,8 +56,8 @@ size_t scanToTraceEvents(std::string_view avail, bool complete, bool& needMore, 
 /// `begin`; returns the offset where the uncut rest of the array starts.
 size_t cutHeuristically(std::string_view t, size_t begin, size_t pieceBytes, std::vector<Piece>& pieces);
 /// The same over a file of `size` bytes of text at `fdBase` in `fd`, reading a
-/// small window at each cut with pread (no faults on the text's mapping: on
-/// this VM each costs ~50 µs, ~20 ms for a 0.9 GB trace).
+/// small window at each cut with pread (no faults on the text's mapping, each
+/// of which is a costly first touch on a VM).
 size_t cutHeuristically(int fd, uint64_t fdBase, size_t size, size_t begin, size_t pieceBytes,
                         std::vector<Piece>& pieces);
 

@@ -118,103 +118,118 @@ ParsedNumber parseMicros(std::string_view tok) {
   return parseMicrosGeneral(tok);
 }
 
-ParsedNumber parseMicrosGeneral(std::string_view tok) {
-  ParsedNumber r;
-  tok = trimJsonWs(tok);
-  if (tok.empty()) return r;
-  if (tok == "NaN" || tok == "Infinity" || tok == "-Infinity") {
-    r.status = ParsedNumber::Status::NonFinite;
-    return r;
-  }
-  size_t i = 0;
+namespace {
+
+/// A JSON number's text as mant × 10^(dropped + exp10 - frac), mant holding
+/// at most 19 significant digits.
+struct Decimal {
   bool neg = false;
-  if (tok[i] == '-') {
-    neg = true;
-    ++i;
-  }
-  if (i >= tok.size() || !isDigit(tok[i])) return r;
-  // mantissa digits (without leading zeros), fraction digit count, exponent
+  bool isInt = true;
   uint64_t mant = 0;
   int sig = 0;      // significant digits accumulated in mant
   int dropped = 0;  // integer digits beyond 19 significant (scale up)
   bool droppedNonZero = false;
   int frac = 0;
-  for (; i < tok.size() && isDigit(tok[i]); ++i) {
-    if (sig < 19) {
-      mant = mant * 10 + static_cast<uint64_t>(tok[i] - '0');
-      if (mant) ++sig;
-    } else {
-      ++dropped;
-      if (tok[i] != '0') droppedNonZero = true;
-    }
-  }
-  bool isInt = true;
-  if (i < tok.size() && tok[i] == '.') {
-    isInt = false;
-    ++i;
-    if (i >= tok.size() || !isDigit(tok[i])) return r;
-    for (; i < tok.size() && isDigit(tok[i]); ++i) {
-      if (sig < 19) {
-        mant = mant * 10 + static_cast<uint64_t>(tok[i] - '0');
-        if (mant) ++sig;
-        ++frac;
-      } else if (tok[i] != '0') {
-        droppedNonZero = true;
-      }
-    }
-  }
   int exp10 = 0;
+};
+
+/// Reads the digits of [i, end) into `d` (fraction digits when `fraction`).
+void readDigits(std::string_view tok, size_t& i, bool fraction, Decimal& d) {
+  for (; i < tok.size() && isDigit(tok[i]); ++i) {
+    if (d.sig < 19) {
+      d.mant = d.mant * 10 + static_cast<uint64_t>(tok[i] - '0');
+      if (d.mant) ++d.sig;
+      if (fraction) ++d.frac;
+    } else {
+      if (!fraction) ++d.dropped;
+      if (tok[i] != '0') d.droppedNonZero = true;
+    }
+  }
+}
+
+/// The JSON number grammar over all of `tok`; false for anything else.
+bool readDecimal(std::string_view tok, Decimal& d) {
+  size_t i = 0;
+  if (tok[i] == '-') {
+    d.neg = true;
+    ++i;
+  }
+  if (i >= tok.size() || !isDigit(tok[i])) return false;
+  readDigits(tok, i, false, d);
+  if (i < tok.size() && tok[i] == '.') {
+    d.isInt = false;
+    ++i;
+    if (i >= tok.size() || !isDigit(tok[i])) return false;
+    readDigits(tok, i, true, d);
+  }
   if (i < tok.size() && (tok[i] == 'e' || tok[i] == 'E')) {
-    isInt = false;
+    d.isInt = false;
     ++i;
     bool eneg = false;
     if (i < tok.size() && (tok[i] == '+' || tok[i] == '-')) {
       eneg = tok[i] == '-';
       ++i;
     }
-    if (i >= tok.size() || !isDigit(tok[i])) return r;
+    if (i >= tok.size() || !isDigit(tok[i])) return false;
     int e = 0;
     for (; i < tok.size() && isDigit(tok[i]); ++i) e = std::min(e * 10 + (tok[i] - '0'), 100000);
-    exp10 = eneg ? -e : e;
+    d.exp10 = eneg ? -e : e;
   }
-  if (i != tok.size()) return r;  // junk after the number
+  return i == tok.size();  // no junk after the number
+}
+
+/// The value × 1000 of `d` (read from `tok`), exact or with its double kept.
+ParsedNumber toNanoseconds(const Decimal& d, std::string_view tok) {
+  ParsedNumber r;
   r.status = ParsedNumber::Status::Ok;
-  r.isInt = isInt;
-  // value = mant × 10^(dropped + exp10 - frac) µs; ns = value × 10^3
-  int k = dropped + exp10 - frac + 3;
-  bool inexact = droppedNonZero;
+  r.isInt = d.isInt;
+  const int k = d.dropped + d.exp10 - d.frac + 3;  // ns = mant × 10^k
+  bool inexact = d.droppedNonZero;
   int64_t ns = 0;
-  if (mant == 0) {
+  if (d.mant == 0) {
     ns = 0;
   } else if (k >= 0) {
-    if (k > 18 || mant > kMaxScalable[static_cast<size_t>(k)]) {
+    if (k > 18 || d.mant > kMaxScalable[static_cast<size_t>(k)]) {
       r.status = ParsedNumber::Status::OutOfRange;
       return r;
     }
-    ns = static_cast<int64_t>(mant) * kPow10[k];
+    ns = static_cast<int64_t>(d.mant) * kPow10[k];
+  } else if (-k > 18) {
+    ns = 0;
+    inexact = true;
   } else {
-    if (-k > 18) {
-      ns = 0;
-      inexact = true;
-    } else {
-      uint64_t div = static_cast<uint64_t>(kPow10[-k]);
-      if (mant % div != 0) inexact = true;
-      if (mant / div > static_cast<uint64_t>(INT64_MAX)) {
-        r.status = ParsedNumber::Status::OutOfRange;
-        return r;
-      }
-      ns = static_cast<int64_t>(mant / div);
+    const auto div = static_cast<uint64_t>(kPow10[-k]);
+    if (d.mant % div != 0) inexact = true;
+    if (d.mant / div > static_cast<uint64_t>(INT64_MAX)) {
+      r.status = ParsedNumber::Status::OutOfRange;
+      return r;
     }
+    ns = static_cast<int64_t>(d.mant / div);
   }
-  r.ns = neg ? -ns : ns;
+  r.ns = d.neg ? -ns : ns;
   if (inexact) {
     r.inexact = true;
-    double d = 0;
-    std::from_chars(tok.data(), tok.data() + tok.size(), d);
-    r.exact = d;
-    if (!isInt && r.ns == 0 && d != 0) r.ns = static_cast<int64_t>(d * 1000.0);
+    double v = 0;
+    std::from_chars(tok.data(), tok.data() + tok.size(), v);
+    r.exact = v;
+    if (!d.isInt && r.ns == 0 && v != 0) r.ns = static_cast<int64_t>(v * 1000.0);
   }
   return r;
+}
+
+}  // namespace
+
+ParsedNumber parseMicrosGeneral(std::string_view tok) {
+  tok = trimJsonWs(tok);
+  if (tok.empty()) return {};
+  if (tok == "NaN" || tok == "Infinity" || tok == "-Infinity") {
+    ParsedNumber r;
+    r.status = ParsedNumber::Status::NonFinite;
+    return r;
+  }
+  Decimal d;
+  if (!readDecimal(tok, d)) return {};
+  return toNanoseconds(d, tok);
 }
 
 bool parseIntegral(std::string_view tok, int64_t& out, bool& isReal) {

@@ -179,6 +179,59 @@ uint32_t rd32(const uint8_t* p) {
   return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
 }
 
+/// A zip member's central-directory facts.
+struct ZipMember {
+  std::string name;
+  uint16_t method;
+  uint32_t crc, csize, usize;
+  size_t dataOff;
+};
+
+/// The text of member `m`: a slice of the mapped archive when stored, else
+/// inflated into a temporary file.
+Expected<OpenedSource> openZipMember(const uint8_t* d, size_t n, const ZipMember& m, const std::string& path,
+                                     const std::string& cacheDir, JobControl* control,
+                                     std::shared_ptr<const SourceText> whole) {
+  OpenedSource out;
+  out.compression = "zip";
+  out.fileBytes = n;
+  out.memberName = m.name;
+  if (m.method == 0) {
+    if (crc32(0, d + m.dataOff, m.csize) != m.crc)
+      return fail(Error::Kind::Compression, path, "zip member " + m.name + " fails its CRC check", "zip_crc",
+                  m.dataOff);
+    struct Slice final : SourceText {
+      std::shared_ptr<const SourceText> whole;
+      size_t off, len;
+      std::string_view text() const override { return whole->text().substr(off, len); }
+      int fd() const override { return whole->fd(); }
+      uint64_t fdOffset() const override { return whole->fdOffset() + off; }
+    };
+    auto s = std::make_shared<Slice>();
+    s->whole = whole;
+    s->off = m.dataOff;
+    s->len = m.csize;
+    out.text = s;
+    return out;
+  }
+  if (m.method != 8)
+    return fail(Error::Kind::Compression, path,
+                fmt::format("zip member {} uses compression method {} (only stored and deflate are supported)", m.name,
+                            m.method),
+                "zip_method");
+  TempSink sink;
+  if (auto r = sink.open(cacheDir, path); !r) return r.error();
+  uint32_t got = 0;
+  if (auto r = inflateInto(d + m.dataOff, m.csize, false, sink, path, control, m.dataOff, &got); !r) return r.error();
+  if (got != m.crc || sink.written() != m.usize)
+    return fail(Error::Kind::Compression, path, "zip member " + m.name + " fails its CRC/size check", "zip_crc",
+                m.dataOff);
+  auto mapped = sink.map();
+  if (!mapped) return mapped.error();
+  out.text = mapped.value();
+  return out;
+}
+
 Expected<OpenedSource> openZip(const uint8_t* d, size_t n, const std::string& path, const std::string& cacheDir,
                                JobControl* control, std::shared_ptr<const SourceText> whole) {
   // End of central directory: last "PK\5\6" within the final 64 KiB + 22 bytes.
@@ -219,43 +272,7 @@ Expected<OpenedSource> openZip(const uint8_t* d, size_t n, const std::string& pa
     size_t dataOff = localOff + 30 + rd16(d + localOff + 26) + rd16(d + localOff + 28);
     if (dataOff + csize > n)
       return fail(Error::Kind::Compression, path, "zip member " + name + " is truncated", "zip_truncated", dataOff);
-    OpenedSource out;
-    out.compression = "zip";
-    out.fileBytes = n;
-    out.memberName = name;
-    if (method == 0) {
-      if (crc32(0, d + dataOff, csize) != crc)
-        return fail(Error::Kind::Compression, path, "zip member " + name + " fails its CRC check", "zip_crc", dataOff);
-      struct Slice final : SourceText {
-        std::shared_ptr<const SourceText> whole;
-        size_t off, len;
-        std::string_view text() const override { return whole->text().substr(off, len); }
-        int fd() const override { return whole->fd(); }
-        uint64_t fdOffset() const override { return whole->fdOffset() + off; }
-      };
-      auto s = std::make_shared<Slice>();
-      s->whole = whole;
-      s->off = dataOff;
-      s->len = csize;
-      out.text = s;
-      return out;
-    }
-    if (method != 8)
-      return fail(
-          Error::Kind::Compression, path,
-          fmt::format("zip member {} uses compression method {} (only stored and deflate are supported)", name, method),
-          "zip_method");
-    TempSink sink;
-    if (auto r = sink.open(cacheDir, path); !r) return r.error();
-    uint32_t got = 0;
-    if (auto r = inflateInto(d + dataOff, csize, false, sink, path, control, dataOff, &got); !r) return r.error();
-    if (got != crc || sink.written() != usize)
-      return fail(Error::Kind::Compression, path, "zip member " + name + " fails its CRC/size check", "zip_crc",
-                  dataOff);
-    auto m = sink.map();
-    if (!m) return m.error();
-    out.text = m.value();
-    return out;
+    return openZipMember(d, n, {name, method, crc, csize, usize, dataOff}, path, cacheDir, control, whole);
   }
   return fail(Error::Kind::Format, path, "the zip archive has no member whose name ends in .json", "zip_no_json");
 }
@@ -272,9 +289,10 @@ std::string defaultCacheDir() {
   return "/tmp";
 }
 
-Expected<OpenedSource> openSource(const std::string& path, const std::string& cacheDirIn, JobControl* control,
-                                  bool indexGzip) {
-  std::string cacheDir = cacheDirIn.empty() ? defaultCacheDir() : cacheDirIn;
+namespace {
+
+/// The trace file mapped whole (checked: a readable, non-empty regular file).
+Expected<std::shared_ptr<const SourceText>> mapTraceFile(const std::string& path) {
   Fd f;
   struct stat sb {};
   if (::stat(path.c_str(), &sb) != 0)
@@ -288,74 +306,100 @@ Expected<OpenedSource> openSource(const std::string& path, const std::string& ca
   if (::fstat(f.fd, &sb) != 0) return sysError(Error::Kind::Io, path, "cannot stat trace", "unreadable");
   size_t n = static_cast<size_t>(sb.st_size);
   if (n == 0) return fail(Error::Kind::Format, path, "the file is empty", "empty_file");
-  auto mapped = mapFd(f.fd, n, path);
-  if (!mapped) return mapped.error();
-  auto whole = mapped.value();
-  const auto* d = reinterpret_cast<const uint8_t*>(whole->text().data());
-  if (control) control->setTotalBytes(n);
+  return mapFd(f.fd, n, path);
+}
 
+/// gzip inflated into a temporary file (the plain path; the loader's own
+/// path streams it, io/gzip_index.hpp).
+Expected<OpenedSource> gunzipToTemp(const uint8_t* d, size_t n, const std::string& path, const std::string& cacheDir,
+                                    JobControl* control) {
+  TempSink sink;
+  if (auto r = sink.open(cacheDir, path); !r) return r.error();
+  if (auto r = inflateInto(d, n, true, sink, path, control, 0, nullptr); !r) return r.error();
+  auto m = sink.map();
+  if (!m) return m.error();
   OpenedSource out;
   out.fileBytes = n;
-  if (n >= 2 && d[0] == 0x1f && d[1] == 0x8b && indexGzip) {
+  out.text = m.value();
+  out.compression = "gzip";
+  return out;
+}
+
+#ifdef STEADYSCOPE_HAVE_ZSTD
+/// zstd decompressed (streaming) into a temporary file.
+Expected<OpenedSource> unzstdToTemp(const uint8_t* d, size_t n, const std::string& path, const std::string& cacheDir,
+                                    JobControl* control) {
+  OpenedSource out;
+  out.fileBytes = n;
+  TempSink sink;
+  if (auto r = sink.open(cacheDir, path); !r) return r.error();
+  ZSTD_DStream* z = ZSTD_createDStream();
+  std::vector<uint8_t> buf(ZSTD_DStreamOutSize());
+  ZSTD_inBuffer in{d, n, 0};
+  size_t last = 1;
+  while (in.pos < in.size) {
+    ZSTD_outBuffer o{buf.data(), buf.size(), 0};
+    last = ZSTD_decompressStream(z, &o, &in);
+    if (ZSTD_isError(last)) {
+      ZSTD_freeDStream(z);
+      return fail(Error::Kind::Compression, path, std::string("corrupt zstd data: ") + ZSTD_getErrorName(last),
+                  "zstd_corrupt", in.pos);
+    }
+    if (auto r = sink.write(buf.data(), o.pos); !r) {
+      ZSTD_freeDStream(z);
+      return r.error();
+    }
+    if (control) {
+      control->setDoneBytes(in.pos);
+      if (control->cancelled()) {
+        ZSTD_freeDStream(z);
+        return fail(Error::Kind::Cancelled, path, "cancelled", "cancelled");
+      }
+    }
+  }
+  ZSTD_freeDStream(z);
+  if (last != 0) return fail(Error::Kind::Compression, path, "truncated zstd data", "zstd_truncated", n);
+  auto m = sink.map();
+  if (!m) return m.error();
+  out.text = m.value();
+  out.compression = "zstd";
+  return out;
+}
+#endif
+
+}  // namespace
+
+Expected<OpenedSource> openSource(const std::string& path, const std::string& cacheDirIn, JobControl* control,
+                                  bool indexGzip) {
+  std::string cacheDir = cacheDirIn.empty() ? defaultCacheDir() : cacheDirIn;
+  auto mapped = mapTraceFile(path);
+  if (!mapped) return mapped.error();
+  auto whole = mapped.value();
+  const size_t n = whole->text().size();
+  const auto* d = reinterpret_cast<const uint8_t*>(whole->text().data());
+  if (control) control->setTotalBytes(n);
+  const bool isGzip = n >= 2 && d[0] == 0x1f && d[1] == 0x8b;
+  if (isGzip && indexGzip) {
+    OpenedSource out;
+    out.fileBytes = n;
     out.gzip = whole;
     out.compression = "gzip";
     return out;
   }
-  if (n >= 2 && d[0] == 0x1f && d[1] == 0x8b) {
+  const bool isZip = n >= 4 && d[0] == 'P' && d[1] == 'K' && (d[2] == 3 || d[2] == 5);
+  const bool isZstd = n >= 4 && d[0] == 0x28 && d[1] == 0xb5 && d[2] == 0x2f && d[3] == 0xfd;
+  if (isGzip || isZip || isZstd) {
     if (control) control->setStage(1);
-    TempSink sink;
-    if (auto r = sink.open(cacheDir, path); !r) return r.error();
-    if (auto r = inflateInto(d, n, true, sink, path, control, 0, nullptr); !r) return r.error();
-    auto m = sink.map();
-    if (!m) return m.error();
-    out.text = m.value();
-    out.compression = "gzip";
-    return out;
-  }
-  if (n >= 4 && d[0] == 'P' && d[1] == 'K' && (d[2] == 3 || d[2] == 5)) {
-    if (control) control->setStage(1);
-    return openZip(d, n, path, cacheDir, control, whole);
-  }
-  if (n >= 4 && d[0] == 0x28 && d[1] == 0xb5 && d[2] == 0x2f && d[3] == 0xfd) {
+    if (isGzip) return gunzipToTemp(d, n, path, cacheDir, control);
+    if (isZip) return openZip(d, n, path, cacheDir, control, whole);
 #ifdef STEADYSCOPE_HAVE_ZSTD
-    if (control) control->setStage(1);
-    TempSink sink;
-    if (auto r = sink.open(cacheDir, path); !r) return r.error();
-    ZSTD_DStream* z = ZSTD_createDStream();
-    std::vector<uint8_t> buf(ZSTD_DStreamOutSize());
-    ZSTD_inBuffer in{d, n, 0};
-    size_t last = 1;
-    while (in.pos < in.size) {
-      ZSTD_outBuffer o{buf.data(), buf.size(), 0};
-      last = ZSTD_decompressStream(z, &o, &in);
-      if (ZSTD_isError(last)) {
-        ZSTD_freeDStream(z);
-        return fail(Error::Kind::Compression, path, std::string("corrupt zstd data: ") + ZSTD_getErrorName(last),
-                    "zstd_corrupt", in.pos);
-      }
-      if (auto r = sink.write(buf.data(), o.pos); !r) {
-        ZSTD_freeDStream(z);
-        return r.error();
-      }
-      if (control) {
-        control->setDoneBytes(in.pos);
-        if (control->cancelled()) {
-          ZSTD_freeDStream(z);
-          return fail(Error::Kind::Cancelled, path, "cancelled", "cancelled");
-        }
-      }
-    }
-    ZSTD_freeDStream(z);
-    if (last != 0) return fail(Error::Kind::Compression, path, "truncated zstd data", "zstd_truncated", n);
-    auto m = sink.map();
-    if (!m) return m.error();
-    out.text = m.value();
-    out.compression = "zstd";
-    return out;
+    return unzstdToTemp(d, n, path, cacheDir, control);
 #else
     return fail(Error::Kind::Compression, path, "zstd-compressed traces need a build with libzstd", "zstd_unsupported");
 #endif
   }
+  OpenedSource out;
+  out.fileBytes = n;
   out.text = whole;
   out.compression = "none";
   return out;

@@ -36,17 +36,13 @@ const char* sliceKindName(SliceKind k) {
 
 // ---------------------------------------------------------------- Coverage
 
-Coverage::Coverage(std::span<const Interval> intervals) {
+Coverage::Coverage(std::vector<Interval> intervals) {
+  intervals.resize(mergeSortedInPlace(intervals));
   begin_.reserve(intervals.size());
   end_.reserve(intervals.size());
   for (const Interval& iv : intervals) {
-    if (iv.end <= iv.begin) continue;
-    if (!end_.empty() && iv.begin <= end_.back()) {
-      end_.back() = std::max(end_.back(), iv.end);
-    } else {
-      begin_.push_back(iv.begin);
-      end_.push_back(iv.end);
-    }
+    begin_.push_back(iv.begin);
+    end_.push_back(iv.end);
   }
   cum_.resize(begin_.size());
   int64_t acc = 0;
@@ -212,7 +208,7 @@ TimelineIndexPtr buildTimelineIndex(const Trace& trace, const std::atomic<bool>*
         ivs.push_back({trace.tsNs[e], trace.tsNs[e] + std::max<int64_t>(0, trace.durNs[e])});
     if (li.rowCount > 1)
       std::sort(ivs.begin(), ivs.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
-    li.coverage = Coverage(ivs);
+    li.coverage = Coverage(std::move(ivs));
   }
   ix.firstNs = any ? first : trace.stats.firstTsNs;
   ix.lastNs = any ? last : trace.stats.lastEndNs;
@@ -220,7 +216,8 @@ TimelineIndexPtr buildTimelineIndex(const Trace& trace, const std::atomic<bool>*
   ix.devices.resize(trace.gpuBusy.size());
   for (size_t d = 0; d < trace.gpuBusy.size(); ++d) {
     ix.devices[d].pid = trace.gpuBusy[d].pid;
-    ix.devices[d].busy = Coverage(trace.gpuBusy[d].intervals);
+    const auto& busy = trace.gpuBusy[d].intervals;
+    ix.devices[d].busy = Coverage({busy.begin(), busy.end()});
     for (uint32_t l = 0; l < trace.lanes.size(); ++l)
       if (trace.lanes[l].pid == trace.gpuBusy[d].pid && trace.lanes[l].gpu) ix.devices[d].lanes.push_back(l);
   }

@@ -5,11 +5,13 @@
 //   if (!r) { puts(r.error().describe().c_str()); return 1; }
 //   steadyscope::TracePtr trace = r.value();
 //
-// `.json` is mmapped; `.json.gz` / `.zip` / `.json.zst` are decompressed once
-// into an unlinked temporary file in the cache directory and mmapped, so the
-// text lives in file-backed pages, not anonymous memory. Compression is
-// detected by magic bytes. Parsing uses simdjson On-Demand on pieces cut at
-// event boundaries, on `threads` threads.
+// `.json` is mmapped. `.json.gz` is inflated once while it is parsed, keeping
+// checkpoints to re-inflate event text on demand (D-013); `.zip` / `.json.zst`
+// (and gzip when the streamed path gives up) are decompressed into an unlinked
+// temporary file in the cache directory and mmapped, so the text lives in
+// file-backed pages, not anonymous memory. Compression is detected by magic
+// bytes. Parsing uses simdjson On-Demand on pieces cut at event boundaries, on
+// `threads` threads.
 #include <steadyscope/core/model/trace.hpp>
 #include <steadyscope/core/util/error.hpp>
 #include <steadyscope/core/util/progress.hpp>
@@ -19,12 +21,12 @@
 namespace steadyscope {
 
 struct LoadOptions {
-  unsigned threads = 2;  // parser threads (>= 1)
+  unsigned threads = 0;  // threads for parsing and assembly; 0: jobThreads()
   // Target piece size: about 2 MiB (measured best: docs/BENCHMARKS.md), less
   // 128 KiB so that a piece buffer with its slack fits one 2 MiB huge page
   // (one more fresh page per buffer otherwise, D-014).
   size_t pieceBytes = (2u << 20) - (128u << 10);
-  std::string cacheDir;              // for decompressed zip/zstd text; default: $XDG_CACHE_HOME/steadyscope or /tmp
+  std::string cacheDir;  // for decompressed text; default: $XDG_CACHE_HOME/steadyscope, ~/.cache/steadyscope or /tmp
   uint64_t gzipCheckpointBytes = 0;  // gzip: text between checkpoints (0: io::checkpointSpacing)
   JobControl* control = nullptr;     // progress + cancel; may be null
 };

@@ -1,5 +1,6 @@
 #pragma once
-// The in-memory trace model: columnar, one array per field, 47 bytes per event.
+// The in-memory trace model: columnar, one array per field, 37 bytes per event
+// in the columns (Trace::columnBytes) and 4 more in its lane's list.
 // Events keep file order (index = position in traceEvents). Every event keeps
 // the byte range of its original JSON text so an export can copy it verbatim
 // and a view can show its args. The model is immutable once loaded and is

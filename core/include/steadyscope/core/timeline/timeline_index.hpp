@@ -10,6 +10,7 @@
 // optional cancel flag), then shared read-only as
 // std::shared_ptr<const TimelineIndex>.
 #include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/util/intervals.hpp>
 
 #include <atomic>
 #include <cstdint>
@@ -43,8 +44,9 @@ const char* sliceKindName(SliceKind k);
 class Coverage {
  public:
   Coverage() = default;
-  /// `intervals` must be sorted by begin; overlapping ones are merged here.
-  explicit Coverage(std::span<const Interval> intervals);
+  /// `intervals` must be sorted by begin; their union is taken here
+  /// (util/intervals.hpp: overlapping and touching join, empty ones drop).
+  explicit Coverage(std::vector<Interval> intervals);
 
   bool empty() const { return begin_.empty(); }
   size_t size() const { return begin_.size(); }

@@ -6,8 +6,8 @@
 // 1.6-15 us (a trap to the hypervisor's shadow page tables), so a 150 MB model
 // spent most of its load time in page faults. Allocations of 1 MiB and more
 // are therefore mmapped on a 2 MiB boundary with MADV_HUGEPAGE: one fault per
-// 2 MiB instead of 512 (measured 0.016 s instead of 0.76 s for 256 MiB; see
-// docs/BENCHMARKS.md "Fresh memory"). Smaller blocks go to operator new.
+// 2 MiB instead of 512 (docs/BENCHMARKS.md "Fresh memory"). Smaller blocks go
+// to operator new.
 // Freed big blocks are retained for reuse (D-014).
 // STEADYSCOPE_HUGEPAGES=0 in the environment turns the advice off.
 #include <cstddef>
@@ -75,11 +75,10 @@ template <typename T>
 using Column = std::vector<T, BigAllocator<T>>;
 
 /// Reserves room for n elements, for temporaries that are filled once. Blocks
-/// under kMmapThreshold stay on 4 KiB pages: a huge page is one fault (~0.13
-/// ms) when the host has backed the memory but ~4-5 ms when it has not (every
-/// fresh process here), against ~13 us per 4 KiB page, so rounding a few
-/// hundred KiB up to a huge page of its own cost more than it saved (session 6:
-/// the splitter's first plan 80 -> 71 ms median, peak anonymous -6 MiB).
+/// under kMmapThreshold stay on 4 KiB pages: a fresh huge page the host has
+/// not backed yet costs as much as hundreds of 4 KiB pages, so rounding a few
+/// hundred KiB up to a huge page of its own cost more than it saved
+/// (docs/BENCHMARKS.md).
 template <typename T>
 void reserveFresh(Column<T>& c, size_t n) {
   c.reserve(n);

@@ -18,7 +18,7 @@ struct BaselineResult {
 };
 
 /// Bare On-Demand pass over traceEvents of `source`: the same pieces, threads
-/// and reading path (pread into a reused buffer) as the loader.
+/// (0: jobThreads()) and reading path (pread into a reused buffer) as the loader.
 Expected<BaselineResult> baselineBareParse(const SourceText& source, unsigned threads, size_t pieceBytes);
 
 /// Decompression alone (gzip/zip/zstd) into a reused 1 MiB buffer; 0 s for plain files.

@@ -1,13 +1,10 @@
 // steadyscope-cli bench load FILE | bench split TRACE: measurements, not tests.
+#include "baselines.hpp"
+#include "bench_split.hpp"
 #include "commands.hpp"
 
-#if __has_include("bench_split.hpp")
-#include "bench_split.hpp"
-#define STEADYSCOPE_HAVE_BENCH_SPLIT 1
-#endif
-
-#include <steadyscope/core/io/baselines.hpp>
 #include <steadyscope/core/io/loader.hpp>
+#include <steadyscope/core/util/threads.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -51,10 +48,37 @@ class AnonSampler {
 
 double mib(uint64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0); }
 
-int benchLoad(const Args& args) {
-  std::string path;
-  int runs = 3;
-  unsigned threads = 2;
+/// The raw baselines on the same text in the same process, each run as often
+/// as the load and reported by its best run: the limit.
+void printBaselines(const Trace& t, const std::string& path, unsigned threads, int runs, double best) {
+  const double gb = static_cast<double>(t.stats.jsonBytes) / 1e9;
+  double bs = 0;
+  for (int r = 0; r < runs; ++r) {
+    auto bare = baselineBareParse(*t.source, threads, LoadOptions{}.pieceBytes);
+    if (!bare) break;
+    if (bs == 0 || bare->seconds < bs) bs = bare->seconds;
+  }
+  if (t.source && t.source->text().empty() && t.source->size() > 0)
+    std::printf(
+        "baseline bare On-Demand pass: not run (the gzip text is not kept; it is re-inflated from checkpoints on "
+        "demand)\n");
+  if (bs > 0)
+    std::printf(
+        "baseline bare On-Demand pass (%u threads, same pieces, pread into a reused buffer; best of %d): "
+        "%.3f s, %.2f GB/s -> load/bare = %.2fx\n",
+        threads, runs, bs, gb / bs, best / bs);
+  if (t.stats.compression != "none") {
+    auto dec = baselineDecompress(path);
+    if (dec && dec->seconds > 0)
+      std::printf(
+          "baseline decompression alone (ISA-L, reused 1 MiB buffer): %.3f s, %.2f GB/s out -> load/decompress = "
+          "%.2fx\n",
+          dec->seconds, static_cast<double>(dec->bytes) / 1e9 / dec->seconds, best / dec->seconds);
+  }
+}
+
+/// FILE [--runs N] [--threads T]; false on a usage error.
+bool parseLoadArgs(const Args& args, std::string& path, int& runs, unsigned& threads) {
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--runs" && i + 1 < args.size())
       runs = std::max(1, std::atoi(args[++i].c_str()));
@@ -63,10 +87,17 @@ int benchLoad(const Args& args) {
     else if (path.empty())
       path = args[i];
   }
-  if (path.empty()) {
-    std::fputs("Usage: steadyscope-cli bench load FILE [--runs N] [--threads T]\n", stderr);
-    return 2;
-  }
+  if (!path.empty()) return true;
+  std::fputs("Usage: steadyscope-cli bench load FILE [--runs N] [--threads T]\n", stderr);
+  return false;
+}
+
+int benchLoad(const Args& args) {
+  std::string path;
+  int runs = 3;
+  unsigned threads = 0;  // 0: jobThreads(), as a load without --threads
+  if (!parseLoadArgs(args, path, runs, threads)) return 2;
+  threads = jobThreads(threads);
   std::printf("bench load %s  (threads %u, runs %d)\n", path.c_str(), threads, runs);
   MemoryFigures before = readMemoryFigures();
   std::vector<double> times;
@@ -99,9 +130,8 @@ int benchLoad(const Args& args) {
               best, median, gb / best, static_cast<double>(t.size()) / best / 1e6, t.size(), gb,
               t.stats.compression.c_str());
   // Run 1 is this process's first load: every page of its model and
-  // temporaries is fresh (~2 ms/MiB on the VMs we run on); run 2 loads while
-  // run 1's model is still held; from run 3 on, a load reuses the pages of the
-  // model two runs back (docs/BENCHMARKS.md, session 4).
+  // temporaries is fresh; run 2 loads while run 1's model is still held; from
+  // run 3 on, a load reuses the pages of the model two runs back (docs/BENCHMARKS.md).
   if (runs >= 3)
     std::printf("first load (fresh memory) %.3f s; later loads best %.3f s, median %.3f s\n", first, later.front(),
                 later[later.size() / 2]);
@@ -111,31 +141,7 @@ int benchLoad(const Args& args) {
       mib(peakAnon), mib(before.rssAnon), mib(after.vmHwm), mib(after.rssAnon), mib(after.rssFile));
   std::printf("model: %.1f bytes/event of columns\n",
               static_cast<double>(t.columnBytes()) / static_cast<double>(std::max<size_t>(1, t.size())));
-  // Baselines on the same text in the same process.
-  // The baseline runs as often as the load and reports its best run: the limit.
-  double bs = 0;
-  for (int r = 0; r < runs; ++r) {
-    auto bare = baselineBareParse(*t.source, threads, LoadOptions{}.pieceBytes);
-    if (!bare) break;
-    if (bs == 0 || bare->seconds < bs) bs = bare->seconds;
-  }
-  if (t.source && t.source->text().empty() && t.source->size() > 0)
-    std::printf(
-        "baseline bare On-Demand pass: not run (the gzip text is not kept; it is re-inflated from checkpoints on "
-        "demand)\n");
-  if (bs > 0)
-    std::printf(
-        "baseline bare On-Demand pass (%u threads, same pieces, pread into a reused buffer; best of %d): "
-        "%.3f s, %.2f GB/s -> load/bare = %.2fx\n",
-        threads, runs, bs, gb / bs, best / bs);
-  if (t.stats.compression != "none") {
-    auto dec = baselineDecompress(path);
-    if (dec && dec->seconds > 0)
-      std::printf(
-          "baseline decompression alone (ISA-L, reused 1 MiB buffer): %.3f s, %.2f GB/s out -> load/decompress = "
-          "%.2fx\n",
-          dec->seconds, static_cast<double>(dec->bytes) / 1e9 / dec->seconds, best / dec->seconds);
-  }
+  printBaselines(t, path, threads, runs, best);
   return 0;
 }
 
@@ -150,9 +156,7 @@ int cmdBench(const Args& args) {
   }
   Args rest(args.begin() + 1, args.end());
   if (args[0] == "load") return benchLoad(rest);
-#ifdef STEADYSCOPE_HAVE_BENCH_SPLIT
   if (args[0] == "split") return benchSplit(rest);
-#endif
   std::fprintf(stderr, "steadyscope-cli bench: unknown benchmark '%s'\n", args[0].c_str());
   return 2;
 }

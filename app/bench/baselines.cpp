@@ -1,6 +1,8 @@
-#include <steadyscope/core/io/baselines.hpp>
+#include "baselines.hpp"
 
 #include "io/json_scan.hpp"
+
+#include <steadyscope/core/util/threads.hpp>
 
 #include <cerrno>
 #include <chrono>
@@ -23,76 +25,84 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 }  // namespace
 
+namespace {
+
+/// Reads piece `p` into `buf` as '[' + piece + ']' (pread from `fd` when it
+/// has one, as the loader does: no first touch of the file mapping).
+void readPiece(std::string_view text, int fd, uint64_t fdBase, const io::Piece& p, Column<char>& buf, size_t& cap) {
+  const size_t len = p.end - p.begin, need = len + 2;
+  if (need > cap) {
+    buf.assign(need + simdjson::SIMDJSON_PADDING, ' ');
+    cap = need;
+  }
+  buf.data()[0] = '[';
+  size_t got = 0;
+  while (fd >= 0 && got < len) {
+    ssize_t r = ::pread(fd, buf.data() + 1 + got, len - got, static_cast<off_t>(fdBase + p.begin + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<size_t>(r);
+  }
+  if (got < len) std::memcpy(buf.data() + 1 + got, text.data() + p.begin + got, len - got);
+  buf.data()[len + 1] = ']';
+}
+
+/// Visits every field of every event of a piece (args' keys too, as the
+/// loader reads them) and stores nothing; false when the piece does not parse.
+bool walkPiece(simdjson::ondemand::parser& parser, char* bytes, size_t len, size_t capacity, uint64_t& events) {
+  using namespace simdjson;
+  ondemand::document doc;
+  if (parser.iterate(bytes, len, capacity).get(doc)) return false;
+  ondemand::array arr;
+  if (doc.get_array().get(arr)) return false;
+  for (auto e : arr) {
+    ondemand::object o;
+    if (std::move(e).get_object().get(o)) continue;
+    for (auto f : o) {
+      ondemand::field fld;
+      if (std::move(f).get(fld)) return false;
+      ondemand::raw_json_string k = fld.key();
+      const char* r = k.raw();
+      if (r[0] == 'a') {
+        ondemand::object a;
+        if (!fld.value().get_object().get(a))
+          for (auto af : a) {
+            ondemand::field x;
+            if (std::move(af).get(x)) break;
+            (void)x.key();
+          }
+      } else {
+        (void)fld.value().raw_json_token();
+      }
+    }
+    ++events;
+  }
+  return true;
+}
+
+}  // namespace
+
 Expected<BaselineResult> baselineBareParse(const SourceText& source, unsigned threads, size_t pieceBytes) {
   auto t0 = Clock::now();
   std::string_view text = source.text();
-  const int fd = source.fd();
-  const uint64_t fdBase = source.fdOffset();
   io::TopLevelLayout layout;
   io::ScanError err;
   if (!io::scanTopLevel(text, pieceBytes, false, layout, err))
     return makeError(Error::Kind::Format, "", err.message, err.offset);
-  threads = std::max(1u, threads);
+  threads = jobThreads(threads);
   std::vector<uint64_t> counts(threads, 0);
   std::vector<char> failed(threads, 0);
   auto work = [&](unsigned t) {
-    using namespace simdjson;
-    ondemand::parser parser;
-    // The same reading path as the loader: pread into a reused buffer on huge
-    // pages (no first touch of the file mapping, no fresh pages per piece).
-    Column<char> buf(pieceBytes * 2 + 64 + SIMDJSON_PADDING, ' ');
-    size_t cap = buf.size() - SIMDJSON_PADDING;
+    simdjson::ondemand::parser parser;
+    // A reused buffer on huge pages: no fresh pages per piece.
+    Column<char> buf(pieceBytes * 2 + 64 + simdjson::SIMDJSON_PADDING, ' ');
+    size_t cap = buf.size() - simdjson::SIMDJSON_PADDING;
     for (size_t i = t; i < layout.pieces.size(); i += threads) {
       const auto& p = layout.pieces[i];
-      size_t len = p.end - p.begin, need = len + 2;
-      if (need > cap) {
-        buf.assign(need + SIMDJSON_PADDING, ' ');
-        cap = need;
-      }
-      buf.data()[0] = '[';
-      size_t got = 0;
-      while (fd >= 0 && got < len) {
-        ssize_t r = ::pread(fd, buf.data() + 1 + got, len - got, static_cast<off_t>(fdBase + p.begin + got));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        got += static_cast<size_t>(r);
-      }
-      if (got < len) std::memcpy(buf.data() + 1 + got, text.data() + p.begin + got, len - got);
-      buf.data()[len + 1] = ']';
-      ondemand::document doc;
-      if (parser.iterate(buf.data(), need, cap + SIMDJSON_PADDING).get(doc)) {
+      readPiece(text, source.fd(), source.fdOffset(), p, buf, cap);
+      if (!walkPiece(parser, buf.data(), p.end - p.begin + 2, cap + simdjson::SIMDJSON_PADDING, counts[t])) {
         failed[t] = 1;
         return;
-      }
-      ondemand::array arr;
-      if (doc.get_array().get(arr)) {
-        failed[t] = 1;
-        return;
-      }
-      for (auto e : arr) {
-        ondemand::object o;
-        if (std::move(e).get_object().get(o)) continue;
-        for (auto f : o) {
-          ondemand::field fld;
-          if (std::move(f).get(fld)) {
-            failed[t] = 1;
-            return;
-          }
-          ondemand::raw_json_string k = fld.key();
-          const char* r = k.raw();
-          if (r[0] == 'a') {  // walk args too, as the loader does
-            ondemand::object a;
-            if (!fld.value().get_object().get(a))
-              for (auto af : a) {
-                ondemand::field x;
-                if (std::move(af).get(x)) break;
-                (void)x.key();
-              }
-          } else {
-            (void)fld.value().raw_json_token();
-          }
-        }
-        ++counts[t];
       }
     }
   };
