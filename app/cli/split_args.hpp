@@ -16,7 +16,6 @@ struct SplitArgs {
   unsigned threads = 0;
   bool json = false;
   bool help = false;
-  unsigned threads = 0;
 };
 
 /// Returns 0 on success; on a usage error prints argparse-style usage + error
