@@ -9,6 +9,7 @@
 #include <QPalette>
 #include <QPixmap>
 #include <QStatusBar>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include <cstdio>
@@ -166,9 +167,12 @@ int runSteadyscope(int argc, char** argv) {
 }
 
 int takeScreenshot(const GuiOptions& o) {
-  // Screenshots must not depend on (or change) the user's saved layout.
-  MainWindow w(
-      std::make_unique<AppSettings>(std::make_unique<QSettings>(QStringLiteral("/dev/null"), QSettings::IniFormat)));
+  // Screenshots must not depend on (or change) the user's saved layout: a
+  // scratch settings file (not /dev/null, which QSettings' atomic save would
+  // replace with a regular file when run as root).
+  QTemporaryDir scratch;
+  MainWindow w(std::make_unique<AppSettings>(
+      std::make_unique<QSettings>(scratch.filePath(QStringLiteral("settings.ini")), QSettings::IniFormat)));
   w.resize(o.size);
   w.show();
   QCoreApplication::processEvents();

@@ -26,6 +26,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 using namespace steadyscope;
 using steadyscope::app::AppSettings;
 using steadyscope::app::MainWindow;
@@ -383,6 +385,10 @@ void TstMainWindow::screenshotWritesPng() {
   QVERIFY2(stdoutText.contains(QStringLiteral("title: eager_trace.json.gz")), qPrintable(stdoutText));
   QVERIFY2(stdoutText.contains(QStringLiteral("status: eager_trace.json.gz")), qPrintable(stdoutText));
   QVERIFY(stdoutText.contains(QStringLiteral(" events")));
+  // The screenshot's throw-away settings never land on /dev/null (run as
+  // root, QSettings' atomic save used to replace it with a regular file).
+  struct stat st;
+  QVERIFY(::stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
 }
 
 void TstMainWindow::noDisplayPrintsOneLine() {
