@@ -125,6 +125,26 @@ class TileBuild {
   std::jthread thread_;  // after tiles_: joined before tiles_ goes
 };
 
+SplitResult newResult(const Trace& t, const SplitOptions& o) {
+  SplitResult r;
+  r.outputDir = o.outputDir;
+  r.baseName = t.baseName.empty() ? referenceBaseName(t.path) : t.baseName;
+  r.gapFill = !o.noGapFill;
+  r.executionDetails = JsonValue::array();
+  return r;
+}
+
+// The tiles stage (gap fill): the global tiles, and each root's.
+const TileSet* attachTiles(SplitResult& r, const EventIndex& idx, TileBuild& tiles, PhaseTimer& timer) {
+  timer.mark("manifest");
+  const TileSet& global = tiles.finish(idx, r.detection.chosen.roots);
+  timer.mark("tiles: build");
+  r.nOverlappingRoots = global.overlaps;
+  size_t hint = 0;
+  for (RootInfo& ri : r.roots) ri.tile = windowOf(idx, global, ri.event, hint);
+  return &global;
+}
+
 // The steps of stage 2 (a copy per working root, ~1 MB on big traces): their
 // block is faulted in while the tile thread still works.
 Column<StepDetails> reserveSteps(size_t nRoots, bool tilesRunning) {
@@ -202,11 +222,7 @@ const Detection& Splitter::detection(const EventIndex& idx, bool trimKeepsStatus
 SplitResult Splitter::plan(const SplitOptions& o, JobControl* control) {
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");  // stage times on stderr
   const unsigned threads = jobThreads(o.threads);
-  SplitResult r;
-  r.outputDir = o.outputDir;
-  r.baseName = trace_->baseName.empty() ? referenceBaseName(trace_->path) : trace_->baseName;
-  r.gapFill = !o.noGapFill;
-  r.executionDetails = JsonValue::array();
+  SplitResult r = newResult(*trace_, o);
   if (!enter(control, "index")) return cancelledResult();
   const EventIndex& idx = index(o.fixes.metadataAllM, threads);
   timer.mark("index");
@@ -235,15 +251,7 @@ SplitResult Splitter::plan(const SplitOptions& o, JobControl* control) {
   if (!proceed) return refused(r, std::move(m));
   Column<StepDetails> steps = reserveSteps(det.roots.size(), tiles.running());
   if (!enter(control, "tiles")) return cancelledResult();
-  const TileSet* globalTiles = nullptr;
-  if (r.gapFill) {
-    timer.mark("manifest");
-    globalTiles = &tiles.finish(idx, det.roots);
-    timer.mark("tiles: build");
-    r.nOverlappingRoots = globalTiles->overlaps;
-    size_t hint = 0;
-    for (RootInfo& ri : r.roots) ri.tile = windowOf(idx, *globalTiles, ri.event, hint);
-  }
+  const TileSet* globalTiles = r.gapFill ? attachTiles(r, idx, tiles, timer) : nullptr;
   timer.mark("tiles");
   if (!enter(control, "windows")) return cancelledResult();
   std::vector<PendingChunk> pending;
