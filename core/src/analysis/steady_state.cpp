@@ -328,15 +328,13 @@ std::vector<bool> classifyPrefillBearing(std::span<const std::optional<int64_t>>
   return pb;
 }
 
-ModeSelection shapeFinder(std::span<const std::optional<int64_t>> bs, SteadyMode mode, int64_t numSteps,
-                          std::optional<int64_t> maxNumSeq) {
-  ModeSelection sel;
-  sel.mode = mode;
-  sel.finder = "shapes";
-  sel.numStepsUsed = numSteps;
+namespace {
+
+// The shape finder's regions (§3.7.3): the decode steps' batch-size regions,
+// widened over the prefill-bearing steps beside them.
+void shapeRegions(std::span<const std::optional<int64_t>> bs, const std::vector<bool>& pb, int64_t numSteps,
+                  ModeSelection& sel) {
   const auto n = static_cast<int64_t>(bs.size());
-  if (n == 0) return sel;
-  std::vector<bool> pb = classifyPrefillBearing(bs, maxNumSeq);
   std::vector<int64_t> decodeIdx, decodeBs;
   for (int64_t i = 0; i < n; ++i) {
     if (pb[static_cast<size_t>(i)]) continue;
@@ -362,6 +360,20 @@ ModeSelection shapeFinder(std::span<const std::optional<int64_t>> bs, SteadyMode
       sel.scan.regions.push_back({start, end});
     }
   }
+}
+
+}  // namespace
+
+ModeSelection shapeFinder(std::span<const std::optional<int64_t>> bs, SteadyMode mode, int64_t numSteps,
+                          std::optional<int64_t> maxNumSeq) {
+  ModeSelection sel;
+  sel.mode = mode;
+  sel.finder = "shapes";
+  sel.numStepsUsed = numSteps;
+  const auto n = static_cast<int64_t>(bs.size());
+  if (n == 0) return sel;
+  std::vector<bool> pb = classifyPrefillBearing(bs, maxNumSeq);
+  shapeRegions(bs, pb, numSteps, sel);
   sel.largest = largestRegion(sel.scan.regions);
   sel.stride = candidateStride(numSteps);
   if (mode == SteadyMode::Mixed) {
