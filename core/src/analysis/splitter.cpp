@@ -208,8 +208,9 @@ const Detection& Splitter::detection(const EventIndex& idx, bool trimKeepsStatus
     auto detect = [&] { detection_ = detectRoots(idx, dopt); };
     // The root list is the roots stage's big fresh block: fault it in on
     // another core meanwhile (a fresh page costs the same on any core; D-017).
-    // Its roots are among the annotations.
-    if (sideBySide(threads, idx.kernels.size() >= kBigAudit))
+    // Its roots are among the annotations. A third thread beside the audit's
+    // two: only when the job may use three.
+    if (jobThreads(threads) >= 3 && idx.kernels.size() >= kBigAudit)
       runSideBySide(
           threads, true, [&] { prefaultRootList(idx.annotations.size()); }, detect);
     else
