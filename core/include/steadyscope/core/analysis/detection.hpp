@@ -5,7 +5,6 @@
 #include <steadyscope/core/analysis/event_index.hpp>
 #include <steadyscope/core/analysis/pyfmt.hpp>
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
