@@ -213,8 +213,7 @@ Attribution attributeGpuTime(const EventIndex& index, const EventList& instances
   return a;
 }
 
-CoverageReport auditRoots(const EventIndex& index, const EventList& roots,
-                          const std::function<void(size_t)>& whileAuditing) {
+CoverageReport auditRoots(const EventIndex& index, const EventList& roots, unsigned threads) {
   const Trace& t = index.trace();
   CoverageReport rep;
   const double g = index.totalGpuTime().asDouble();
@@ -229,15 +228,10 @@ CoverageReport auditRoots(const EventIndex& index, const EventList& roots,
   // them side by side (one pass over the kernels, one over the CPU lanes).
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
   Column<uint8_t> marked = zeroedFresh<uint8_t>(index.gpuSlotCount());
-  const bool parallel = index.kernels.size() >= (size_t(1) << 16);
   auto mark = [&] {
     PhaseTimer t2("STEADYSCOPE_SPLIT_TIMING", "split");
     for (const auto& [lane, span] : perLane) markCorrelatedInside(index, lane, span.first, span.second, marked);
     t2.mark("  audit: CPU marks");
-    if (whileAuditing && parallel) {
-      whileAuditing(roots.size());
-      t2.mark("  audit: idle work");
-    }
   };
   // The span attribution and its sum need no marks: done while they are made.
   Column<uint8_t> flags;
@@ -247,7 +241,7 @@ CoverageReport auditRoots(const EventIndex& index, const EventList& roots,
     spansSum = sumFlagged(index, flags);
     timer.mark("  audit: spans");
   };
-  runSideBySide(parallel, mark, spans);
+  runSideBySide(threads, index.kernels.size() >= (size_t(1) << 16), mark, spans);
   timer.mark("  audit: join");
   // Selected = attributed by span or by a marked correlation id. When the
   // marks add no kernel, the selected sum is the span sum (same additions).
@@ -277,8 +271,7 @@ CoverageReport auditRoots(const EventIndex& index, const EventList& roots,
   return rep;
 }
 
-std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index,
-                                                         const std::function<void(size_t)>& whileAuditing) {
+std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index, unsigned threads) {
   const Trace& t = index.trace();
   DetectionCandidate c;
   c.method = "annotation:tier";
@@ -300,7 +293,7 @@ std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index
     matching(matchesNativePattern);
   }
   if (c.roots.empty()) return std::nullopt;
-  c.coverage = auditRoots(index, c.roots, whileAuditing);
+  c.coverage = auditRoots(index, c.roots, threads);
   gradeCandidate(c, true);
   c.diagnostics.set("n_roots", JsonValue::integer(static_cast<int64_t>(c.roots.size())));
   c.diagnostics.set("root_family", JsonValue::string(rootFamily(t, c.roots)));
@@ -309,8 +302,7 @@ std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index
   return c;
 }
 
-std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index,
-                                                        const std::function<void(size_t)>& whileAuditing) {
+std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index, unsigned threads) {
   const Trace& t = index.trace();
   std::vector<std::string> order;
   std::unordered_map<std::string, EventList> groups;
@@ -337,7 +329,7 @@ std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index,
   c.method = "family:unknown_only";
   c.phaseConfidence = "unknown";
   c.roots = groups[*best];
-  c.coverage = auditRoots(index, c.roots, whileAuditing);
+  c.coverage = auditRoots(index, c.roots, threads);
   gradeCandidate(c, false);
   c.diagnostics.set("n_roots", JsonValue::integer(static_cast<int64_t>(c.roots.size())));
   c.diagnostics.set("root_family", JsonValue::string(*best));
@@ -346,45 +338,49 @@ std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index,
   return c;
 }
 
-TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand, const DetectionOptions& options) {
-  const Trace& t = index.trace();
-  TrimInfo info;
-  if (cand.roots.size() < 2 || cand.status == SplitStatus::NotSplittable || !index.hasCollectives) return info;
-  const std::string_view firstName = t.nameOf(cand.roots.front());
-  if (firstName == "warmup" || firstName == "wrapup") return info;
-  info.ran = true;
+namespace {
 
-  // Lanes that hold indexed kernels.
-  std::vector<uint32_t> kernelLanes;
-  {
-    std::vector<uint8_t> seen(t.lanes.size(), 0);
-    for (EventIdx k : index.kernels)
-      if (!seen[t.lane[k]]) {
-        seen[t.lane[k]] = 1;
-        kernelLanes.push_back(t.lane[k]);
-      }
-  }
-  auto kernelsInSpan = [&](EventIdx root) {
-    EventList out;
-    const double a = index.tsUs(root), b = index.endPy(root).asDouble();
-    for (uint32_t l : kernelLanes) {
-      index.forEachInLane(l, a, b, [&](EventIdx e) {
-        if (!isGpuKernelRole(index.role(e)) || !index.hasDur(e) || !index.hasTs(e)) return;
-        const double ts = index.tsUs(e);
-        if (a <= ts && ts < b) out.push_back(e);
-      });
+// Lanes that hold indexed kernels, in first-kernel order.
+std::vector<uint32_t> kernelLanes(const EventIndex& index) {
+  const Trace& t = index.trace();
+  std::vector<uint32_t> lanes;
+  std::vector<uint8_t> seen(t.lanes.size(), 0);
+  for (EventIdx k : index.kernels)
+    if (!seen[t.lane[k]]) {
+      seen[t.lane[k]] = 1;
+      lanes.push_back(t.lane[k]);
     }
-    std::stable_sort(out.begin(), out.end(), [&](EventIdx x, EventIdx y) {
-      const double tx = index.tsUs(x), ty = index.tsUs(y);
-      return tx != ty ? tx < ty : x < y;
+  return lanes;
+}
+
+// The GPU kernels starting inside a root's span, in (ts, index) order.
+EventList kernelsInSpan(const EventIndex& index, const std::vector<uint32_t>& lanes, EventIdx root) {
+  EventList out;
+  const double a = index.tsUs(root), b = index.endPy(root).asDouble();
+  for (uint32_t l : lanes) {
+    index.forEachInLane(l, a, b, [&](EventIdx e) {
+      if (!isGpuKernelRole(index.role(e)) || !index.hasDur(e) || !index.hasTs(e)) return;
+      const double ts = index.tsUs(e);
+      if (a <= ts && ts < b) out.push_back(e);
     });
-    return out;
-  };
+  }
+  std::stable_sort(out.begin(), out.end(), [&](EventIdx x, EventIdx y) {
+    const double tx = index.tsUs(x), ty = index.tsUs(y);
+    return tx != ty ? tx < ty : x < y;
+  });
+  return out;
+}
+
+// Each kernel name's time in root 0 against its median over the later roots:
+// the largest ratio of a collective (and its name) and of any other kernel.
+void compareFirstRoot(const EventIndex& index, const EventList& roots, TrimInfo& info) {
+  const Trace& t = index.trace();
+  const std::vector<uint32_t> lanes = kernelLanes(index);
   // first: per-name totals of root 0 in first-occurrence order.
   std::vector<StrId> names;
   std::unordered_map<StrId, size_t> pos;
   std::vector<double> first;
-  for (EventIdx e : kernelsInSpan(cand.roots.front())) {
+  for (EventIdx e : kernelsInSpan(index, lanes, roots.front())) {
     auto [it, fresh] = pos.try_emplace(t.name[e], names.size());
     if (fresh) {
       names.push_back(t.name[e]);
@@ -394,9 +390,9 @@ TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand,
   }
   std::vector<std::vector<double>> later(names.size());
   std::vector<double> tot(names.size());
-  for (size_t r = 1; r < cand.roots.size(); ++r) {
+  for (size_t r = 1; r < roots.size(); ++r) {
     std::fill(tot.begin(), tot.end(), 0.0);
-    for (EventIdx e : kernelsInSpan(cand.roots[r])) {
+    for (EventIdx e : kernelsInSpan(index, lanes, roots[r])) {
       auto it = pos.find(t.name[e]);
       if (it != pos.end()) tot[it->second] += index.durUs(e);
     }
@@ -419,6 +415,17 @@ TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand,
       info.noiseRatio = ratio;
     }
   }
+}
+
+}  // namespace
+
+TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand, const DetectionOptions& options) {
+  const Trace& t = index.trace();
+  TrimInfo info;
+  if (cand.roots.size() < 2 || cand.status == SplitStatus::NotSplittable || !index.hasCollectives) return info;
+  if (isBookendRootName(t.nameOf(cand.roots.front()))) return info;
+  info.ran = true;
+  compareFirstRoot(index, cand.roots, info);
   info.trimmed = info.collectiveRatio && *info.collectiveRatio >= 5.0 &&
                  *info.collectiveRatio >= 5.0 * std::max(info.noiseRatio, 1.0);
   if (!info.trimmed) {
@@ -427,7 +434,7 @@ TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand,
   }
   info.before = cand.coverage;
   cand.roots.erase(cand.roots.begin());
-  cand.coverage = auditRoots(index, cand.roots);
+  cand.coverage = auditRoots(index, cand.roots, options.threads);
   if (!options.trimKeepsStatus) cand.status = gradeCoverage(cand.coverage->coveredSelected);
   cand.diagnostics.set("startup_transient_trimmed", JsonValue::boolean(true));
   cand.diagnostics.set("startup_transient_kernel", JsonValue::string(info.kernel));
@@ -439,13 +446,7 @@ TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand,
 Detection detectRoots(const EventIndex& index, const DetectionOptions& options) {
   Detection d;
   bool done = false;
-  // The hook runs once: with the first audit (the candidate usually chosen).
-  bool hookUsed = false;
-  const std::function<void(size_t)> once = [&](size_t n) {
-    if (!hookUsed && options.whileAuditing) options.whileAuditing(n);
-    hookUsed = true;
-  };
-  if (auto c1 = detectKnownAnnotations(index, once)) {
+  if (auto c1 = detectKnownAnnotations(index, options.threads)) {
     d.tried.push_back(*c1);
     if (c1->status == SplitStatus::Splittable) {
       d.chosen = *c1;
@@ -453,7 +454,7 @@ Detection detectRoots(const EventIndex& index, const DetectionOptions& options) 
     }
   }
   if (!done) {
-    if (auto c2 = detectUnknownFamilies(index, once)) {
+    if (auto c2 = detectUnknownFamilies(index, options.threads)) {
       d.tried.push_back(*c2);
       if (c2->status == SplitStatus::Splittable) {
         d.chosen = *c2;

@@ -72,10 +72,41 @@ bool containsCi(std::string_view hay, std::string_view needle) {
   return false;
 }
 
+// Traces from which the scan's helpers pay for a thread.
+constexpr size_t kBigScan = size_t(1) << 18;
+// Kernel counts from which the groupings' two halves do.
+constexpr size_t kBigGrouping = size_t(1) << 16;
+
+// Faults in the kernel list's pages on another core ahead of the scan's
+// writes: the list is the scan's one big, often fresh block (populate changes
+// no byte, so it is safe beside the thread that fills it).
+std::jthread warmKernelList(EventList& kernels, bool parallel) {
+  if (!parallel) return {};
+  return std::jthread([&kernels] { bigmem::populate(kernels.data(), kernels.capacity() * sizeof(EventIdx)); });
+}
+
 }  // namespace
 
-EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : trace_(&trace) {
+EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options)
+    : trace_(&trace), threads_(options.threads) {
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
+  assignRoles();
+  scan(options);
+  timer.mark("  index: scan");
+  gpuSlotsDense_ = gpuKeys_.dense();
+  // Two independent halves, one per core for big traces.
+  runSideBySide(
+      threads_, trace.size() >= kBigScan,
+      [&] {
+        PhaseTimer t2("STEADYSCOPE_SPLIT_TIMING", "split");
+        sumKernels();
+        t2.mark("  index: GPU sum+names");
+      },
+      [&] { sortAnnotations(); });
+}
+
+void EventIndex::assignRoles() {
+  const Trace& trace = *trace_;
   roles_.resize(trace.categories.size(), CatRole::Cpu);
   for (size_t c = 0; c < trace.categories.size(); ++c) {
     std::string_view t = trace.strings.view(trace.categories[c]);
@@ -90,6 +121,10 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
     else if (t == "gpu_memset")
       roles_[c] = CatRole::Memset;
   }
+}
+
+void EventIndex::scan(const EventIndexOptions& options) {
+  const Trace& trace = *trace_;
   const size_t n = trace.size();
   // The id groupings are not built here (a plan needs the ids of its chunks
   // only: groupingsFor). The scan records the ids' ranges and the flow
@@ -98,12 +133,7 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
   flowBits_ = zeroedFresh<uint64_t>((n + 63) / 64);
   uint64_t* flowBits = flowBits_.data();
   kernels.reserve(trace.stats.gpuEvents + 1024);
-  // The kernel list is the scan's one big block and often fresh: on big
-  // traces its pages are faulted in on the other core, ahead of the scan's
-  // writes (populate changes no byte).
-  std::jthread warmKernels;
-  if (n >= (size_t(1) << 18))
-    warmKernels = std::jthread([&] { bigmem::populate(kernels.data(), kernels.capacity() * sizeof(EventIdx)); });
+  std::jthread warm = warmKernelList(kernels, sideBySide(threads_, n >= kBigScan));
   for (size_t k = 0; k < n; ++k) {
     const auto i = static_cast<EventIdx>(k);
     const uint16_t f = trace.flags[i];
@@ -135,44 +165,40 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options) : t
       if (f & ev::HasCorr) gpuKeys_.add(corrKey(i));
     }
   }
-  if (warmKernels.joinable()) warmKernels.join();
-  timer.mark("  index: scan");
-  gpuSlotsDense_ = gpuKeys_.dense();
-  // Two independent halves, one per core for big traces: (GPU total,
-  // collective names) and (annotation order).
-  auto second = [&] {
-    PhaseTimer t2("STEADYSCOPE_SPLIT_TIMING", "split");
-    // One pass over the kernels: the total GPU time (Python sum) and the
-    // no-GPU-work check, the plain float sum (the coverage sums when every
-    // kernel is attributed) and the collective kernel names (by name id;
-    // each distinct name is tested once).
-    PyNum total = PyNum::fromInt(0);
-    double floatSum = 0.0;
-    collectiveName.assign(trace.strings.size(), false);
-    std::vector<uint8_t> tested(trace.strings.size(), 0);
-    for (EventIdx i : kernels) {
-      total = total + trace.durPy(i);
-      floatSum += trace.durUs(i);
-      const StrId s = trace.name[i];
-      if (tested[s]) continue;
-      tested[s] = 1;
-      std::string_view nm = trace.strings.view(s);
-      if (containsCi(nm, "nccl") || containsCi(nm, "rccl") || containsCi(nm, "cross_device_reduce")) {
-        collectiveName[s] = true;
-        hasCollectives = true;
-      }
+}
+
+// One pass over the kernels: the total GPU time (Python sum) and the
+// no-GPU-work check, the plain float sum (the coverage sums when every kernel
+// is attributed) and the collective kernel names (by name id; each distinct
+// name is tested once).
+void EventIndex::sumKernels() {
+  const Trace& trace = *trace_;
+  PyNum total = PyNum::fromInt(0);
+  double floatSum = 0.0;
+  collectiveName.assign(trace.strings.size(), false);
+  std::vector<uint8_t> tested(trace.strings.size(), 0);
+  for (EventIdx i : kernels) {
+    total = total + trace.durPy(i);
+    floatSum += trace.durUs(i);
+    const StrId s = trace.name[i];
+    if (tested[s]) continue;
+    tested[s] = 1;
+    std::string_view nm = trace.strings.view(s);
+    if (containsCi(nm, "nccl") || containsCi(nm, "rccl") || containsCi(nm, "cross_device_reduce")) {
+      collectiveName[s] = true;
+      hasCollectives = true;
     }
-    totalGpu_ = total;
-    kernelDurSum = floatSum;
-    noGpuWork = total.isInt ? total.i == 0 : total.d == 0.0;
-    t2.mark("  index: GPU sum+names");
-  };
-  auto first = [&] {
-    auto byTs = [&](EventIdx x, EventIdx y) { return trace.tsUs(x) < trace.tsUs(y); };
-    if (!std::is_sorted(annotations.begin(), annotations.end(), byTs))  // usually already in ts order
-      std::stable_sort(annotations.begin(), annotations.end(), byTs);
-  };
-  runSideBySide(n >= (size_t(1) << 18), second, first);
+  }
+  totalGpu_ = total;
+  kernelDurSum = floatSum;
+  noGpuWork = total.isInt ? total.i == 0 : total.d == 0.0;
+}
+
+void EventIndex::sortAnnotations() {
+  const Trace& trace = *trace_;
+  auto byTs = [&](EventIdx x, EventIdx y) { return trace.tsUs(x) < trace.tsUs(y); };
+  if (!std::is_sorted(annotations.begin(), annotations.end(), byTs))  // usually already in ts order
+    std::stable_sort(annotations.begin(), annotations.end(), byTs);
 }
 
 template <typename Fn>
@@ -198,7 +224,7 @@ const CorrGroupings& EventIndex::groupings() const {
   std::call_once(groupingsOnce_, [this] {
     auto key = [this](EventIdx e) { return corrKey(e); };
     runSideBySide(
-        kernels.size() >= (size_t(1) << 16),
+        threads_, kernels.size() >= kBigGrouping,
         [&] {
           groupings_.flows.build(
               flowKeys_, [&](auto&& fn) { forEachFlow(fn); }, key);
@@ -234,7 +260,7 @@ CorrGroupings EventIndex::groupingsFor(const CorrKeySet& keys) const {
         key);
   };
   runSideBySide(
-      kernels.size() >= (size_t(1) << 16), [&] { restricted(g.flows, [&](auto&& fn) { forEachFlow(fn); }); },
+      threads_, kernels.size() >= kBigGrouping, [&] { restricted(g.flows, [&](auto&& fn) { forEachFlow(fn); }); },
       [&] { restricted(g.gpu, [&](auto&& fn) { forEachCorrelatedGpu(fn); }); });
   return g;
 }

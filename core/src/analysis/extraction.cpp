@@ -160,6 +160,54 @@ void addChunkKeys(const EventIndex& index, const EventList& roots, const TileSet
     });
 }
 
+namespace {
+
+// The CPU events of one window [a, b) (b included for the last window), no
+// longer than it, in (ts, index) order, into `cpu`.
+void windowCpuEvents(const EventIndex& index, double a, double b, double len, bool last, EventList& cpu) {
+  const Trace& t = index.trace();
+  cpu.clear();
+  for (uint32_t l = 0; l < t.lanes.size(); ++l) {
+    index.forEachInLane(l, a, b, [&](EventIdx e) {
+      if (!index.isExtractionCpu(e)) return;
+      const double ts = index.tsUs(e);
+      if (!(a <= ts && (ts < b || (last && ts == b)))) return;
+      if (!(index.durUs(e) <= len)) return;
+      cpu.push_back(e);
+    });
+  }
+  std::sort(cpu.begin(), cpu.end(), [&](EventIdx x, EventIdx y) {
+    const double tx = index.tsUs(x), ty = index.tsUs(y);
+    return tx != ty ? tx < ty : x < y;
+  });
+}
+
+// The window's correlation set, iterated in CPython set order (it fixes the
+// order of the chunk's float sums); first-appearance order for non-integer
+// ids, whose Python hash order is unspecified. `corrs` is scratch.
+std::vector<CorrKey> corrSetOrder(const EventIndex& index, const EventList& cpu, std::vector<CorrKey>& corrs) {
+  corrs.clear();
+  bool allInt = true;
+  std::vector<int64_t> ints;
+  for (EventIdx e : cpu) {
+    if (!index.hasCorr(e)) continue;
+    CorrKey ck = index.corrKey(e);
+    if (ck.tag != 0) allInt = false;
+    corrs.push_back(ck);
+    ints.push_back(ck.v);
+  }
+  std::vector<CorrKey> order;
+  if (allInt) {
+    for (int64_t v : cpythonSetOrder(ints)) order.push_back({v, 0});
+  } else {
+    for (const CorrKey& ck : corrs)
+      if (std::find(order.begin(), order.end(), ck) == order.end()) order.push_back(ck);
+  }
+  return order;
+}
+
+}  // namespace
+
 ChunkSelection selectChunk(const EventIndex& index, const EventList& roots, const TileSet* globalTiles,
                            const ExtractionOptions& options, const CorrGroupings* groups) {
   const Trace& t = index.trace();
@@ -181,44 +229,11 @@ ChunkSelection selectChunk(const EventIndex& index, const EventList& roots, cons
   for (size_t k = 0; k < roots.size(); ++k) {
     const Tile& w = sel.windows[k];
     const double a = w.a.asDouble(), b = w.b.asDouble();
-    const PyNum len = w.b - w.a;
-    const double lenD = len.asDouble();
+    const double lenD = (w.b - w.a).asDouble();
     const bool last = maxEnd && !(w.b < *maxEnd) && !(*maxEnd < w.b);
-    cpu.clear();
-    for (uint32_t l = 0; l < t.lanes.size(); ++l) {
-      index.forEachInLane(l, a, b, [&](EventIdx e) {
-        if (!index.isExtractionCpu(e)) return;
-        const double ts = index.tsUs(e);
-        if (!(a <= ts && (ts < b || (last && ts == b)))) return;
-        if (!(index.durUs(e) <= lenD)) return;
-        cpu.push_back(e);
-      });
-    }
-    std::sort(cpu.begin(), cpu.end(), [&](EventIdx x, EventIdx y) {
-      const double tx = index.tsUs(x), ty = index.tsUs(y);
-      return tx != ty ? tx < ty : x < y;
-    });
+    windowCpuEvents(index, a, b, lenD, last, cpu);
     sel.events.insert(sel.events.end(), cpu.begin(), cpu.end());
-    // The window's correlation set, iterated in CPython set order (it fixes
-    // the order of the float sum below); first-appearance order for
-    // non-integer ids, whose Python hash order is unspecified.
-    corrs.clear();
-    bool allInt = true;
-    std::vector<int64_t> ints;
-    for (EventIdx e : cpu) {
-      if (!index.hasCorr(e)) continue;
-      CorrKey ck = index.corrKey(e);
-      if (ck.tag != 0) allInt = false;
-      corrs.push_back(ck);
-      ints.push_back(ck.v);
-    }
-    std::vector<CorrKey> order;
-    if (allInt) {
-      for (int64_t v : cpythonSetOrder(ints)) order.push_back({v, 0});
-    } else {
-      for (const CorrKey& ck : corrs)
-        if (std::find(order.begin(), order.end(), ck) == order.end()) order.push_back(ck);
-    }
+    const std::vector<CorrKey> order = corrSetOrder(index, cpu, corrs);
     for (const CorrKey& ck : order) {
       for (EventIdx f : byId.flows.eventsOf(ck)) {
         if (options.flowsAc2gOnly && t.catOf(f) != "ac2g") continue;

@@ -163,6 +163,65 @@ void chooseMixedWindow(ModeSelection& sel) {
   if (best) sel.window = best->window;
 }
 
+// The mixed window (§3.3–§3.5): the CONC/OSL/R target when given, every
+// candidate window of the largest region with its score, the best one.
+void mixedWindow(ModeSelection& sel, std::span<const StepDetails> steps, const ConcurrencyOptions& options) {
+  const ConcOslR& c = options.conc;
+  if (c.conc && *c.conc != sel.scan.peak)
+    sel.warnings.push_back("CONC=" + std::to_string(*c.conc) + " differs from the observed global max concurrency " +
+                           std::to_string(sel.scan.peak));
+  IdealRatio ideal = idealRatio(c);
+  if (ideal.applies) {
+    if (ideal.rClamped) sel.warnings.push_back("R clamped into [0, 1]");
+    if (ideal.divisionByZero) {
+      sel.crashed = true;
+      sel.warnings.push_back("division by zero computing the ideal ratio from CONC/OSL/R (the reference crashes here)");
+      return;
+    }
+    if (sel.numStepsUsed < ideal.minSteps) sel.numStepsUsed = ideal.minSteps;
+    sel.target = ideal.ideal;
+    sel.idealUsed = true;
+  }
+  const int64_t n = sel.numStepsUsed;
+  sel.stride = candidateStride(n);
+  const auto windows = candidateWindows(sel.largest, n, sel.stride);
+  sel.candidates.reserve(windows.size());
+  for (const Region& w : windows) {
+    Candidate cand;
+    cand.window = w;
+    int64_t sumReq = 0;
+    for (int64_t i = w.start; i < w.end; ++i) {
+      const StepDetails& s = steps[static_cast<size_t>(i)];
+      if (s.prefillBearing()) ++cand.pdCount;
+      sumReq += s.numRequests;
+    }
+    const auto len = static_cast<double>(w.size());
+    cand.pdRatio = static_cast<double>(cand.pdCount) / len;
+    cand.avgRequests = static_cast<double>(sumReq) / len;
+    cand.distance = std::fabs(cand.pdRatio - sel.target);
+    sel.candidates.push_back(cand);
+  }
+  chooseMixedWindow(sel);
+}
+
+// decode_only / max_prefilldecode (§3.6): the longest run of that phase in the largest region.
+void phaseRunWindow(ModeSelection& sel, std::span<const StepDetails> steps, SteadyMode mode,
+                    const ConcurrencyOptions& options) {
+  // labels 1 = prefill_bearing, 0 = decode, 2 = idle (B18 fix only).
+  std::vector<int> labels(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].prefillBearing())
+      labels[i] = 1;
+    else if (options.idleBreaksRuns && steps[i].generationRequests <= 0)
+      labels[i] = 2;
+    else
+      labels[i] = 0;
+  }
+  const int target = mode == SteadyMode::DecodeOnly ? 0 : 1;
+  sel.run = longestRun(labels, target, sel.largest);
+  if (sel.run) sel.window = {sel.run->start, std::min(sel.run->end, sel.run->start + options.numSteps)};
+}
+
 }  // namespace
 
 ModeSelection concurrencyFinder(std::span<const StepDetails> steps, SteadyMode mode,
@@ -182,60 +241,10 @@ ModeSelection concurrencyFinder(std::span<const StepDetails> steps, SteadyMode m
   sel.largest = sel.scan.regions[sel.ratio.largestIndex];
   sel.target = options.useLargestRegionRatio ? sel.ratio.largest : sel.ratio.average;
 
-  if (mode == SteadyMode::Mixed) {
-    const ConcOslR& c = options.conc;
-    if (c.conc && *c.conc != sel.scan.peak)
-      sel.warnings.push_back("CONC=" + std::to_string(*c.conc) + " differs from the observed global max concurrency " +
-                             std::to_string(sel.scan.peak));
-    IdealRatio ideal = idealRatio(c);
-    if (ideal.applies) {
-      if (ideal.rClamped) sel.warnings.push_back("R clamped into [0, 1]");
-      if (ideal.divisionByZero) {
-        sel.crashed = true;
-        sel.warnings.push_back(
-            "division by zero computing the ideal ratio from CONC/OSL/R (the reference crashes here)");
-        return sel;
-      }
-      if (sel.numStepsUsed < ideal.minSteps) sel.numStepsUsed = ideal.minSteps;
-      sel.target = ideal.ideal;
-      sel.idealUsed = true;
-    }
-    const int64_t n = sel.numStepsUsed;
-    sel.stride = candidateStride(n);
-    const auto windows = candidateWindows(sel.largest, n, sel.stride);
-    sel.candidates.reserve(windows.size());
-    for (const Region& w : windows) {
-      Candidate cand;
-      cand.window = w;
-      int64_t sumReq = 0;
-      for (int64_t i = w.start; i < w.end; ++i) {
-        const StepDetails& s = steps[static_cast<size_t>(i)];
-        if (s.prefillBearing()) ++cand.pdCount;
-        sumReq += s.numRequests;
-      }
-      const auto len = static_cast<double>(w.size());
-      cand.pdRatio = static_cast<double>(cand.pdCount) / len;
-      cand.avgRequests = static_cast<double>(sumReq) / len;
-      cand.distance = std::fabs(cand.pdRatio - sel.target);
-      sel.candidates.push_back(cand);
-    }
-    chooseMixedWindow(sel);
-    return sel;
-  }
-
-  // decode_only / max_prefilldecode: labels 1 = prefill_bearing, 0 = decode, 2 = idle (B18 fix only).
-  std::vector<int> labels(steps.size());
-  for (size_t i = 0; i < steps.size(); ++i) {
-    if (steps[i].prefillBearing())
-      labels[i] = 1;
-    else if (options.idleBreaksRuns && steps[i].generationRequests <= 0)
-      labels[i] = 2;
-    else
-      labels[i] = 0;
-  }
-  const int target = mode == SteadyMode::DecodeOnly ? 0 : 1;
-  sel.run = longestRun(labels, target, sel.largest);
-  if (sel.run) sel.window = {sel.run->start, std::min(sel.run->end, sel.run->start + options.numSteps)};
+  if (mode == SteadyMode::Mixed)
+    mixedWindow(sel, steps, options);
+  else
+    phaseRunWindow(sel, steps, mode, options);
   return sel;
 }
 
@@ -319,15 +328,13 @@ std::vector<bool> classifyPrefillBearing(std::span<const std::optional<int64_t>>
   return pb;
 }
 
-ModeSelection shapeFinder(std::span<const std::optional<int64_t>> bs, SteadyMode mode, int64_t numSteps,
-                          std::optional<int64_t> maxNumSeq) {
-  ModeSelection sel;
-  sel.mode = mode;
-  sel.finder = "shapes";
-  sel.numStepsUsed = numSteps;
+namespace {
+
+// The shape finder's regions (§3.7.3): the decode steps' batch-size regions,
+// widened over the prefill-bearing steps beside them.
+void shapeRegions(std::span<const std::optional<int64_t>> bs, const std::vector<bool>& pb, int64_t numSteps,
+                  ModeSelection& sel) {
   const auto n = static_cast<int64_t>(bs.size());
-  if (n == 0) return sel;
-  std::vector<bool> pb = classifyPrefillBearing(bs, maxNumSeq);
   std::vector<int64_t> decodeIdx, decodeBs;
   for (int64_t i = 0; i < n; ++i) {
     if (pb[static_cast<size_t>(i)]) continue;
@@ -353,6 +360,20 @@ ModeSelection shapeFinder(std::span<const std::optional<int64_t>> bs, SteadyMode
       sel.scan.regions.push_back({start, end});
     }
   }
+}
+
+}  // namespace
+
+ModeSelection shapeFinder(std::span<const std::optional<int64_t>> bs, SteadyMode mode, int64_t numSteps,
+                          std::optional<int64_t> maxNumSeq) {
+  ModeSelection sel;
+  sel.mode = mode;
+  sel.finder = "shapes";
+  sel.numStepsUsed = numSteps;
+  const auto n = static_cast<int64_t>(bs.size());
+  if (n == 0) return sel;
+  std::vector<bool> pb = classifyPrefillBearing(bs, maxNumSeq);
+  shapeRegions(bs, pb, numSteps, sel);
   sel.largest = largestRegion(sel.scan.regions);
   sel.stride = candidateStride(numSteps);
   if (mode == SteadyMode::Mixed) {

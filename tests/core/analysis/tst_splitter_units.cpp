@@ -351,11 +351,10 @@ class TestSplitterUnits : public QObject {
             selectChunk(idx, chunks[2], global, {}).stats.numGpuEvents);
   }
 
-  // The audit's idle-core hook (DetectionOptions::whileAuditing, where the
-  // splitter faults in its next stages' memory): called once, with the number
-  // of roots, when the audit runs on two cores (>= 2^16 kernels), and without
-  // any effect on the detection.
-  void auditIdleHook() {
+  // The coverage audit on one thread and on two (>= 2^16 kernels: its two
+  // attributions side by side) decides the same; so does the detection with
+  // the splitter's root-list prefault beside it.
+  void auditOnOneAndTwoThreads() {
     std::vector<sstest::StepSpec> steps;
     for (int i = 0; i < 20; ++i) {
       sstest::StepSpec st;
@@ -368,17 +367,21 @@ class TestSplitterUnits : public QObject {
     auto t = load(sstest::e6Trace(steps));
     EventIndex idx(*t);
     QVERIFY(idx.kernels.size() >= (size_t(1) << 16));
-    std::vector<size_t> calls;
-    DetectionOptions withHook;
-    withHook.whileAuditing = [&](size_t n) { calls.push_back(n); };
-    const Detection a = detectRoots(idx, withHook);
-    const Detection b = detectRoots(idx, {});
-    QCOMPARE(calls, std::vector<size_t>{20});
+    DetectionOptions one, two;
+    one.threads = 1;
+    two.threads = 2;
+    const Detection a = detectRoots(idx, one);
+    const Detection b = detectRoots(idx, two);
     QCOMPARE(a.chosen.roots, b.chosen.roots);
     QCOMPARE(a.chosen.roots.size(), size_t(20));
     QVERIFY(a.chosen.coverage && b.chosen.coverage);
     QCOMPARE(a.chosen.coverage->coveredSelected, b.chosen.coverage->coveredSelected);
+    QCOMPARE(a.chosen.coverage->coveredSpans, b.chosen.coverage->coveredSpans);
     QCOMPARE(int(a.chosen.status), int(b.chosen.status));
+    Splitter s(t);
+    SplitOptions o;
+    o.threads = 2;
+    QCOMPARE(s.plan(o).detection.chosen.roots, a.chosen.roots);
   }
 
   // ---------------------------------------------------------------- E1

@@ -110,7 +110,7 @@ class TstBridgeRoundTrip : public QObject {
       // Thresholds around the family's ratio, on both sides of the CSV's
       // 2-decimal value: here the rounding can decide.
       for (const auto& c : plan.chunks) {
-        if (c.kind != "steady_state") continue;
+        if (c.kind != steadyscope::analysis::ChunkKind::SteadyState) continue;
         const double r = c.busyRatio, col = std::round(r * 100.0) / 100.0;
         thresholds.push_back(r);
         if (r != col && std::fabs(r - col) > 1e-9) thresholds.push_back((r + col) / 2.0);

@@ -56,6 +56,10 @@ inline bool matchesKnownPattern(std::string_view name) {
 /// Name skeleton (§2.5): every maximal run of ASCII digits replaced by '#'.
 std::string nameSkeleton(std::string_view name);
 
+/// The warm-up and wrap-up roots ("warmup", "wrapup"): kept as their own
+/// chunks, never part of the working roots nor the startup-transient trim.
+inline bool isBookendRootName(std::string_view name) { return name == "warmup" || name == "wrapup"; }
+
 /// Name part of single-root file names (§4.6): '/'->'_', '('->'_', ')' and ':'
 /// removed, ' '->'_'.
 std::string sanitizeRootName(std::string_view name);

@@ -5,7 +5,6 @@
 #include <steadyscope/core/analysis/event_index.hpp>
 #include <steadyscope/core/analysis/pyfmt.hpp>
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,10 +39,9 @@ struct Attribution {
 };
 Attribution attributeGpuTime(const EventIndex& index, const EventList& instances);
 
-/// `whileAuditing` (may be empty) runs on the helper core once its half is
-/// done (see DetectionOptions::whileAuditing).
-CoverageReport auditRoots(const EventIndex& index, const EventList& roots,
-                          const std::function<void(size_t)>& whileAuditing = {});
+/// The coverage audit (§2.2) of a root list; its two attributions run side
+/// by side on big traces when `threads` (as for jobThreads) allows.
+CoverageReport auditRoots(const EventIndex& index, const EventList& roots, unsigned threads = 0);
 
 /// One detector outcome (the cascade remembers all of them).
 struct DetectionCandidate {
@@ -70,11 +68,8 @@ struct DetectionOptions {
   /// Fix for spec §8 B2/B20: after a trim keep the pre-trim status instead of
   /// re-grading from the new coverage alone.
   bool trimKeepsStatus = false;
-  /// Called at most once, with the number of roots, on the core that would
-  /// otherwise wait during the first coverage audit (its CPU-mark half is the
-  /// shorter one): the splitter faults in memory for its next stages there.
-  /// Runs on a helper thread: it must not throw.
-  std::function<void(size_t)> whileAuditing;
+  /// Threads the audits may use (0: jobThreads()); 1 = all on the caller's thread.
+  unsigned threads = 0;
 };
 
 /// Result of Stage 1 + trim.
@@ -88,11 +83,9 @@ struct Detection {
 };
 
 /// Tier 1 (§2.3); nullopt when no annotation matches a known pattern.
-std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index,
-                                                         const std::function<void(size_t)>& whileAuditing = {});
+std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index, unsigned threads = 0);
 /// Tier 2 (§2.5); nullopt when no family qualifies.
-std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index,
-                                                        const std::function<void(size_t)>& whileAuditing = {});
+std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index, unsigned threads = 0);
 
 /// Tiers 1 and 2 and the fallback; then the trim.
 Detection detectRoots(const EventIndex& index, const DetectionOptions& options = {});

@@ -145,6 +145,8 @@ struct EventIndexOptions {
   /// Fix for spec §8 B4: every ph "M" event is metadata (the reference keeps
   /// only events without ts).
   bool metadataAllM = false;
+  /// Threads the index's passes may use (0: jobThreads()); 1 = all on the caller's thread.
+  unsigned threads = 0;
 };
 
 class EventIndex {
@@ -167,6 +169,8 @@ class EventIndex {
   /// none other): one pass over the GPU events and one over the flow events,
   /// side by side on big traces.
   CorrGroupings groupingsFor(const CorrKeySet& keys) const;
+  /// Threads the later passes (the groupings) may use, as EventIndexOptions::threads.
+  void setThreads(unsigned threads) { threads_ = threads; }
   /// Dense per-id slots for marks over the GPU events' correlation ids
   /// (gpuSlotCount() of them): an id that no GPU event has may have a slot
   /// too, or none; an id that some GPU event has always has one.
@@ -230,12 +234,17 @@ class EventIndex {
   PyNum totalGpuTime() const { return totalGpu_; }
 
  private:
+  void assignRoles();
+  void scan(const EventIndexOptions& options);
+  void sumKernels();
+  void sortAnnotations();
   std::pair<size_t, size_t> laneBounds(uint32_t lane, double aUs, double bUs) const;
   template <typename Fn>
   void forEachCorrelatedGpu(Fn&& fn) const;
   template <typename Fn>
   void forEachFlow(Fn&& fn) const;
   const Trace* trace_;
+  unsigned threads_ = 0;
   std::vector<CatRole> roles_;
   PyNum totalGpu_;
   KeyRange gpuKeys_, flowKeys_;  // what the scan saw of the ids

@@ -86,10 +86,12 @@ struct RootInfo {
   std::optional<Tile> tile;  // global tile (gap fill on)
 };
 
+/// The label of the --divide-phases window (the others carry their chunk label).
+inline constexpr const char* kDividePhasesLabel = "divide_phases";
+
 /// One steady-state (or phase) window decision.
 struct WindowChoice {
-  std::string label;  // "mixed_steady_state", "decode_only_steady_state",
-                      // "prefilldecode_steady_state", "steady_state"
+  std::string label;  // names::chunkLabel of its mode, or kDividePhasesLabel
   SteadyMode mode = SteadyMode::Mixed;
   std::string finder;       // "concurrency", "shapes", "duration"
   ModeSelection selection;  // regions, candidates with scores, run (concurrency / shapes)
@@ -101,9 +103,13 @@ struct WindowChoice {
   int chunk = -1;  // index into SplitResult::chunks, -1 if nothing written
 };
 
+/// What a chunk is.
+enum class ChunkKind : uint8_t { Iteration, Range, Phase, SteadyState };
+const char* chunkKindName(ChunkKind k);  // "iteration", "range", "phase", "steady_state"
+
 /// One output chunk and its execution_details entry.
 struct ChunkPlan {
-  std::string kind;           // "iteration", "range", "phase", "steady_state"
+  ChunkKind kind = ChunkKind::Iteration;
   std::string fileName;       // relative to the output dir (phase chunks: "sub/name")
   std::string outputPath;     // output dir as given + "/" + fileName
   JsonValue idx;              // int, or "a:b" for the range chunk
@@ -154,12 +160,16 @@ class Splitter {
   /// checked at every stage boundary (JobControl::enterStage); a cancelled
   /// plan returns SplitOutcome::Cancelled and nothing else.
   SplitResult plan(const SplitOptions& options, JobControl* control = nullptr);
-  /// Writes the planned outputs (creates the output directory when the plan says so).
-  Expected<void> write(const SplitResult& result) const;
+  /// Writes the planned outputs (creates the output directory when the plan
+  /// says so), the chunks on up to `threads` threads (0: jobThreads()).
+  /// `control`, when given, is checked before every file: a cancelled write
+  /// stops before the next file (each written file is whole) and returns an
+  /// Error::Kind::Cancelled error; the manifest and details come last.
+  Expected<void> write(const SplitResult& result, JobControl* control = nullptr, unsigned threads = 0) const;
 
  private:
-  const EventIndex& index(bool metadataAllM);
-  const Detection& detection(const EventIndex& idx, bool trimKeepsStatus);
+  const EventIndex& index(bool metadataAllM, unsigned threads);
+  const Detection& detection(const EventIndex& idx, bool trimKeepsStatus, unsigned threads);
   TracePtr trace_;
   std::unique_ptr<EventIndex> index_;
   bool indexMetadataAllM_ = false;
