@@ -80,7 +80,7 @@ void printText(const std::string& dir, const gate::GateResult& r, const std::vec
     std::printf("  %2d [%s] %-12s %s\n", ++n, mark(e.outcome), e.rule.c_str(), e.sentence.c_str());
   if (!r.warnings.empty()) {
     std::printf("\nWarnings (trace_health_warnings):\n");
-    for (const auto& w : r.warnings) std::printf("  %s\n", w.dump().c_str());
+    for (const auto& w : r.warnings) std::printf("  %s\n", w.dump(JsonStyle::oneLine()).c_str());
   }
   std::printf("\nRetry: %s\n", r.retry ? r.retry->toMode.c_str() : "none");
   if (!notes.empty()) {
@@ -206,10 +206,10 @@ int cmdGate(const Args& args) {
                                   plan.error.empty() ? "" : ": " + plan.error));
       for (const auto& w : plan.warnings) notes.push_back(w);
       if (json) {
-        gate::JsonValue j = g.toJson();
+        JsonValue j = g.toJson();
         j.set("split_outcome", std::string(analysis::splitOutcomeName(plan.outcome)));
-        j.set("notes", gate::JsonValue::stringList(notes));
-        std::printf("%s\n", j.dump(2).c_str());
+        j.set("notes", JsonValue::stringList(notes));
+        std::printf("%s\n", j.dump(JsonStyle::indented()).c_str());
       } else {
         printText(tracePath + " (split in memory)", g, notes);
       }
@@ -224,23 +224,22 @@ int cmdGate(const Args& args) {
       return 2;
     }
     if (json) {
-      gate::JsonValue j = rv->result.toJson();
-      gate::JsonValue fam = gate::JsonValue::array();
+      JsonValue j = rv->result.toJson();
+      JsonValue fam = JsonValue::array();
       for (gate::Mode m : gate::kAllModes) {
         const auto& f = rv->families[gate::modeIndex(m)];
         if (f.chunk.empty()) continue;
-        fam.push(gate::JsonValue::object(
-            {{"mode", std::string(gate::modeName(m))},
-             {"chunk", f.chunk},
-             {"matched", f.matched},
-             {"num_steps", f.matched ? gate::JsonValue(f.numSteps) : gate::JsonValue()},
-             {"llm_inference", f.matched ? gate::JsonValue(f.llmInference) : gate::JsonValue()}}));
+        fam.push(JsonValue::object({{"mode", std::string(gate::modeName(m))},
+                                    {"chunk", f.chunk},
+                                    {"matched", f.matched},
+                                    {"num_steps", f.matched ? JsonValue(f.numSteps) : JsonValue()},
+                                    {"llm_inference", f.matched ? JsonValue(f.llmInference) : JsonValue()}}));
       }
-      j.set("source_trace", gate::JsonValue::object({{"trace", tracePath},
-                                                     {"plans", rv->plans},
-                                                     {"families", fam},
-                                                     {"notes", gate::JsonValue::stringList(rv->notes)}}));
-      std::printf("%s\n", j.dump(2).c_str());
+      j.set("source_trace", JsonValue::object({{"trace", tracePath},
+                                               {"plans", rv->plans},
+                                               {"families", fam},
+                                               {"notes", JsonValue::stringList(rv->notes)}}));
+      std::printf("%s\n", j.dump(JsonStyle::indented()).c_str());
     } else {
       printText(dir, rv->result, rv->notes);
     }
@@ -255,7 +254,7 @@ int cmdGate(const Args& args) {
     return 2;
   }
   if (json)
-    std::printf("%s\n", r->toJson().dump(2).c_str());
+    std::printf("%s\n", r->toJson().dump(JsonStyle::indented()).c_str());
   else
     printText(dir, r.value());
   return r->exitStatus();

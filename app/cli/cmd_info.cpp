@@ -1,9 +1,9 @@
 // steadyscope-cli info TRACE [--json]: what the loader saw.
 #include "commands.hpp"
 
-#include <steadyscope/core/analysis/pyfmt.hpp>
 #include <steadyscope/core/io/loader.hpp>
 #include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/util/json_value.hpp>
 
 #include <cstdio>
 #include <map>
@@ -17,7 +17,7 @@ namespace {
 
 /// JSON string body (without the quotes), as Python's json.dumps writes it.
 std::string jsonEscape(std::string_view s) {
-  std::string q = analysis::pyJsonString(s);
+  std::string q = jsonQuote(s, /*ensureAscii=*/true);
   return q.substr(1, q.size() - 2);
 }
 

@@ -21,11 +21,11 @@ QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.
 QString baseName(const std::string& path) { return QFileInfo(QString::fromStdString(path)).fileName(); }
 
 /// Compact "key=value" list of a rule's inputs (strings unquoted).
-QString inputsText(const gate::JsonValue& inputs) {
-  if (!inputs.isObject()) return qs(inputs.dump());
+QString inputsText(const JsonValue& inputs) {
+  if (!inputs.isObject()) return qs(inputs.dump(JsonStyle::oneLine()));
   QStringList parts;
   for (const auto& [k, v] : inputs.members()) {
-    QString value = v.isString() ? qs(v.asString()) : qs(v.dump());
+    QString value = v.isString() ? qs(v.asString()) : qs(v.dump(JsonStyle::oneLine()));
     if (value.size() > 90) value = value.left(87) + QStringLiteral("…");
     parts << qs(k) + QLatin1Char('=') + value;
   }
@@ -127,7 +127,7 @@ widgets::GateExplanation explanationOf(const gate::GateResult& g) {
     e.findings << qs(f.code) +
                       (f.subject.empty() ? QString() : QStringLiteral(" (") + qs(f.subject) + QLatin1Char(')')) +
                       QStringLiteral(": ") + qs(f.sentence);
-  e.warningsJson = qs(g.pipelineResult().dump(2));
+  e.warningsJson = qs(g.pipelineResult().dump(JsonStyle::indented()));
   return e;
 }
 

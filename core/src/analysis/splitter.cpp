@@ -794,11 +794,12 @@ Expected<void> Splitter::write(const SplitResult& r) const {
   for (auto& w : written)
     if (!w) return w;
   if (!r.manifest.isNull()) {
-    auto w = writeFileAtomic(joinPath(r.outputDir, "split_manifest.json"), r.manifest.dump(2));
+    auto w = writeFileAtomic(joinPath(r.outputDir, "split_manifest.json"), r.manifest.dump(JsonStyle::pythonFile()));
     if (!w) return w;
   }
   if (!r.executionDetails.items().empty()) {
-    auto w = writeFileAtomic(joinPath(r.outputDir, "execution_details.json"), r.executionDetails.dump(2));
+    auto w = writeFileAtomic(joinPath(r.outputDir, "execution_details.json"),
+                             r.executionDetails.dump(JsonStyle::pythonFile()));
     if (!w) return w;
     w = writeFileAtomic(joinPath(r.outputDir, "execution_details.csv"), r.executionDetailsCsv);
     if (!w) return w;

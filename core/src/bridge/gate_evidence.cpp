@@ -54,7 +54,7 @@ double medianOf(std::vector<double> v) {
 bool isBookend(std::string_view name) { return name == "warmup" || name == "wrapup"; }
 
 gate::Finding makeFinding(std::string code, gate::Mode m, std::string chunk, std::string sentence,
-                          gate::JsonValue details = gate::JsonValue::object()) {
+                          JsonValue details = JsonValue::object()) {
   gate::Finding f;
   f.code = std::move(code);
   f.subject = std::string(gate::modeName(m));
@@ -393,7 +393,7 @@ Expected<TraceReview> reviewSplitDirectoryWithTrace(const std::string& splitDir,
     if (!lastProblem.empty()) s += "; " + lastProblem;
     out.notes.push_back(s);
     out.result.findings.push_back(
-        makeFinding("evidence_unavailable", m, f.chunk, s, gate::JsonValue::object({{"plans", out.plans}})));
+        makeFinding("evidence_unavailable", m, f.chunk, s, JsonValue::object({{"plans", out.plans}})));
   }
   // The verdict changes with the statistics recomputed at full precision
   // while the CSV agrees with them within its rounding: the CSV's 2-decimal
@@ -407,7 +407,7 @@ Expected<TraceReview> reviewSplitDirectoryWithTrace(const std::string& splitDir,
     if (f.code == "csv_rounding_decides") rounding = true;
   }
   if (recomputed && !disagree && !rounding) {
-    gate::JsonValue d = recomputed->details;
+    JsonValue d = recomputed->details;
     d.set("source", "trace");
     std::string s =
         "the CSV's 2-decimal rounding decides the verdict: its statistics agree with the source trace "

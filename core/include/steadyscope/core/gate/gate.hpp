@@ -11,8 +11,8 @@
 //   in.rows[modeIndex(Mode::Mixed)] = ChunkRow::fromValues(path, events, dur, busy);
 //   in.evidence[modeIndex(Mode::Mixed)] = ChunkEvidence{…};   // optional
 //   GateResult r = evaluateGate(in, gateOptionsFromEnvironment().value());
-#include <steadyscope/core/gate/json.hpp>
 #include <steadyscope/core/util/error.hpp>
+#include <steadyscope/core/util/json_value.hpp>
 
 #include <array>
 #include <cstdint>
