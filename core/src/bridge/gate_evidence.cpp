@@ -2,6 +2,8 @@
 // live split, and the review of a split directory against its source trace.
 #include <steadyscope/core/bridge/gate_evidence.hpp>
 #include <steadyscope/core/gate/csv.hpp>
+#include <steadyscope/core/util/paths.hpp>
+#include <steadyscope/core/util/split_names.hpp>
 
 #include <fmt/format.h>
 
@@ -17,20 +19,6 @@ namespace steadyscope::bridge {
 namespace {
 
 using analysis::EventIndex;
-
-const std::array<const char*, 4> kExtensions = {"trace.json.gz", "json.gz", "trace.json", "json"};
-
-// fnmatch("{prefix}*.{ext}") on a file name, as gate::collectSplitChunks does.
-bool matchesPattern(const std::string& name, const std::string& prefix, const std::string& ext) {
-  const std::string suffix = "." + ext;
-  return name.size() >= prefix.size() + suffix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
-         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string fileNameOf(const std::string& p) {
-  auto k = p.find_last_of("/\\");
-  return k == std::string::npos ? p : p.substr(k + 1);
-}
 
 bool isFlow(Ph ph) { return ph == Ph::FlowStart || ph == Ph::FlowEnd || ph == Ph::FlowStep; }
 
@@ -222,11 +210,10 @@ gate::SplitListing listingFromSplit(const analysis::SplitResult& r) {
   gate::SplitListing L;
   L.splitDir = r.outputDir;
   for (gate::Mode m : gate::kAllModes) {
-    const std::string prefix = gate::modeFilePrefix(m);
-    for (const char* ext : kExtensions) {
+    for (std::string_view ext : names::kChunkExtensions) {
       std::vector<std::string> list;
       for (const auto& c : r.chunks)
-        if (matchesPattern(fileNameOf(c.fileName), prefix, ext)) list.push_back(c.outputPath);
+        if (names::matchesChunkGlob(paths::fileName(c.fileName), m, ext)) list.push_back(c.outputPath);
       std::sort(list.begin(), list.end());
       auto& out = L.chunks[gate::modeIndex(m)];
       out.insert(out.end(), list.begin(), list.end());
@@ -288,21 +275,20 @@ Expected<TraceReview> reviewSplitDirectoryWithTrace(const std::string& splitDir,
   for (gate::Mode m : gate::kAllModes)
     if (listing->count(m)) {
       out.families[gate::modeIndex(m)].chunk = listing->of(m).front();
-      wanted[gate::modeIndex(m)] = fileNameOf(listing->of(m).front());
+      wanted[gate::modeIndex(m)] = paths::fileName(listing->of(m).front());
     }
 
   // --num-steps candidates from the CSV rows of those chunks.
   std::vector<int64_t> csvSteps;
   {
-    const std::string csvPath =
-        (splitDir.empty() || splitDir.back() == '/' ? splitDir : splitDir + "/") + "execution_details.csv";
+    const std::string csvPath = paths::join(splitDir, names::kDetailsCsvFile);
     auto table = gate::readCsvFile(csvPath);
     if (table) {
       for (const auto& rec : table->records) {
         auto path = table->cell(rec, "output_path");
         auto steps = table->cell(rec, "num_steps");
         if (!path || !steps) continue;
-        const std::string name = fileNameOf(*path);
+        const std::string name = paths::fileName(*path);
         if (std::find(wanted.begin(), wanted.end(), name) == wanted.end()) continue;
         auto v = gate::parsePyFloat(*steps);
         if (!v || !std::isfinite(*v) || *v < 1 || *v > 1e9) continue;
@@ -352,7 +338,7 @@ Expected<TraceReview> reviewSplitDirectoryWithTrace(const std::string& splitDir,
       FamilyMatch& f = out.families[gate::modeIndex(m)];
       if (f.chunk.empty() || f.matched) continue;
       for (const auto& c : r.chunks) {
-        if (fileNameOf(c.fileName) != wanted[gate::modeIndex(m)]) continue;
+        if (paths::fileName(c.fileName) != wanted[gate::modeIndex(m)]) continue;
         f.matched = true;
         f.plannedFile = c.fileName;
         f.numSteps = numSteps;

@@ -13,6 +13,7 @@
 //   GateResult r = evaluateGate(in, gateOptionsFromEnvironment().value());
 #include <steadyscope/core/util/error.hpp>
 #include <steadyscope/core/util/json_value.hpp>
+#include <steadyscope/core/util/split_names.hpp>
 
 #include <array>
 #include <cstdint>
@@ -25,17 +26,14 @@ namespace steadyscope::gate {
 
 // ---- modes and families (§6.1) ---------------------------------------------
 
-/// Consumer modes in family order (the order every list in the gate uses).
-enum class Mode : uint8_t { Mixed = 0, DecodeOnly = 1, PrefillDecode = 2, Generic = 3 };
-inline constexpr std::array<Mode, 4> kAllModes = {Mode::Mixed, Mode::DecodeOnly, Mode::PrefillDecode, Mode::Generic};
-inline constexpr size_t modeIndex(Mode m) { return static_cast<size_t>(m); }
-
-/// "mixed", "decode_only", "prefilldecode", "generic".
-std::string_view modeName(Mode m);
-/// "mixed_steady_state", …, "steady_state" (the warning's requested_chunk_label).
-std::string_view modeChunkLabel(Mode m);
-/// The file-name prefix searched: label + "_".
-std::string modeFilePrefix(Mode m);
+/// Consumer modes in family order (the order every list in the gate uses):
+/// the split vocabulary's modes (util/split_names.hpp), whose modeName words
+/// are the pipeline's INFERENCE_OPTIMIZER_STEADY_STATE_MODE values.
+using Mode = names::ChunkMode;
+inline constexpr const auto& kAllModes = names::kChunkModes;
+using names::modeIndex;
+using names::modeName;
+/// The pipeline's mode words exactly ("max_prefilldecode" is not one).
 std::optional<Mode> parseMode(std::string_view name);
 
 /// The chunk files found per family, exactly as the pipeline lists them (§6.3):
