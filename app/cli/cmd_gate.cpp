@@ -1,14 +1,15 @@
 // steadyscope-cli gate DIR: the consumer's chunk-quality gate on a split
 // directory, with the decision record and findings; `--trace TRACE` adds the
-// evidence from the source trace (core/bridge), `--split TRACE` gates a split
+// evidence from the source trace (core/review), `--split TRACE` gates a split
 // planned in memory. Exit status 0 accepted, 1 refused, 2 usage error, DIR not
 // a readable directory or TRACE not loadable.
 #include "commands.hpp"
 
-#include <steadyscope/core/bridge/gate_evidence.hpp>
 #include <steadyscope/core/gate/csv.hpp>
 #include <steadyscope/core/gate/review.hpp>
 #include <steadyscope/core/io/loader.hpp>
+#include <steadyscope/core/review/split_gate.hpp>
+#include <steadyscope/core/review/trace_review.hpp>
 
 #include <fmt/format.h>
 
@@ -198,8 +199,8 @@ int cmdGate(const Args& args) {
     if (splitArg) {
       analysis::Splitter splitter(trace);
       const analysis::SplitResult plan = splitter.plan(so);
-      bridge::EvidenceContext ctx(trace, so);
-      gate::GateInput in = bridge::gateInputFromSplit(plan, so, &ctx, tracePath);
+      analysis::EvidenceContext ctx(splitter.eventIndex(so), so);
+      gate::GateInput in = review::gateInputFromSplit(plan, so, &ctx, tracePath);
       gate::GateResult g = gate::evaluateGate(in, opt);
       std::vector<std::string> notes;
       notes.push_back(fmt::format("split in memory: {}{}", analysis::splitOutcomeName(plan.outcome),
@@ -215,10 +216,10 @@ int cmdGate(const Args& args) {
       }
       return g.exitStatus();
     }
-    bridge::TraceReviewOptions tro;
+    review::TraceReviewOptions tro;
     tro.review.gate = opt;
     tro.split = so;
-    auto rv = bridge::reviewSplitDirectoryWithTrace(dir, trace, tro);
+    auto rv = review::reviewSplitDirectoryWithTrace(dir, trace, tro);
     if (!rv) {
       std::fprintf(stderr, "steadyscope-cli gate: %s\n", rv.error().describe().c_str());
       return 2;

@@ -2,10 +2,11 @@
 
 #include "split_directory.hpp"
 
+#include <steadyscope/core/analysis/chunk_evidence.hpp>
 #include <steadyscope/core/analysis/splitter.hpp>
-#include <steadyscope/core/bridge/gate_evidence.hpp>
 #include <steadyscope/core/gate/csv.hpp>
 #include <steadyscope/core/gate/review.hpp>
+#include <steadyscope/core/review/split_gate.hpp>
 
 #include <QDir>
 #include <QFileInfo>
@@ -34,11 +35,11 @@ QString inputsText(const JsonValue& inputs) {
 }  // namespace
 
 std::shared_ptr<const GateSource> liveGateSource(const analysis::SplitResult& r, const analysis::SplitOptions& o,
-                                                 const TracePtr& trace) {
+                                                 analysis::Splitter& splitter) {
   auto s = std::make_shared<GateSource>();
   s->kind = GateSource::Kind::Live;
-  bridge::EvidenceContext ctx(trace, o);
-  s->input = bridge::gateInputFromSplit(r, o, &ctx);
+  analysis::EvidenceContext ctx(splitter.eventIndex(o), o);
+  s->input = review::gateInputFromSplit(r, o, &ctx);
   s->llm = r.servingAnnotations || o.llmInference;
   for (gate::Mode m : {gate::Mode::Mixed, gate::Mode::DecodeOnly, gate::Mode::PrefillDecode})
     if (s->input.listing.count(m) > 0) s->llm = true;

@@ -114,7 +114,7 @@ SplitView planSplitView(const TracePtr& trace, int numSteps) {
   o.outputDir = "steadyscope-preview";  // plan() writes nothing
   const analysis::SplitResult r = splitter.plan(o);
   SplitView v = splitViewOf(r, *trace);
-  v.gate = liveGateSource(r, o, trace);
+  v.gate = liveGateSource(r, o, splitter);
   return v;
 }
 

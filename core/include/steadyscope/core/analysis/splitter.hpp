@@ -156,6 +156,10 @@ class Splitter {
   SplitResult plan(const SplitOptions& options, JobControl* control = nullptr);
   /// Writes the planned outputs (creates the output directory when the plan says so).
   Expected<void> write(const SplitResult& result) const;
+  /// The event index plan(options) works on, for analyses of its plans (chunk
+  /// evidence): built on first use, kept until a plan with another
+  /// fixes.metadataAllM.
+  const EventIndex& eventIndex(const SplitOptions& options) { return index(options.fixes.metadataAllM); }
 
  private:
   const EventIndex& index(bool metadataAllM);
