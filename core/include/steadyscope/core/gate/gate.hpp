@@ -4,7 +4,7 @@
 // does not check. The gate's input is plain data so that it can be fed from a
 // split directory on disk (review.hpp) or from an in-memory split result.
 //
-// Typical use from the splitter:
+// Typical use for an in-memory split (review::gateInputFromSplit does this):
 //   GateInput in;
 //   in.listing.splitDir = outDir;
 //   in.listing.chunks[modeIndex(Mode::Mixed)] = {outDir + "/mixed_steady_state_…json.gz"};
@@ -91,7 +91,7 @@ struct RowReading {
 };
 RowReading readRow(const ChunkRow& row);
 
-// ---- evidence from the source trace (filled by the splitter) ----------------
+// ---- evidence from the source trace (core/review, from analysis::ChunkEvidence) ----
 
 /// What only the trace can tell about one chunk. Every field is optional; a
 /// finding that needs an absent field is simply not evaluated.
