@@ -1,15 +1,16 @@
 // steadyscope-cli gate DIR: the consumer's chunk-quality gate on a split
 // directory, with the decision record and findings; `--trace TRACE` adds the
-// evidence from the source trace (core/bridge), `--split TRACE` gates a split
+// evidence from the source trace (core/review), `--split TRACE` gates a split
 // planned in memory. Exit status 0 accepted, 1 refused, 2 usage error, DIR not
 // a readable directory or TRACE not loadable.
 #include "commands.hpp"
 #include "thread_count.hpp"
 
-#include <steadyscope/core/bridge/gate_evidence.hpp>
 #include <steadyscope/core/gate/csv.hpp>
 #include <steadyscope/core/gate/review.hpp>
 #include <steadyscope/core/io/loader.hpp>
+#include <steadyscope/core/review/split_gate.hpp>
+#include <steadyscope/core/review/trace_review.hpp>
 #include <steadyscope/core/util/split_names.hpp>
 
 #include <fmt/format.h>
@@ -105,7 +106,7 @@ void printText(const std::string& dir, const gate::GateResult& r, const std::vec
     std::printf("  %2d [%s] %-12s %s\n", ++n, mark(e.outcome), e.rule.c_str(), e.sentence.c_str());
   if (!r.warnings.empty()) {
     std::printf("\nWarnings (trace_health_warnings):\n");
-    for (const auto& w : r.warnings) std::printf("  %s\n", w.dump().c_str());
+    for (const auto& w : r.warnings) std::printf("  %s\n", w.dump(JsonStyle::oneLine()).c_str());
   }
   std::printf("\nRetry: %s\n", r.retry ? r.retry->toMode.c_str() : "none");
   if (!notes.empty()) {
@@ -227,18 +228,18 @@ int gateInMemorySplit(const TracePtr& trace, const std::string& tracePath, const
                       const gate::GateOptions& opt, bool json) {
   analysis::Splitter splitter(trace);
   const analysis::SplitResult plan = splitter.plan(so);
-  bridge::EvidenceContext ctx(trace, so);
-  gate::GateInput in = bridge::gateInputFromSplit(plan, so, &ctx, tracePath);
+  analysis::EvidenceContext ctx(splitter.eventIndex(so), so);
+  gate::GateInput in = review::gateInputFromSplit(plan, so, &ctx, tracePath);
   gate::GateResult g = gate::evaluateGate(in, opt);
   std::vector<std::string> notes;
   notes.push_back(fmt::format("split in memory: {}{}", analysis::splitOutcomeName(plan.outcome),
                               plan.error.empty() ? "" : ": " + plan.error));
   for (const auto& w : plan.warnings) notes.push_back(w);
   if (json) {
-    gate::JsonValue j = g.toJson();
+    JsonValue j = g.toJson();
     j.set("split_outcome", std::string(analysis::splitOutcomeName(plan.outcome)));
-    j.set("notes", gate::JsonValue::stringList(notes));
-    std::printf("%s\n", j.dump(2).c_str());
+    j.set("notes", JsonValue::stringList(notes));
+    std::printf("%s\n", j.dump(JsonStyle::indented()).c_str());
   } else {
     printText(tracePath + " (split in memory)", g, notes);
   }
@@ -246,37 +247,36 @@ int gateInMemorySplit(const TracePtr& trace, const std::string& tracePath, const
 }
 
 // The "source_trace" object of --trace --json: which plan each chunk family matched.
-gate::JsonValue sourceTraceJson(const std::string& tracePath, const bridge::TraceReview& rv) {
-  gate::JsonValue fam = gate::JsonValue::array();
+JsonValue sourceTraceJson(const std::string& tracePath, const review::TraceReview& rv) {
+  JsonValue fam = JsonValue::array();
   for (gate::Mode m : gate::kAllModes) {
     const auto& f = rv.families[gate::modeIndex(m)];
     if (f.chunk.empty()) continue;
-    fam.push(
-        gate::JsonValue::object({{"mode", std::string(gate::modeName(m))},
-                                 {"chunk", f.chunk},
-                                 {"matched", f.matched},
-                                 {"num_steps", f.matched ? gate::JsonValue(f.numSteps) : gate::JsonValue()},
-                                 {"llm_inference", f.matched ? gate::JsonValue(f.llmInference) : gate::JsonValue()}}));
+    fam.push(JsonValue::object({{"mode", std::string(gate::modeName(m))},
+                                {"chunk", f.chunk},
+                                {"matched", f.matched},
+                                {"num_steps", f.matched ? JsonValue(f.numSteps) : JsonValue()},
+                                {"llm_inference", f.matched ? JsonValue(f.llmInference) : JsonValue()}}));
   }
-  return gate::JsonValue::object(
-      {{"trace", tracePath}, {"plans", rv.plans}, {"families", fam}, {"notes", gate::JsonValue::stringList(rv.notes)}});
+  return JsonValue::object(
+      {{"trace", tracePath}, {"plans", rv.plans}, {"families", fam}, {"notes", JsonValue::stringList(rv.notes)}});
 }
 
 // DIR --trace TRACE: gate the directory with the evidence re-planned from its source trace.
 int gateDirectoryWithTrace(const std::string& dir, const TracePtr& trace, const std::string& tracePath,
                            const analysis::SplitOptions& so, const gate::GateOptions& opt, bool json) {
-  bridge::TraceReviewOptions tro;
+  review::TraceReviewOptions tro;
   tro.review.gate = opt;
   tro.split = so;
-  auto rv = bridge::reviewSplitDirectoryWithTrace(dir, trace, tro);
+  auto rv = review::reviewSplitDirectoryWithTrace(dir, trace, tro);
   if (!rv) {
     std::fprintf(stderr, "steadyscope-cli gate: %s\n", rv.error().describe().c_str());
     return 2;
   }
   if (json) {
-    gate::JsonValue j = rv->result.toJson();
+    JsonValue j = rv->result.toJson();
     j.set("source_trace", sourceTraceJson(tracePath, *rv));
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", j.dump(JsonStyle::indented()).c_str());
   } else {
     printText(dir, rv->result, rv->notes);
   }
@@ -293,7 +293,7 @@ int gateDirectory(const std::string& dir, const gate::GateOptions& opt, bool jso
     return 2;
   }
   if (json)
-    std::printf("%s\n", r->toJson().dump(2).c_str());
+    std::printf("%s\n", r->toJson().dump(JsonStyle::indented()).c_str());
   else
     printText(dir, r.value());
   return r->exitStatus();

@@ -2,9 +2,9 @@
 #include "commands.hpp"
 #include "thread_count.hpp"
 
-#include <steadyscope/core/analysis/pyfmt.hpp>
 #include <steadyscope/core/io/loader.hpp>
 #include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/util/json_value.hpp>
 
 #include <cstdio>
 #include <cstring>
@@ -20,7 +20,7 @@ namespace {
 
 /// JSON string body (without the quotes), as Python's json.dumps writes it.
 std::string jsonEscape(std::string_view s) {
-  std::string q = analysis::pyJsonString(s);
+  std::string q = jsonQuote(s, /*ensureAscii=*/true);
   return q.substr(1, q.size() - 2);
 }
 

@@ -365,7 +365,7 @@ int cmdSplit(const Args& args) {
   analysis::Splitter splitter(loaded.value());
   analysis::SplitResult r = splitter.plan(sa.options);
   if (sa.json) {
-    std::fputs(analysis::splitResultToJson(r).dump(2).c_str(), stdout);
+    std::fputs(analysis::splitResultToJson(r).dump(JsonStyle::pythonFile()).c_str(), stdout);
     std::fputc('\n', stdout);
   } else {
     for (const auto& l : r.log) std::printf("%s\n", l.c_str());

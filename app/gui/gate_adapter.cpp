@@ -2,10 +2,11 @@
 
 #include "split_directory.hpp"
 
+#include <steadyscope/core/analysis/chunk_evidence.hpp>
 #include <steadyscope/core/analysis/splitter.hpp>
-#include <steadyscope/core/bridge/gate_evidence.hpp>
 #include <steadyscope/core/gate/csv.hpp>
 #include <steadyscope/core/gate/review.hpp>
+#include <steadyscope/core/review/split_gate.hpp>
 #include <steadyscope/core/util/split_names.hpp>
 
 #include <QDir>
@@ -22,11 +23,11 @@ QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.
 QString baseName(const std::string& path) { return QFileInfo(QString::fromStdString(path)).fileName(); }
 
 /// Compact "key=value" list of a rule's inputs (strings unquoted).
-QString inputsText(const gate::JsonValue& inputs) {
-  if (!inputs.isObject()) return qs(inputs.dump());
+QString inputsText(const JsonValue& inputs) {
+  if (!inputs.isObject()) return qs(inputs.dump(JsonStyle::oneLine()));
   QStringList parts;
   for (const auto& [k, v] : inputs.members()) {
-    QString value = v.isString() ? qs(v.asString()) : qs(v.dump());
+    QString value = v.isString() ? qs(v.asString()) : qs(v.dump(JsonStyle::oneLine()));
     if (value.size() > 90) value = value.left(87) + QStringLiteral("…");
     parts << qs(k) + QLatin1Char('=') + value;
   }
@@ -35,11 +36,11 @@ QString inputsText(const gate::JsonValue& inputs) {
 }  // namespace
 
 std::shared_ptr<const GateSource> liveGateSource(const analysis::SplitResult& r, const analysis::SplitOptions& o,
-                                                 const TracePtr& trace) {
+                                                 analysis::Splitter& splitter) {
   auto s = std::make_shared<GateSource>();
   s->kind = GateSource::Kind::Live;
-  bridge::EvidenceContext ctx(trace, o);
-  s->input = bridge::gateInputFromSplit(r, o, &ctx);
+  analysis::EvidenceContext ctx(splitter.eventIndex(o), o);
+  s->input = review::gateInputFromSplit(r, o, &ctx);
   s->llm = r.servingAnnotations || o.llmInference;
   for (gate::Mode m : {gate::Mode::Mixed, gate::Mode::DecodeOnly, gate::Mode::PrefillDecode})
     if (s->input.listing.count(m) > 0) s->llm = true;
@@ -128,7 +129,7 @@ widgets::GateExplanation explanationOf(const gate::GateResult& g) {
     e.findings << qs(f.code) +
                       (f.subject.empty() ? QString() : QStringLiteral(" (") + qs(f.subject) + QLatin1Char(')')) +
                       QStringLiteral(": ") + qs(f.sentence);
-  e.warningsJson = qs(g.pipelineResult().dump(2));
+  e.warningsJson = qs(g.pipelineResult().dump(JsonStyle::indented()));
   return e;
 }
 

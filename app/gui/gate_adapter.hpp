@@ -19,6 +19,7 @@
 namespace steadyscope::analysis {
 struct SplitResult;
 struct SplitOptions;
+class Splitter;
 }  // namespace steadyscope::analysis
 
 namespace steadyscope::app {
@@ -31,9 +32,10 @@ struct GateSource {
   bool llm = true;        // "auto" mode: mixed for LLM splits, generic otherwise
 };
 
-/// (worker thread) The gate's input for a live split, evidence from `trace`.
+/// (worker thread) The gate's input for a live split `r` planned by `splitter`,
+/// with evidence on the splitter's event index.
 std::shared_ptr<const GateSource> liveGateSource(const analysis::SplitResult& r, const analysis::SplitOptions& o,
-                                                 const TracePtr& trace);
+                                                 analysis::Splitter& splitter);
 /// A split directory (the CSV is read at each evaluation, as the pipeline does).
 std::shared_ptr<const GateSource> directoryGateSource(const std::string& dir);
 

@@ -128,7 +128,7 @@ std::optional<SplitView> planSplitView(const TracePtr& trace, int numSteps, JobC
   if (control && !control->enterStage("view")) return std::nullopt;
   SplitView v = splitViewOf(r, *trace);
   if (control && !control->enterStage("gate input")) return std::nullopt;
-  v.gate = liveGateSource(r, o, trace);
+  v.gate = liveGateSource(r, o, splitter);
   return v;
 }
 

@@ -315,11 +315,12 @@ Expected<void> Splitter::write(const SplitResult& r, JobControl* control, unsign
     if (!w) return w;
   if (control && control->cancelled()) return makeError(Error::Kind::Cancelled, r.outputDir, "cancelled");
   if (!r.manifest.isNull()) {
-    auto w = writeFileAtomic(paths::join(r.outputDir, names::kManifestFile), r.manifest.dump(2));
+    auto w = writeFileAtomic(paths::join(r.outputDir, names::kManifestFile), r.manifest.dump(JsonStyle::pythonFile()));
     if (!w) return w;
   }
   if (!r.executionDetails.items().empty()) {
-    auto w = writeFileAtomic(paths::join(r.outputDir, names::kDetailsJsonFile), r.executionDetails.dump(2));
+    auto w = writeFileAtomic(paths::join(r.outputDir, names::kDetailsJsonFile),
+                             r.executionDetails.dump(JsonStyle::pythonFile()));
     if (!w) return w;
     w = writeFileAtomic(paths::join(r.outputDir, names::kDetailsCsvFile), r.executionDetailsCsv);
     if (!w) return w;

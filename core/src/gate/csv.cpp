@@ -64,6 +64,170 @@ uint64_t firstInvalidUtf8Line(std::string_view s) {
 
 enum class State { StartRecord, StartField, InField, InQuoted, QuoteInQuoted, EatCrnl };
 
+/// The excel-dialect state machine of Python's csv reader, fed line by line
+/// (universal line ends: \n, \r\n and \r all end a line). Collects the rows
+/// with the line each starts on; tolerated irregularities go to the table.
+class CsvReader {
+ public:
+  explicit CsvReader(CsvTable& t) : t_(t) {}
+
+  /// false when a field exceeds the field limit (at line()).
+  bool read(std::string_view text) {
+    size_t pos = 0;
+    while (pos < text.size()) {
+      ++line_;
+      size_t end = pos;
+      while (end < text.size() && text[end] != '\n' && text[end] != '\r') ++end;
+      size_t next = end;
+      if (next < text.size()) {
+        if (text[next] == '\r' && next + 1 < text.size() && text[next + 1] == '\n') {
+          t_.crlf = true;
+          next += 2;
+        } else {
+          ++next;
+        }
+      }
+      if (st_ == State::StartRecord) recordStart_ = line_;
+      for (char c : text.substr(pos, next - pos))  // the line with its line end
+        if (!feed(c)) return false;
+      pos = next;
+      endLine();
+    }
+    if (st_ == State::InQuoted) {
+      // Python's non-strict reader keeps what it has; say so.
+      t_.issues.push_back({quoteOpenLine_, "a quoted field is never closed; the rest of the file became part of it"});
+      saveField();
+      endRecord();
+    }
+    return true;
+  }
+
+  uint64_t line() const { return line_; }
+  std::vector<std::vector<std::string>> rows;
+  std::vector<uint64_t> rowLines;
+
+ private:
+  static bool isLineEnd(char c) { return c == '\n' || c == '\r'; }
+
+  void saveField() {
+    fields_.push_back(std::move(field_));
+    field_.clear();
+    fieldChars_ = 0;
+  }
+  bool addChar(char c) {
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++fieldChars_;  // count characters, not bytes
+    if (fieldChars_ > kFieldLimit) return false;
+    field_ += c;
+    return true;
+  }
+  void endRecord() {
+    rows.push_back(std::move(fields_));
+    rowLines.push_back(recordStart_);
+    fields_.clear();
+  }
+
+  bool feed(char c) {
+    switch (st_) {
+      case State::StartRecord:
+        if (isLineEnd(c)) {
+          st_ = State::EatCrnl;
+          return true;
+        }
+        st_ = State::StartField;
+        [[fallthrough]];
+      case State::StartField:
+        if (isLineEnd(c)) {
+          saveField();
+          st_ = State::EatCrnl;
+        } else if (c == '"') {
+          st_ = State::InQuoted;
+          quoteOpenLine_ = line_;
+        } else if (c == ',') {
+          saveField();
+        } else {
+          st_ = State::InField;
+          return addChar(c);
+        }
+        return true;
+      case State::InField:
+        if (isLineEnd(c) || c == ',') {
+          saveField();
+          st_ = c == ',' ? State::StartField : State::EatCrnl;
+          return true;
+        }
+        if (c == '"') t_.issues.push_back({line_, "a quote character inside an unquoted field is kept literally"});
+        return addChar(c);
+      case State::InQuoted:
+        if (c != '"') return addChar(c);
+        st_ = State::QuoteInQuoted;
+        return true;
+      case State::QuoteInQuoted: return afterQuote(c);
+      case State::EatCrnl: return true;  // only line-end characters reach here
+    }
+    return true;
+  }
+
+  bool afterQuote(char c) {
+    if (c == '"') {
+      st_ = State::InQuoted;
+      return addChar(c);
+    }
+    if (c == ',' || isLineEnd(c)) {
+      saveField();
+      st_ = c == ',' ? State::StartField : State::EatCrnl;
+      return true;
+    }
+    t_.issues.push_back({line_, "characters after a closing quote are appended to the field"});
+    st_ = State::InField;
+    return addChar(c);
+  }
+
+  // End of the physical line (no line end at EOF after ',' etc.).
+  void endLine() {
+    switch (st_) {
+      case State::StartField:
+      case State::InField:
+      case State::QuoteInQuoted:
+        saveField();
+        st_ = State::StartRecord;
+        break;
+      case State::EatCrnl: st_ = State::StartRecord; break;
+      case State::StartRecord:
+      case State::InQuoted: break;
+    }
+    if (st_ == State::StartRecord) endRecord();
+  }
+
+  CsvTable& t_;
+  State st_ = State::StartRecord;
+  std::vector<std::string> fields_;
+  std::string field_;
+  size_t fieldChars_ = 0;
+  uint64_t line_ = 0;
+  uint64_t recordStart_ = 1;
+  uint64_t quoteOpenLine_ = 0;
+};
+
+/// DictReader: the first row is the header (even an empty one); blank rows skipped.
+void takeRecords(CsvTable& t, std::vector<std::vector<std::string>>& rows, const std::vector<uint64_t>& rowLines) {
+  t.header = std::move(rows[0]);
+  if (t.header.empty()) t.issues.push_back({rowLines[0], "the first line is blank, so the header has no columns"});
+  for (size_t k = 0; k < t.header.size(); ++k)
+    for (size_t j = 0; j < k; ++j)
+      if (t.header[j] == t.header[k] && !t.header[k].empty()) {
+        t.issues.push_back(
+            {rowLines[0], fmt::format("column '{}' appears more than once; the last one is used", t.header[k])});
+        break;
+      }
+  for (size_t r = 1; r < rows.size(); ++r) {
+    if (rows[r].empty()) continue;
+    if (rows[r].size() != t.header.size())
+      t.issues.push_back(
+          {rowLines[r], fmt::format("the row has {} fields, the header {}", rows[r].size(), t.header.size())});
+    t.records.push_back({rowLines[r], std::move(rows[r])});
+  }
+}
+
 }  // namespace
 
 int CsvTable::column(std::string_view name) const {
@@ -87,162 +251,11 @@ Expected<CsvTable> parseCsv(std::string_view text, const std::string& file) {
   }
   if (text.empty()) return csvError(file, 1, "the file is empty (no header line)");
   if (uint64_t bad = firstInvalidUtf8Line(text)) return csvError(file, bad, "the file is not valid UTF-8");
-
-  // The excel-dialect state machine of Python's csv reader, fed line by line
-  // (universal line ends: \n, \r\n and \r all end a line).
-  std::vector<std::vector<std::string>> rows;
-  std::vector<uint64_t> rowLines;
-  std::vector<std::string> fields;
-  std::string field;
-  size_t fieldChars = 0;
-  State st = State::StartRecord;
-  uint64_t line = 0;
-  uint64_t recordStart = 1;
-  uint64_t quoteOpenLine = 0;
-
-  auto saveField = [&] {
-    fields.push_back(std::move(field));
-    field.clear();
-    fieldChars = 0;
-  };
-  auto addChar = [&](char c) -> bool {
-    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++fieldChars;
-    if (fieldChars > kFieldLimit) return false;
-    field += c;
-    return true;
-  };
-
-  size_t pos = 0;
-  while (pos < text.size()) {
-    ++line;
-    size_t end = pos;
-    while (end < text.size() && text[end] != '\n' && text[end] != '\r') ++end;
-    size_t next = end;
-    if (next < text.size()) {
-      if (text[next] == '\r' && next + 1 < text.size() && text[next + 1] == '\n') {
-        t.crlf = true;
-        next += 2;
-      } else {
-        ++next;
-      }
-    }
-    std::string_view chunk = text.substr(pos, next - pos);  // includes its line end
-    pos = next;
-    if (st == State::StartRecord) recordStart = line;
-    for (char c : chunk) {
-      switch (st) {
-        case State::StartRecord:
-          if (c == '\n' || c == '\r') {
-            st = State::EatCrnl;
-            break;
-          }
-          st = State::StartField;
-          [[fallthrough]];
-        case State::StartField:
-          if (c == '\n' || c == '\r') {
-            saveField();
-            st = State::EatCrnl;
-          } else if (c == '"') {
-            st = State::InQuoted;
-            quoteOpenLine = line;
-          } else if (c == ',')
-            saveField();
-          else {
-            if (!addChar(c))
-              return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
-            st = State::InField;
-          }
-          break;
-        case State::InField:
-          if (c == '\n' || c == '\r') {
-            saveField();
-            st = State::EatCrnl;
-          } else if (c == ',') {
-            saveField();
-            st = State::StartField;
-          } else {
-            if (c == '"') t.issues.push_back({line, "a quote character inside an unquoted field is kept literally"});
-            if (!addChar(c))
-              return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
-          }
-          break;
-        case State::InQuoted:
-          if (c == '"')
-            st = State::QuoteInQuoted;
-          else if (!addChar(c))
-            return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
-          break;
-        case State::QuoteInQuoted:
-          if (c == '"') {
-            if (!addChar(c))
-              return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
-            st = State::InQuoted;
-          } else if (c == ',') {
-            saveField();
-            st = State::StartField;
-          } else if (c == '\n' || c == '\r') {
-            saveField();
-            st = State::EatCrnl;
-          } else {
-            t.issues.push_back({line, "characters after a closing quote are appended to the field"});
-            if (!addChar(c))
-              return csvError(file, line, fmt::format("field larger than the field limit ({})", kFieldLimit));
-            st = State::InField;
-          }
-          break;
-        case State::EatCrnl: break;  // only line-end characters reach here
-      }
-    }
-    // End of the physical line.
-    switch (st) {
-      case State::StartField:
-        saveField();
-        st = State::StartRecord;
-        break;  // no line end at EOF after ','
-      case State::InField:
-        saveField();
-        st = State::StartRecord;
-        break;
-      case State::QuoteInQuoted:
-        saveField();
-        st = State::StartRecord;
-        break;
-      case State::EatCrnl: st = State::StartRecord; break;
-      case State::StartRecord:
-      case State::InQuoted: break;
-    }
-    if (st == State::StartRecord) {
-      rows.push_back(std::move(fields));
-      rowLines.push_back(recordStart);
-      fields.clear();
-    }
-  }
-  if (st == State::InQuoted) {
-    // Python's non-strict reader keeps what it has; say so.
-    t.issues.push_back({quoteOpenLine, "a quoted field is never closed; the rest of the file became part of it"});
-    saveField();
-    rows.push_back(std::move(fields));
-    rowLines.push_back(recordStart);
-  }
-
-  // DictReader: the first row is the header (even an empty one); blank rows skipped.
-  if (rows.empty()) return csvError(file, 1, "the file is empty (no header line)");
-  t.header = std::move(rows[0]);
-  if (t.header.empty()) t.issues.push_back({rowLines[0], "the first line is blank, so the header has no columns"});
-  for (size_t k = 0; k < t.header.size(); ++k)
-    for (size_t j = 0; j < k; ++j)
-      if (t.header[j] == t.header[k] && !t.header[k].empty()) {
-        t.issues.push_back(
-            {rowLines[0], fmt::format("column '{}' appears more than once; the last one is used", t.header[k])});
-        break;
-      }
-  for (size_t r = 1; r < rows.size(); ++r) {
-    if (rows[r].empty()) continue;
-    if (rows[r].size() != t.header.size())
-      t.issues.push_back(
-          {rowLines[r], fmt::format("the row has {} fields, the header {}", rows[r].size(), t.header.size())});
-    t.records.push_back({rowLines[r], std::move(rows[r])});
-  }
+  CsvReader reader(t);
+  if (!reader.read(text))
+    return csvError(file, reader.line(), fmt::format("field larger than the field limit ({})", kFieldLimit));
+  if (reader.rows.empty()) return csvError(file, 1, "the file is empty (no header line)");
+  takeRecords(t, reader.rows, reader.rowLines);
   return t;
 }
 

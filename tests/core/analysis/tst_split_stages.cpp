@@ -69,7 +69,10 @@ struct PlanText {
   std::vector<EventList> events;
 };
 PlanText textOf(const SplitResult& r) {
-  PlanText p{splitResultToJson(r).dump(), r.executionDetailsCsv, r.manifest.dump(), {}};
+  PlanText p{splitResultToJson(r).dump(JsonStyle::pythonFile()),
+             r.executionDetailsCsv,
+             r.manifest.dump(JsonStyle::pythonFile()),
+             {}};
   for (const ChunkPlan& c : r.chunks) p.events.push_back(c.events);
   return p;
 }

@@ -541,7 +541,7 @@ class TestSplitterUnits : public QObject {
         "  \"root_family_known\": true,\n  \"suspiciously_few_roots\": false,\n  \"startup_transient_trimmed\": "
         "false,\n"
         "  \"gap_fill\": true,\n  \"n_overlapping_roots\": 0,\n  \"n_gpu_events_in_trace\": 240\n}";
-    QCOMPARE(QString::fromStdString(r.manifest.dump(2)), QString::fromStdString(manifest));
+    QCOMPARE(QString::fromStdString(r.manifest.dump(JsonStyle::pythonFile())), QString::fromStdString(manifest));
     QCOMPARE(r.windows.size(), size_t(3));
     QCOMPARE(r.windows[0].window, (Region{4, 12}));
     QCOMPARE(r.windows[1].window, (Region{41, 48}));
@@ -769,7 +769,7 @@ class TestSplitterUnits : public QObject {
     o.set("b", JsonValue::array());
     o.set("c", JsonValue::string("é\"\n"));
     o.set("a", JsonValue::integer(2));  // replaced in place
-    QCOMPARE(QString::fromStdString(o.dump(2)),
+    QCOMPARE(QString::fromStdString(o.dump(JsonStyle::pythonFile())),
              QString("{\n  \"a\": 2,\n  \"b\": [],\n  \"c\": \"\\u00e9\\\"\\n\"\n}"));
     QCOMPARE(pyRound(0.93301435, 4), 0.933);
     QCOMPARE(pyRound(2.675, 2), 2.67);

@@ -11,6 +11,7 @@
 #include <QtTest>
 
 using namespace steadyscope::gate;
+using steadyscope::JsonValue;
 using namespace gatetest;
 
 namespace {

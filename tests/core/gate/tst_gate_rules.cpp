@@ -13,9 +13,12 @@
 #include <cstdlib>
 
 using namespace steadyscope::gate;
+using steadyscope::jsonQuote;
+using steadyscope::JsonStyle;
+using steadyscope::JsonValue;
 using namespace gatetest;
 
-Q_DECLARE_METATYPE(steadyscope::gate::JsonValue)
+Q_DECLARE_METATYPE(steadyscope::JsonValue)
 
 namespace {
 
@@ -28,7 +31,7 @@ QString warningsWithoutText(const GateResult& r) {
       if (m.first != "remediation" && m.first != "message") c.set(m.first, m.second);
     a.push(c);
   }
-  return q(a.dump());
+  return q(a.dump(JsonStyle::oneLine()));
 }
 
 const RuleEvaluation* findRule(const GateResult& r, const std::string& rule, const std::string& subject) {
@@ -595,10 +598,26 @@ class TestGateRules : public QObject {
                                      {"n", JsonValue()},
                                      {"nan", std::nan("")},
                                      {"arr", JsonValue::array({1.0, false})}});
-    QCOMPARE(q(v.dump()), QString("{\"s\": \"a\\\"b\\\\c\\n\\u0001\", \"d\": 0.30000000000000004, \"i\": 3, "
-                                  "\"n\": null, \"nan\": NaN, \"arr\": [1.0, false]}"));
-    QCOMPARE(q(JsonValue(std::string("bad\xff")).dump()), QString("\"bad\\ufffd\""));
-    QCOMPARE(q(JsonValue::object({{"a", JsonValue::array({1})}}).dump(2)), QString("{\n  \"a\": [\n    1\n  ]\n}"));
+    QCOMPARE(q(v.dump(JsonStyle::oneLine())),
+             QString("{\"s\": \"a\\\"b\\\\c\\n\\u0001\", \"d\": 0.30000000000000004, \"i\": 3, "
+                     "\"n\": null, \"nan\": NaN, \"arr\": [1.0, false]}"));
+    QCOMPARE(q(JsonValue(std::string("bad\xff")).dump(JsonStyle::oneLine())), QString("\"bad\\ufffd\""));
+    QCOMPARE(q(JsonValue::object({{"a", JsonValue::array({1})}}).dump(JsonStyle::indented())),
+             QString("{\n  \"a\": [\n    1\n  ]\n}"));
+  }
+
+  // The three output forms against Python's json module (json.dumps(s),
+  // json.dumps(s, ensure_ascii=False), json.dump(v, f, indent=2)).
+  void jsonStyles() {
+    const JsonValue s(std::string("x\x7f\xc3\xa9\xf0\x9f\x98\x80"));  // x DEL U+00E9 U+1F600
+    QCOMPARE(s.dump(JsonStyle::pythonFile()), std::string("\"x\\u007f\\u00e9\\ud83d\\ude00\""));
+    QCOMPARE(s.dump(JsonStyle::oneLine()), std::string("\"x\x7f\xc3\xa9\xf0\x9f\x98\x80\""));
+    QCOMPARE(s.dump(JsonStyle::indented()), s.dump(JsonStyle::oneLine()));
+    const JsonValue v = JsonValue::object({{"k", JsonValue::array({1, JsonValue::object({{"a", nullptr}})})}});
+    QCOMPARE(v.dump(JsonStyle::pythonFile()),
+             std::string("{\n  \"k\": [\n    1,\n    {\n      \"a\": null\n    }\n  ]\n}"));
+    QCOMPARE(jsonQuote("\xe9x", /*ensureAscii=*/true), std::string("\"\\ufffdx\""));  // a lone lead byte
+    QCOMPARE(jsonQuote("\xc3\xa9", /*ensureAscii=*/false), std::string("\"\xc3\xa9\""));
   }
 };
 

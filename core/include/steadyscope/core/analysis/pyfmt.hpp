@@ -1,11 +1,12 @@
 #pragma once
-// Python-compatible output helpers for the splitter's files:
-//  * JsonValue: an ordered JSON tree written exactly like Python's
-//    json.dump(obj, f, indent=2) (ensure_ascii, repr floats, no trailing newline);
+// Python-compatible output helpers for the splitter's files (the JSON ones
+// are written with steadyscope::JsonValue, util/json_value.hpp, in
+// JsonStyle::pythonFile()):
 //  * CsvTable: pandas DataFrame(rows).to_csv(index=False, float_format="%.2f");
 //  * pyRound: Python round(x, n) on a float;
 //  * CPython set iteration order for integer keys (the order the reference
 //    walks a window's correlation ids, which fixes its float summation order).
+#include <steadyscope/core/util/json_value.hpp>
 #include <steadyscope/core/util/pynum.hpp>
 
 #include <cstdint>
@@ -16,86 +17,6 @@
 #include <vector>
 
 namespace steadyscope::analysis {
-
-class JsonValue {
- public:
-  enum class Type : uint8_t { Null, Bool, Int, Real, String, Array, Object };
-
-  JsonValue() = default;
-  static JsonValue null() { return JsonValue(); }
-  static JsonValue boolean(bool b) {
-    JsonValue v;
-    v.type_ = Type::Bool;
-    v.b_ = b;
-    return v;
-  }
-  static JsonValue integer(int64_t i) {
-    JsonValue v;
-    v.type_ = Type::Int;
-    v.i_ = i;
-    return v;
-  }
-  static JsonValue real(double d) {
-    JsonValue v;
-    v.type_ = Type::Real;
-    v.d_ = d;
-    return v;
-  }
-  static JsonValue number(const PyNum& n) { return n.isInt ? integer(n.i) : real(n.d); }
-  static JsonValue string(std::string s) {
-    JsonValue v;
-    v.type_ = Type::String;
-    v.s_ = std::move(s);
-    return v;
-  }
-  static JsonValue array() {
-    JsonValue v;
-    v.type_ = Type::Array;
-    return v;
-  }
-  static JsonValue object() {
-    JsonValue v;
-    v.type_ = Type::Object;
-    return v;
-  }
-
-  Type type() const { return type_; }
-  bool isNull() const { return type_ == Type::Null; }
-  bool asBool() const { return b_; }
-  int64_t asInt() const { return i_; }
-  double asReal() const { return type_ == Type::Int ? static_cast<double>(i_) : d_; }
-  const std::string& asString() const { return s_; }
-  const std::vector<JsonValue>& items() const { return arr_; }
-  const std::vector<std::pair<std::string, JsonValue>>& members() const { return obj_; }
-
-  /// Array append.
-  JsonValue& push(JsonValue v) {
-    arr_.push_back(std::move(v));
-    return arr_.back();
-  }
-  /// Object set: replaces the value of an existing key in place (Python dict
-  /// semantics: the key keeps its first position), else appends.
-  JsonValue& set(std::string_view key, JsonValue v);
-  const JsonValue* find(std::string_view key) const;
-  bool erase(std::string_view key);
-
-  /// Python json.dumps(indent=...) text; indent < 0 means compact
-  /// (json.dumps default separators ", " and ": ").
-  std::string dump(int indent = 2) const;
-
- private:
-  void dumpTo(std::string& out, int indent, int level) const;
-  Type type_ = Type::Null;
-  bool b_ = false;
-  int64_t i_ = 0;
-  double d_ = 0.0;
-  std::string s_;
-  std::vector<JsonValue> arr_;
-  std::vector<std::pair<std::string, JsonValue>> obj_;
-};
-
-/// json.dumps of a string (ensure_ascii=True).
-std::string pyJsonString(std::string_view s);
 
 /// Python round(x, ndigits) for a float (correctly rounded, half-even on the binary value).
 double pyRound(double x, int ndigits);

@@ -19,6 +19,7 @@
 #include <steadyscope/core/model/trace.hpp>
 #include <steadyscope/core/util/error.hpp>
 #include <steadyscope/core/util/progress.hpp>
+#include <steadyscope/core/util/threads.hpp>
 
 #include <memory>
 #include <optional>
@@ -166,6 +167,12 @@ class Splitter {
   /// stops before the next file (each written file is whole) and returns an
   /// Error::Kind::Cancelled error; the manifest and details come last.
   Expected<void> write(const SplitResult& result, JobControl* control = nullptr, unsigned threads = 0) const;
+  /// The event index plan(options) works on, for analyses of its plans (chunk
+  /// evidence): built on first use, kept until a plan with another
+  /// fixes.metadataAllM.
+  const EventIndex& eventIndex(const SplitOptions& options) {
+    return index(options.fixes.metadataAllM, jobThreads(options.threads));
+  }
 
  private:
   const EventIndex& index(bool metadataAllM, unsigned threads);

@@ -4,15 +4,16 @@
 // does not check. The gate's input is plain data so that it can be fed from a
 // split directory on disk (review.hpp) or from an in-memory split result.
 //
-// Typical use from the splitter:
+// Typical use for an in-memory split (review::gateInputFromSplit does this):
 //   GateInput in;
 //   in.listing.splitDir = outDir;
 //   in.listing.chunks[modeIndex(Mode::Mixed)] = {outDir + "/mixed_steady_state_…json.gz"};
 //   in.rows[modeIndex(Mode::Mixed)] = ChunkRow::fromValues(path, events, dur, busy);
 //   in.evidence[modeIndex(Mode::Mixed)] = ChunkEvidence{…};   // optional
 //   GateResult r = evaluateGate(in, gateOptionsFromEnvironment().value());
-#include <steadyscope/core/gate/json.hpp>
 #include <steadyscope/core/util/error.hpp>
+#include <steadyscope/core/util/json_value.hpp>
+#include <steadyscope/core/util/split_names.hpp>
 
 #include <array>
 #include <cstdint>
@@ -25,17 +26,14 @@ namespace steadyscope::gate {
 
 // ---- modes and families (§6.1) ---------------------------------------------
 
-/// Consumer modes in family order (the order every list in the gate uses).
-enum class Mode : uint8_t { Mixed = 0, DecodeOnly = 1, PrefillDecode = 2, Generic = 3 };
-inline constexpr std::array<Mode, 4> kAllModes = {Mode::Mixed, Mode::DecodeOnly, Mode::PrefillDecode, Mode::Generic};
-inline constexpr size_t modeIndex(Mode m) { return static_cast<size_t>(m); }
-
-/// "mixed", "decode_only", "prefilldecode", "generic".
-std::string_view modeName(Mode m);
-/// "mixed_steady_state", …, "steady_state" (the warning's requested_chunk_label).
-std::string_view modeChunkLabel(Mode m);
-/// The file-name prefix searched: label + "_".
-std::string modeFilePrefix(Mode m);
+/// Consumer modes in family order (the order every list in the gate uses):
+/// the split vocabulary's modes (util/split_names.hpp), whose modeName words
+/// are the pipeline's INFERENCE_OPTIMIZER_STEADY_STATE_MODE values.
+using Mode = names::ChunkMode;
+inline constexpr const auto& kAllModes = names::kChunkModes;
+using names::modeIndex;
+using names::modeName;
+/// The pipeline's mode words exactly ("max_prefilldecode" is not one).
 std::optional<Mode> parseMode(std::string_view name);
 
 /// The chunk files found per family, exactly as the pipeline lists them (§6.3):
@@ -93,7 +91,7 @@ struct RowReading {
 };
 RowReading readRow(const ChunkRow& row);
 
-// ---- evidence from the source trace (filled by the splitter) ----------------
+// ---- evidence from the source trace (core/review, from analysis::ChunkEvidence) ----
 
 /// What only the trace can tell about one chunk. Every field is optional; a
 /// finding that needs an absent field is simply not evaluated.

@@ -1,11 +1,10 @@
-#include <steadyscope/core/gate/json.hpp>
-
-#include <steadyscope/core/util/pynum.hpp>
+// The project's JSON value and its Python-exact writer (see json_value.hpp).
+#include <steadyscope/core/util/json_value.hpp>
 
 #include <cmath>
 #include <cstdio>
 
-namespace steadyscope::gate {
+namespace steadyscope {
 
 JsonValue JsonValue::array(std::vector<JsonValue> items) {
   JsonValue v;
@@ -47,15 +46,24 @@ const JsonValue* JsonValue::find(std::string_view key) const {
   return nullptr;
 }
 
-JsonValue& JsonValue::set(std::string key, JsonValue value) {
+JsonValue& JsonValue::set(std::string_view key, JsonValue value) {
   if (type_ != Type::Object) *this = object();
   for (auto& m : obj_)
     if (m.first == key) {
       m.second = std::move(value);
       return m.second;
     }
-  obj_.emplace_back(std::move(key), std::move(value));
+  obj_.emplace_back(std::string(key), std::move(value));
   return obj_.back().second;
+}
+
+bool JsonValue::erase(std::string_view key) {
+  for (auto it = obj_.begin(); it != obj_.end(); ++it)
+    if (it->first == key) {
+      obj_.erase(it);
+      return true;
+    }
+  return false;
 }
 
 JsonValue& JsonValue::push(JsonValue value) {
@@ -83,10 +91,12 @@ bool operator==(const JsonValue& a, const JsonValue& b) {
 
 namespace {
 
-// Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid.
-size_t utf8Len(std::string_view s, size_t i) {
+// The code point of the valid UTF-8 sequence at s[i] and its length, or
+// length 0 when the bytes there are not valid UTF-8 (overlong forms,
+// surrogates and values above U+10FFFF included).
+std::pair<uint32_t, size_t> decodeUtf8(std::string_view s, size_t i) {
   auto c = static_cast<unsigned char>(s[i]);
-  if (c < 0x80) return 1;
+  if (c < 0x80) return {c, 1};
   size_t n = 0;
   uint32_t cp = 0;
   if ((c & 0xE0) == 0xC0) {
@@ -98,18 +108,45 @@ size_t utf8Len(std::string_view s, size_t i) {
   } else if ((c & 0xF8) == 0xF0) {
     n = 4;
     cp = c & 0x07;
-  } else
-    return 0;
-  if (i + n > s.size()) return 0;
+  } else {
+    return {0, 0};
+  }
+  if (i + n > s.size()) return {0, 0};
   for (size_t k = 1; k < n; ++k) {
     auto cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc & 0xC0) != 0x80) return 0;
+    if ((cc & 0xC0) != 0x80) return {0, 0};
     cp = (cp << 6) | (cc & 0x3F);
   }
   if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
       (cp >= 0xD800 && cp <= 0xDFFF))
-    return 0;
-  return n;
+    return {0, 0};
+  return {cp, n};
+}
+
+void appendHex4(std::string& out, uint32_t v) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(v & 0xFFFFu));
+  out += buf;
+}
+
+// The escapes json's encoders use for ASCII; false for a plain character.
+// DEL is escaped by the ensure_ascii encoder only (as in CPython).
+bool appendAsciiEscape(std::string& out, unsigned char c, bool ensureAscii) {
+  switch (c) {
+    case '"': out += "\\\""; return true;
+    case '\\': out += "\\\\"; return true;
+    case '\n': out += "\\n"; return true;
+    case '\r': out += "\\r"; return true;
+    case '\t': out += "\\t"; return true;
+    case '\b': out += "\\b"; return true;
+    case '\f': out += "\\f"; return true;
+    default: break;
+  }
+  if (c < 0x20 || (c == 0x7F && ensureAscii)) {
+    appendHex4(out, c);
+    return true;
+  }
+  return false;
 }
 
 void newline(std::string& out, int indent, int depth) {
@@ -119,114 +156,74 @@ void newline(std::string& out, int indent, int depth) {
 
 }  // namespace
 
-std::string jsonQuote(std::string_view s) {
+std::string jsonQuote(std::string_view s, bool ensureAscii) {
   std::string out;
   out.reserve(s.size() + 2);
   out += '"';
   for (size_t i = 0; i < s.size();) {
     auto c = static_cast<unsigned char>(s[i]);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        ++i;
-        continue;
-      case '\\':
-        out += "\\\\";
-        ++i;
-        continue;
-      case '\n':
-        out += "\\n";
-        ++i;
-        continue;
-      case '\r':
-        out += "\\r";
-        ++i;
-        continue;
-      case '\t':
-        out += "\\t";
-        ++i;
-        continue;
-      case '\b':
-        out += "\\b";
-        ++i;
-        continue;
-      case '\f':
-        out += "\\f";
-        ++i;
-        continue;
-      default: break;
-    }
-    if (c < 0x20 || c == 0x7F) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
+    if (c < 0x80) {
+      if (!appendAsciiEscape(out, c, ensureAscii)) out += static_cast<char>(c);
       ++i;
       continue;
     }
-    size_t n = utf8Len(s, i);
+    const auto [cp, n] = decodeUtf8(s, i);
     if (n == 0) {
       out += "\\ufffd";
       ++i;
       continue;
     }
-    out.append(s.substr(i, n));
+    if (!ensureAscii) {
+      out.append(s.substr(i, n));
+    } else if (cp >= 0x10000) {
+      appendHex4(out, 0xD800 + ((cp - 0x10000) >> 10));
+      appendHex4(out, 0xDC00 + ((cp - 0x10000) & 0x3FF));
+    } else {
+      appendHex4(out, cp);
+    }
     i += n;
   }
   out += '"';
   return out;
 }
 
-void JsonValue::dumpTo(std::string& out, int indent, int depth) const {
+void JsonValue::dumpTo(std::string& out, JsonStyle style, int depth) const {
+  const bool pretty = style.indent >= 0;
   switch (type_) {
     case Type::Null: out += "null"; return;
     case Type::Bool: out += b_ ? "true" : "false"; return;
     case Type::Int: out += std::to_string(i_); return;
-    case Type::Real:
-      if (std::isnan(d_))
-        out += "NaN";
-      else if (std::isinf(d_))
-        out += d_ > 0 ? "Infinity" : "-Infinity";
-      else
-        out += pyReprDouble(d_);
-      return;
-    case Type::String: out += jsonQuote(s_); return;
+    case Type::Real: out += pyReprDouble(d_); return;
+    case Type::String: out += jsonQuote(s_, style.ensureAscii); return;
     case Type::Array:
-      if (arr_.empty()) {
-        out += "[]";
-        return;
-      }
-      out += '[';
-      for (size_t k = 0; k < arr_.size(); ++k) {
-        if (k) out += indent < 0 ? ", " : ",";
-        if (indent >= 0) newline(out, indent, depth + 1);
-        arr_[k].dumpTo(out, indent, depth + 1);
-      }
-      if (indent >= 0) newline(out, indent, depth);
-      out += ']';
-      return;
-    case Type::Object:
-      if (obj_.empty()) {
-        out += "{}";
-        return;
-      }
-      out += '{';
-      for (size_t k = 0; k < obj_.size(); ++k) {
-        if (k) out += indent < 0 ? ", " : ",";
-        if (indent >= 0) newline(out, indent, depth + 1);
-        out += jsonQuote(obj_[k].first);
-        out += ": ";
-        obj_[k].second.dumpTo(out, indent, depth + 1);
-      }
-      if (indent >= 0) newline(out, indent, depth);
-      out += '}';
-      return;
+    case Type::Object: break;
   }
+  const bool isObj = type_ == Type::Object;
+  const size_t n = isObj ? obj_.size() : arr_.size();
+  if (n == 0) {
+    out += isObj ? "{}" : "[]";
+    return;
+  }
+  out += isObj ? '{' : '[';
+  for (size_t k = 0; k < n; ++k) {
+    if (k) out += pretty ? "," : ", ";
+    if (pretty) newline(out, style.indent, depth + 1);
+    if (isObj) {
+      out += jsonQuote(obj_[k].first, style.ensureAscii);
+      out += ": ";
+      obj_[k].second.dumpTo(out, style, depth + 1);
+    } else {
+      arr_[k].dumpTo(out, style, depth + 1);
+    }
+  }
+  if (pretty) newline(out, style.indent, depth);
+  out += isObj ? '}' : ']';
 }
 
-std::string JsonValue::dump(int indent) const {
+std::string JsonValue::dump(JsonStyle style) const {
   std::string out;
-  dumpTo(out, indent, 0);
+  dumpTo(out, style, 0);
   return out;
 }
 
-}  // namespace steadyscope::gate
+}  // namespace steadyscope

@@ -1,9 +1,10 @@
-// Evidence from the source trace on hand-built traces (core/bridge): steps
+// Evidence from the source trace on hand-built traces (core/analysis, core/review): steps
 // without GPU work, the union-based busy ratio with overlapping kernels, one
 // dominant kernel, an inflated first iteration, and the findings the gate
 // derives from that evidence.
-#include <steadyscope/core/bridge/gate_evidence.hpp>
+#include <steadyscope/core/analysis/chunk_evidence.hpp>
 #include <steadyscope/core/io/loader.hpp>
+#include <steadyscope/core/review/split_gate.hpp>
 
 #include <QtTest>
 
@@ -87,6 +88,20 @@ gate::GateResult gateWith(const gate::ChunkEvidence& ev, double threshold = 0.05
   return gate::evaluateGate(in, o);
 }
 
+// The analysis's evidence and the gate's view of it.
+struct Report {
+  analysis::ChunkEvidence measured;
+  gate::ChunkEvidence evidence;
+};
+Report evidenceOf(const analysis::EventIndex& index, const EventList& roots, const std::vector<size_t>& rootNumbers,
+                  const analysis::TileSet* tiles, const analysis::EvidenceOptions& options = {},
+                  const analysis::TransientContext& transient = {}) {
+  Report r;
+  r.measured = analysis::computeChunkEvidence(index, roots, rootNumbers, tiles, options, transient);
+  r.evidence = review::gateEvidence(r.measured);
+  return r;
+}
+
 const gate::Finding* finding(const gate::GateResult& r, const std::string& code) {
   for (const auto& f : r.findings)
     if (f.code == code) return &f;
@@ -95,7 +110,7 @@ const gate::Finding* finding(const gate::GateResult& r, const std::string& code)
 
 }  // namespace
 
-class TstBridgeEvidence : public QObject {
+class TstReviewEvidence : public QObject {
   Q_OBJECT
  private slots:
   void thirtyOfThirtyTwoStepsEmpty() {
@@ -103,7 +118,7 @@ class TstBridgeEvidence : public QObject {
     steps[3] = {K{}, K{.off = 100}};
     steps[17] = {K{}};
     Built b = load(steps);
-    auto rep = bridge::computeChunkEvidence(*b.index, b.roots, iota(32), &b.tiles);
+    auto rep = evidenceOf(*b.index, b.roots, iota(32), &b.tiles);
     const auto& ev = rep.evidence;
     QCOMPARE(*ev.steps, 32);
     QCOMPARE(*ev.stepsWithoutGpu, 30);
@@ -135,7 +150,7 @@ class TstBridgeEvidence : public QObject {
     std::vector<std::vector<K>> steps(
         4, std::vector<K>{K{.off = 20, .dur = 400, .stream = 7}, K{.off = 100, .dur = 400, .stream = 13}});
     Built b = load(steps);
-    auto rep = bridge::computeChunkEvidence(*b.index, b.roots, iota(4), &b.tiles);
+    auto rep = evidenceOf(*b.index, b.roots, iota(4), &b.tiles);
     const auto& ev = rep.evidence;
     const double summed = *ev.gpuBusyDuration / *ev.gpuDuration;
     QCOMPARE(*ev.gpuBusyDuration, 3200.0);
@@ -144,7 +159,7 @@ class TstBridgeEvidence : public QObject {
     QVERIFY(ev.unionBusyRatio);
     QCOMPARE(*ev.unionBusyRatio, 1.0);
     QVERIFY(*ev.unionBusyRatio < summed);
-    QCOMPARE(rep.unionUs, 1920.0);
+    QCOMPARE(rep.measured.unionUs, 1920.0);
     QCOMPARE(*ev.stepsWithoutGpu, 0);
     gate::GateResult g = gateWith(ev);
     const gate::Finding* f = finding(g, "busy_ratio_above_one");
@@ -158,7 +173,7 @@ class TstBridgeEvidence : public QObject {
     // Kernels [20, 60) and [300, 340) in a step: span 320, union 80.
     std::vector<std::vector<K>> steps(3, std::vector<K>{K{.off = 20}, K{.off = 300}});
     Built b = load(steps);
-    auto rep = bridge::computeChunkEvidence(*b.index, b.roots, iota(3), &b.tiles);
+    auto rep = evidenceOf(*b.index, b.roots, iota(3), &b.tiles);
     QCOMPARE(*rep.evidence.unionBusyRatio, 0.25);
     QCOMPARE(*rep.evidence.gpuBusyDuration / *rep.evidence.gpuDuration, 0.25);
   }
@@ -167,7 +182,7 @@ class TstBridgeEvidence : public QObject {
     std::vector<std::vector<K>> steps(4, std::vector<K>{K{.off = 20, .dur = 10}, K{.off = 40, .dur = 10}});
     steps[2].push_back(K{.off = 60, .dur = 600, .name = "huge_allreduce"});
     Built b = load(steps);
-    auto rep = bridge::computeChunkEvidence(*b.index, b.roots, iota(4), &b.tiles);
+    auto rep = evidenceOf(*b.index, b.roots, iota(4), &b.tiles);
     const auto& ev = rep.evidence;
     QVERIFY(ev.largestEventShare);
     QCOMPARE(*ev.largestEventName, std::string("huge_allreduce"));
@@ -183,40 +198,42 @@ class TstBridgeEvidence : public QObject {
     std::vector<std::vector<K>> steps(6, std::vector<K>{K{.dur = 100}});
     steps[0] = {K{.dur = 800}};
     Built b = load(steps);
-    bridge::TransientContext tc;
+    analysis::TransientContext tc;
     tc.firstRoot = 0;
-    auto in = bridge::computeChunkEvidence(*b.index, b.roots, iota(6), &b.tiles, {}, tc);
+    auto in = evidenceOf(*b.index, b.roots, iota(6), &b.tiles, {}, tc);
     QVERIFY(in.evidence.startupTransientInside);
     QVERIFY(*in.evidence.startupTransientInside);
-    QVERIFY2(in.transientReason.find("first iteration") != std::string::npos, in.transientReason.c_str());
+    QVERIFY2(review::transientReason(in.measured).find("first iteration") != std::string::npos,
+             review::transientReason(in.measured).c_str());
     QVERIFY(finding(gateWith(in.evidence), "startup_transient_inside"));
     // A window that starts after the first iteration does not hold it.
     EventList later(b.roots.begin() + 1, b.roots.end());
     std::vector<size_t> nums = {1, 2, 3, 4, 5};
-    auto out = bridge::computeChunkEvidence(*b.index, later, nums, &b.tiles, {}, tc);
+    auto out = evidenceOf(*b.index, later, nums, &b.tiles, {}, tc);
     QVERIFY(out.evidence.startupTransientInside);
     QVERIFY(!*out.evidence.startupTransientInside);
     // A trimmed transient is outside every window.
     tc.trim.ran = tc.trim.trimmed = true;
-    auto trimmed = bridge::computeChunkEvidence(*b.index, b.roots, iota(6), &b.tiles, {}, tc);
+    auto trimmed = evidenceOf(*b.index, b.roots, iota(6), &b.tiles, {}, tc);
     QVERIFY(!*trimmed.evidence.startupTransientInside);
     // Without a transient context the field stays unknown.
-    auto unknown = bridge::computeChunkEvidence(*b.index, b.roots, iota(6), &b.tiles);
+    auto unknown = evidenceOf(*b.index, b.roots, iota(6), &b.tiles);
     QVERIFY(!unknown.evidence.startupTransientInside);
   }
 
   void untrimmedCollectiveTransient() {
     std::vector<std::vector<K>> steps(5, std::vector<K>{K{.dur = 100}});
     Built b = load(steps);
-    bridge::TransientContext tc;
+    analysis::TransientContext tc;
     tc.firstRoot = 0;
     tc.trim.ran = true;
     tc.trim.collectiveRatio = 8.0;
     tc.trim.noiseRatio = 4.0;
     tc.trim.kernel = "ncclDevKernel_AllReduce";
-    auto rep = bridge::computeChunkEvidence(*b.index, b.roots, iota(5), &b.tiles, {}, tc);
+    auto rep = evidenceOf(*b.index, b.roots, iota(5), &b.tiles, {}, tc);
     QVERIFY(*rep.evidence.startupTransientInside);
-    QVERIFY2(rep.transientReason.find("ncclDevKernel_AllReduce") != std::string::npos, rep.transientReason.c_str());
+    QVERIFY2(review::transientReason(rep.measured).find("ncclDevKernel_AllReduce") != std::string::npos,
+             review::transientReason(rep.measured).c_str());
   }
 
   void statisticsEqualTheSplitter() {
@@ -225,13 +242,13 @@ class TstBridgeEvidence : public QObject {
                                       std::vector<K>{K{.off = 20, .dur = 33}, K{.off = 70, .dur = 17, .stream = 13}});
     Built b = load(steps);
     auto sel = analysis::selectChunk(*b.index, b.roots, &b.tiles, {});
-    auto rep = bridge::computeChunkEvidence(*b.index, b.roots, iota(8), &b.tiles);
+    auto rep = evidenceOf(*b.index, b.roots, iota(8), &b.tiles);
     QCOMPARE(*rep.evidence.numGpuEvents, sel.stats.numGpuEvents);
     QCOMPARE(*rep.evidence.gpuDuration, sel.stats.gpuDuration.asDouble());
     QCOMPARE(*rep.evidence.gpuBusyDuration, sel.stats.gpuBusyDuration.asDouble());
     // --no-gap-fill: tiles from the chunk's own roots.
     auto sel2 = analysis::selectChunk(*b.index, b.roots, nullptr, {});
-    auto rep2 = bridge::computeChunkEvidence(*b.index, b.roots, iota(8), nullptr);
+    auto rep2 = evidenceOf(*b.index, b.roots, iota(8), nullptr);
     QCOMPARE(*rep2.evidence.numGpuEvents, sel2.stats.numGpuEvents);
     QCOMPARE(*rep2.evidence.gpuDuration, sel2.stats.gpuDuration.asDouble());
     QCOMPARE(*rep2.evidence.stepsWithoutGpu, 0);
@@ -240,7 +257,7 @@ class TstBridgeEvidence : public QObject {
   void statisticsDisagreeWithCsv() {
     std::vector<std::vector<K>> steps(4, std::vector<K>{K{}});
     Built b = load(steps);
-    auto rep = bridge::computeChunkEvidence(*b.index, b.roots, iota(4), &b.tiles);
+    auto rep = evidenceOf(*b.index, b.roots, iota(4), &b.tiles);
     gate::GateInput in;
     const std::string path = "out/mixed_steady_state_x.json.gz";
     in.listing.chunks[0] = {path};
@@ -254,5 +271,5 @@ class TstBridgeEvidence : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TstBridgeEvidence)
-#include "tst_bridge_evidence.moc"
+QTEST_APPLESS_MAIN(TstReviewEvidence)
+#include "tst_review_evidence.moc"

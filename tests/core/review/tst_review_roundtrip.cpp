@@ -3,8 +3,9 @@
 // (and then it says so); review of a (moved) split directory with its source
 // trace; the CLI's `gate --trace` / `gate --split` exit statuses. Traces come
 // from steadyscope-gen (STEADYSCOPE_GEN).
-#include <steadyscope/core/bridge/gate_evidence.hpp>
 #include <steadyscope/core/io/loader.hpp>
+#include <steadyscope/core/review/split_gate.hpp>
+#include <steadyscope/core/review/trace_review.hpp>
 
 #include <QDir>
 #include <QFile>
@@ -67,7 +68,7 @@ bool sameVerdict(const gate::GateResult& a, const gate::GateResult& b) {
 
 }  // namespace
 
-class TstBridgeRoundTrip : public QObject {
+class TstReviewRoundTrip : public QObject {
   Q_OBJECT
   QTemporaryDir tmp_;
 
@@ -121,7 +122,7 @@ class TstBridgeRoundTrip : public QObject {
         gate::GateOptions go;
         go.mode = m;
         go.threshold = th;
-        gate::GateResult mem = gate::evaluateGate(bridge::gateInputFromSplit(plan, o), go);
+        gate::GateResult mem = gate::evaluateGate(review::gateInputFromSplit(plan, o), go);
         gate::ReviewOptions ro;
         ro.gate = go;
         auto disk = gate::reviewSplitDirectory(o.outputDir, ro);
@@ -133,9 +134,9 @@ class TstBridgeRoundTrip : public QObject {
         const gate::Finding* f = finding(*disk, "csv_rounding_decides");
         {
           // With the source trace the gate also says so, from exact numbers.
-          bridge::TraceReviewOptions tro;
+          review::TraceReviewOptions tro;
           tro.review.gate = go;
-          auto rv = bridge::reviewSplitDirectoryWithTrace(o.outputDir, t, tro);
+          auto rv = review::reviewSplitDirectoryWithTrace(o.outputDir, t, tro);
           QVERIFY(rv);
           QVERIFY(finding(rv.value().result, "csv_rounding_decides") ||
                   finding(rv.value().result, "recomputed_verdict_differs"));
@@ -163,7 +164,7 @@ class TstBridgeRoundTrip : public QObject {
         ro.gate = go;
         auto disk = gate::reviewSplitDirectory(o.outputDir, ro);
         QVERIFY(disk);
-        gate::GateResult mem = gate::evaluateGate(bridge::gateInputFromSplit(plan, o), go);
+        gate::GateResult mem = gate::evaluateGate(review::gateInputFromSplit(plan, o), go);
         QVERIFY(mem.lowQuality != disk->lowQuality);
         QVERIFY(finding(*disk, "csv_rounding_decides"));
         QVERIFY(roundingFired > 0);
@@ -172,17 +173,17 @@ class TstBridgeRoundTrip : public QObject {
 
     // The same directory with its source trace: every family matched, the
     // evidence equals the in-memory evidence, and the CSV agrees with the trace.
-    bridge::TraceReviewOptions tro;
-    auto rv = bridge::reviewSplitDirectoryWithTrace(o.outputDir, t, tro);
+    review::TraceReviewOptions tro;
+    auto rv = review::reviewSplitDirectoryWithTrace(o.outputDir, t, tro);
     QVERIFY(rv);
     QCOMPARE(rv->plans, 1);
-    bridge::EvidenceContext ctx(t, o);
-    gate::GateInput live = bridge::gateInputFromSplit(plan, o, &ctx);
+    analysis::EvidenceContext ctx(sp.eventIndex(o), o);
+    gate::GateInput live = review::gateInputFromSplit(plan, o, &ctx);
     for (gate::Mode m : gate::kAllModes) {
       const auto& f = rv->families[gate::modeIndex(m)];
       if (f.chunk.empty()) continue;
       QVERIFY2(f.matched, f.chunk.c_str());
-      const auto& a = f.report->evidence;
+      const gate::ChunkEvidence a = review::gateEvidence(*f.evidence);
       const auto& b = *live.evidence[gate::modeIndex(m)];
       QCOMPARE(*a.numGpuEvents, *b.numGpuEvents);
       QCOMPARE(*a.gpuDuration, *b.gpuDuration);
@@ -205,10 +206,10 @@ class TstBridgeRoundTrip : public QObject {
     QCOMPARE(s.status, 0);
     QVERIFY(QDir(dir).rename("out", "elsewhere"));
     TracePtr t = loadOrDie(trace);
-    bridge::TraceReviewOptions tro;
+    review::TraceReviewOptions tro;
     tro.review.workingDirectory = dir.toStdString();
     const std::string moved = (dir + "/elsewhere").toStdString();
-    auto rv = bridge::reviewSplitDirectoryWithTrace(moved, t, tro);
+    auto rv = review::reviewSplitDirectoryWithTrace(moved, t, tro);
     QVERIFY(rv);
     // Default --num-steps 32 does not reproduce the names; the CSV's num_steps does.
     QVERIFY(rv->plans >= 2);
@@ -236,7 +237,7 @@ class TstBridgeRoundTrip : public QObject {
     QVERIFY(csv.open(QIODevice::WriteOnly | QIODevice::Truncate));
     csv.write(lines.join('\n'));
     csv.close();
-    auto rv2 = bridge::reviewSplitDirectoryWithTrace(moved, t, tro);
+    auto rv2 = review::reviewSplitDirectoryWithTrace(moved, t, tro);
     QVERIFY(rv2);
     const gate::Finding* f = finding(rv2->result, "statistics_disagree");
     QVERIFY(f);
@@ -249,7 +250,7 @@ class TstBridgeRoundTrip : public QObject {
     generate(dir, "a.json", {"--steps", "150"});
     const QString b = generate(dir, "b.json", {"--steps", "150", "--seed", "9"});
     QCOMPARE(runTool(STEADYSCOPE_CLI, {"split", "a.json", "-o", "out", "--find-steady-state"}, dir).status, 0);
-    auto rv = bridge::reviewSplitDirectoryWithTrace((dir + "/out").toStdString(), loadOrDie(b), {});
+    auto rv = review::reviewSplitDirectoryWithTrace((dir + "/out").toStdString(), loadOrDie(b), {});
     QVERIFY(rv);
     const gate::Finding* f = finding(rv->result, "evidence_unavailable");
     QVERIFY(f);
@@ -295,5 +296,5 @@ class TstBridgeRoundTrip : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TstBridgeRoundTrip)
-#include "tst_bridge_roundtrip.moc"
+QTEST_GUILESS_MAIN(TstReviewRoundTrip)
+#include "tst_review_roundtrip.moc"

@@ -1,0 +1,97 @@
+// A plan as the gate's input, and the analysis's evidence in the gate's terms.
+#include <steadyscope/core/review/split_gate.hpp>
+
+#include <steadyscope/core/util/paths.hpp>
+#include <steadyscope/core/util/split_names.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace steadyscope::review {
+
+gate::ChunkEvidence gateEvidence(const analysis::ChunkEvidence& ev) {
+  gate::ChunkEvidence g;
+  g.numGpuEvents = ev.numGpuEvents;
+  g.gpuDuration = ev.gpuDuration;
+  g.gpuBusyDuration = ev.gpuBusyDuration;
+  if (!ev.hasSteps) return g;
+  g.steps = static_cast<int>(ev.steps.size());
+  g.stepsWithoutGpu = static_cast<int>(ev.emptyStepIndices.size());
+  g.emptyStepIndices = ev.emptyStepIndices;
+  g.unionBusyRatio = ev.unionBusyRatio;
+  g.largestEventShare = ev.largestEventShare;
+  g.largestEventName = ev.largestEventName;
+  g.startupTransientInside = ev.startupTransientInside;
+  return g;
+}
+
+std::string transientReason(const analysis::ChunkEvidence& ev) {
+  using Kind = analysis::StartupTransient::Kind;
+  const analysis::StartupTransient& t = ev.transient;
+  switch (t.kind) {
+    case Kind::None: return {};
+    case Kind::CollectiveKept:
+      return fmt::format(
+          "the chunk holds the first iteration (step {}), whose collective kernel {} ran {} times as long as in "
+          "later iterations; the startup-transient trim kept it because other kernels were inflated too (noise "
+          "ratio {})",
+          t.firstRoot, t.kernel, gate::formatNumber(t.collectiveRatio), gate::formatNumber(t.noiseRatio));
+    case Kind::InflatedFirstStep:
+      return fmt::format(
+          "the chunk holds the first iteration (step {}), whose GPU busy time {} us is {} times the median of "
+          "the chunk's other steps ({} us)",
+          t.firstRoot, gate::formatNumber(t.firstBusyUs), gate::formatNumber(t.firstBusyUs / t.medianBusyUs),
+          gate::formatNumber(t.medianBusyUs));
+  }
+  return {};
+}
+
+gate::SplitListing listingFromSplit(const analysis::SplitResult& r) {
+  gate::SplitListing L;
+  L.splitDir = r.outputDir;
+  for (gate::Mode m : gate::kAllModes)
+    for (std::string_view ext : names::kChunkExtensions) {
+      std::vector<std::string> list;
+      for (const auto& c : r.chunks)
+        if (names::matchesChunkGlob(paths::fileName(c.fileName), m, ext)) list.push_back(c.outputPath);
+      std::sort(list.begin(), list.end());
+      auto& out = L.chunks[gate::modeIndex(m)];
+      out.insert(out.end(), list.begin(), list.end());
+    }
+  return L;
+}
+
+int chunkIndexForPath(const analysis::SplitResult& r, const std::string& path) {
+  for (size_t k = 0; k < r.chunks.size(); ++k)
+    if (r.chunks[k].outputPath == path) return static_cast<int>(k);
+  return -1;
+}
+
+gate::GateInput gateInputFromSplit(const analysis::SplitResult& r, const analysis::SplitOptions& o,
+                                   analysis::EvidenceContext* evidence, const std::optional<std::string>& traceInput) {
+  const bool split = r.outcome == analysis::SplitOutcome::Split;
+  gate::GateInput in;
+  if (split)
+    in.listing = listingFromSplit(r);
+  else
+    in.listing.splitDir = r.outputDir;
+  in.details = split && !r.chunks.empty() ? gate::DetailsState::Readable : gate::DetailsState::Absent;
+  in.traceInput = traceInput;
+  in.splitReturnCode = r.exitStatus;
+  for (gate::Mode m : gate::kAllModes) {
+    const size_t mi = gate::modeIndex(m);
+    in.rowMatch[mi] = gate::RowMatch::Supplied;
+    if (in.listing.count(m) == 0) continue;
+    const int ci = chunkIndexForPath(r, in.listing.of(m).front());
+    if (ci < 0) continue;
+    const analysis::ChunkPlan& c = r.chunks[static_cast<size_t>(ci)];
+    in.rows[mi] = gate::ChunkRow::fromValues(c.outputPath, c.stats.numGpuEvents, c.stats.gpuDuration.asDouble(),
+                                             c.stats.gpuBusyDuration.asDouble(),
+                                             o.busyRatioColumn ? std::optional<double>(c.busyRatio) : std::nullopt);
+    if (evidence) in.evidence[mi] = gateEvidence(evidence->evidenceFor(r, c));
+  }
+  return in;
+}
+
+}  // namespace steadyscope::review
