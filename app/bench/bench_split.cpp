@@ -111,7 +111,7 @@ int firstRun(const SplitArgs& sa, TracePtr& model, FirstRun& f) {
   auto r = std::make_unique<analysis::SplitResult>(splitter->plan(sa.options));
   f.split = secondsSince(t1);
   const auto t2 = std::chrono::steady_clock::now();
-  auto w = splitter->write(*r);
+  auto w = splitter->write(*r, nullptr, sa.options.threads);
   f.write = secondsSince(t2);
   f.total = secondsSince(t0);
   sampler.stop();
@@ -169,7 +169,7 @@ std::vector<Run> laterRuns(const SplitArgs& sa, const std::string& tmpDir, int r
     analysis::SplitResult runResult = runSplitter.plan(o);
     run.split = secondsSince(u1);
     const auto u2 = std::chrono::steady_clock::now();
-    auto written = runSplitter.write(runResult);
+    auto written = runSplitter.write(runResult, nullptr, o.threads);
     run.write = secondsSince(u2);
     run.total = secondsSince(u0);
     if (!written) {

@@ -375,7 +375,7 @@ int cmdSplit(const Args& args) {
     std::fprintf(stderr, "%s: error: %s (nothing written)\n", prog.c_str(), r.error.c_str());
     return 1;
   }
-  if (auto w = splitter.write(r); !w) {
+  if (auto w = splitter.write(r, nullptr, sa.options.threads); !w) {
     std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), w.error().describe().c_str());
     return 1;
   }

@@ -59,8 +59,7 @@ SplitDirectoryInfo inspectSplitDirectory(const QString& dirPath, const QString& 
     info.sourceTrace = QFileInfo(namedSource).absoluteFilePath();
     return info;
   }
-  // A trace beside the directory whose base name the chunk names carry:
-  // "..._{base}.json.gz" (steady-state, phase) or "{base}_iteration_..." .
+  // A trace beside the directory whose base name the chunk names carry.
   QDir parent = QFileInfo(info.dir).dir();
   for (const QString& cand : parent.entryList(QDir::Files, QDir::Name)) {
     if (!isTraceName(cand)) continue;
@@ -68,7 +67,7 @@ SplitDirectoryInfo inspectSplitDirectory(const QString& dirPath, const QString& 
     if (base.isEmpty()) continue;
     for (const SplitChunkFile& c : info.chunks) {
       const QString leaf = stem(QFileInfo(c.fileName).fileName());
-      if (leaf.endsWith(QLatin1Char('_') + base) || leaf.startsWith(base + QLatin1Char('_'))) {
+      if (names::chunkStemNamesTrace(leaf.toStdString(), base.toStdString())) {
         info.sourceTrace = parent.filePath(cand);
         return info;
       }

@@ -165,9 +165,10 @@ void TimelineView::paintSliceTrack(QPainter& p, const Track& tk, int y, const Ti
 void TimelineView::paintBusyTrack(QPainter& p, const Track& tk, int y, const TimeMapper& m) {
   const DeviceIndex& d = doc_.index->devices[size_t(tk.device)];
   const int width = int(std::ceil(m.widthPx()));
-  // Long idle gaps: 1 ms, or 20 columns when zoomed far out — hatched so they
-  // survive zooming out.
-  const int64_t gapNs = 500000;  // 0.5 ms
+  // Idle gaps of 0.5 ms or more are hatched once a pixel column spans more
+  // than half of that, so they stay visible when zoomed out (inside one column
+  // they would only lower its busy fraction).
+  const int64_t gapNs = 500000;
   coverageColumns(d.busy, m, width, gapNs, coverage_, longGap_);
   const QPalette& pal = palette();
   const QColor busy = colors::gpuBusy(pal);

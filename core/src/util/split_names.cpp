@@ -86,6 +86,13 @@ bool matchesChunkGlob(std::string_view leaf, ChunkMode m, std::string_view ext) 
   return leaf.size() >= prefix.size() + suffix.size() && leaf.starts_with(prefix) && endsWith(leaf, suffix);
 }
 
+bool chunkStemNamesTrace(std::string_view chunkStem, std::string_view base) {
+  if (base.empty() || chunkStem.size() <= base.size()) return false;
+  const size_t cut = chunkStem.size() - base.size();
+  return (chunkStem.substr(cut) == base && chunkStem[cut - 1] == '_') ||
+         (chunkStem.starts_with(base) && chunkStem[base.size()] == '_');
+}
+
 std::string_view modeDisplayName(ChunkMode m) {
   switch (m) {
     case ChunkMode::Mixed: return "mixed";

@@ -68,6 +68,18 @@ class TestVocabulary : public QObject {
     QCOMPARE(names::classifyChunkFile("vllm_20k.json.gz").kind, ChunkFileKind::Other);
   }
 
+  // A chunk's stem names its trace at its end (steady-state, phase) or its
+  // start (iteration), always beside an underscore.
+  void chunkStemNamesTrace() {
+    QVERIFY(names::chunkStemNamesTrace("mixed_steady_state_S_vllm_20k", "vllm_20k"));
+    QVERIFY(names::chunkStemNamesTrace("vllm_20k_iteration_3", "vllm_20k"));
+    QVERIFY(names::chunkStemNamesTrace("vllm_20k_warmup", "vllm_20k"));
+    QVERIFY(!names::chunkStemNamesTrace("mixed_steady_state_S_xvllm_20k", "vllm_20k"));
+    QVERIFY(!names::chunkStemNamesTrace("vllm_20kx_iteration_3", "vllm_20k"));
+    QVERIFY(!names::chunkStemNamesTrace("vllm_20k", "vllm_20k"));
+    QVERIFY(!names::chunkStemNamesTrace("anything", ""));
+  }
+
   // The gate's glob: prefix, anything (also nothing), "." + ext.
   void chunkGlob() {
     QVERIFY(names::matchesChunkGlob("steady_state_.json", ChunkMode::Generic, "json"));

@@ -81,6 +81,12 @@ ChunkFileName classifyChunkFile(std::string_view leaf);
 /// anything (possibly empty), then "." + ext.
 bool matchesChunkGlob(std::string_view leaf, ChunkMode m, std::string_view ext);
 
+/// Whether a chunk file's stem (its name without the extensions, as
+/// referenceBaseName gives it) was cut from a trace of base name `base`:
+/// "..._{base}" (steady-state and phase chunks) or "{base}_..." (iteration,
+/// range and bookend chunks).
+bool chunkStemNamesTrace(std::string_view chunkStem, std::string_view base);
+
 /// Words for people: "mixed", "decode only", "prefill + decode", "generic".
 std::string_view modeDisplayName(ChunkMode m);
 
