@@ -10,7 +10,7 @@ namespace steadyscope::cli {
 using Args = std::vector<std::string>;
 
 int cmdInfo(const Args& args);   // cmd_info.cpp   — loader summary and anomalies
-int cmdBench(const Args& args);  // cmd_bench.cpp  — bench load | bench split
+int cmdBench(const Args& args);  // app/bench/cmd_bench.cpp — bench load | bench split
 int cmdSplit(const Args& args);  // cmd_split.cpp  — the TraceLens-compatible splitter
 int cmdGate(const Args& args);   // cmd_gate.cpp   — the chunk-quality gate / review
 

@@ -210,9 +210,9 @@ std::uint64_t u(simdjson::dom::element e) { return uint64_t(e); }
 class TestGen : public QObject {
   Q_OBJECT
  private:
-  QTemporaryDir m_dir;
+  QTemporaryDir dir_;
 
-  QString path(const QString& name) const { return m_dir.filePath(name); }
+  QString path(const QString& name) const { return dir_.filePath(name); }
 
   // Runs the generator; returns the trace text and the truth document text.
   bool generate(const QStringList& extra, const QString& out, QByteArray& trace, std::string& truth) {
@@ -230,7 +230,7 @@ class TestGen : public QObject {
   }
 
  private slots:
-  void initTestCase() { QVERIFY(m_dir.isValid()); }
+  void initTestCase() { QVERIFY(dir_.isValid()); }
 
   void help() {
     const auto r = runGen({QStringLiteral("--help")});
@@ -419,12 +419,12 @@ class TestGen : public QObject {
     QVERIFY(runGen({QStringLiteral("-o"), missingDir, QStringLiteral("--steps"), QStringLiteral("5")}).exitCode != 0);
     QVERIFY(!QFile::exists(missingDir));
     // Target is a directory: the rename fails and the temporary file is removed.
-    QDir(m_dir.path()).mkdir(QStringLiteral("occupied.json"));
-    const QStringList before = QDir(m_dir.path()).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot);
+    QDir(dir_.path()).mkdir(QStringLiteral("occupied.json"));
+    const QStringList before = QDir(dir_.path()).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot);
     QVERIFY(runGen({QStringLiteral("-o"), path(QStringLiteral("occupied.json")), QStringLiteral("--steps"),
                     QStringLiteral("5")})
                 .exitCode != 0);
-    QCOMPARE(QDir(m_dir.path()).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot), before);
+    QCOMPARE(QDir(dir_.path()).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot), before);
     QVERIFY(QFileInfo(path(QStringLiteral("occupied.json"))).isDir());
   }
 };
