@@ -1,4 +1,5 @@
 #include <steadyscope/core/gate/csv.hpp>
+#include <steadyscope/core/util/utf8.hpp>
 
 #include <fmt/format.h>
 
@@ -29,34 +30,9 @@ Error csvError(const std::string& file, uint64_t line, std::string message) {
 uint64_t firstInvalidUtf8Line(std::string_view s) {
   uint64_t line = 1;
   for (size_t i = 0; i < s.size();) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c == '\n') ++line;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t n = 0;
-    uint32_t cp = 0;
-    if ((c & 0xE0) == 0xC0) {
-      n = 2;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      n = 3;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      n = 4;
-      cp = c & 0x07;
-    } else
-      return line;
-    if (i + n > s.size()) return line;
-    for (size_t k = 1; k < n; ++k) {
-      auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return line;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-      return line;
+    if (s[i] == '\n') ++line;
+    const size_t n = decodeUtf8(s, i).second;
+    if (n == 0) return line;
     i += n;
   }
   return 0;
