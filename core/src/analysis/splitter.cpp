@@ -208,11 +208,13 @@ const Detection& Splitter::detection(const EventIndex& idx, bool trimKeepsStatus
     auto detect = [&] { detection_ = detectRoots(idx, dopt); };
     // The root list is the roots stage's big fresh block: fault it in on
     // another core meanwhile (a fresh page costs the same on any core; D-017).
-    // Its roots are among the annotations. A third thread beside the audit's
-    // two: only when the job may use three.
+    // Its roots are among the annotations, capped so that a trace with far
+    // more annotations than steps does not fault in memory it never uses. A
+    // third thread beside the audit's two: only when the job may use three.
+    constexpr size_t kMaxPrefaultRoots = size_t(1) << 16;
     if (jobThreads(threads) >= 3 && idx.kernels.size() >= kBigAudit)
       runSideBySide(
-          threads, true, [&] { prefaultRootList(idx.annotations.size()); }, detect);
+          threads, true, [&] { prefaultRootList(std::min(idx.annotations.size(), kMaxPrefaultRoots)); }, detect);
     else
       detect();
     detectionTrimKeepsStatus_ = trimKeepsStatus;

@@ -2,7 +2,6 @@
 // named step per rule, each adding its entry to the decision record.
 #include "internal.hpp"
 
-#include <steadyscope/core/util/paths.hpp>
 #include <steadyscope/core/util/pynum.hpp>
 
 #include <fmt/format.h>
@@ -44,6 +43,13 @@ JsonValue cellJson(const std::optional<std::string>& cell) { return cell ? JsonV
 JsonValue optDouble(const std::optional<double>& v) { return v ? JsonValue(*v) : JsonValue(); }
 
 namespace {
+
+// Python's posix os.path.basename, as the pipeline names the chunk: only '/'
+// separates (a backslash is part of a Linux file name).
+std::string posixBaseName(const std::string& p) {
+  const size_t k = p.rfind('/');
+  return k == std::string::npos ? p : p.substr(k + 1);
+}
 
 struct Alternate {
   Mode mode;
@@ -117,7 +123,7 @@ class Decider {
     add("mode_present", reqName_, JsonValue::object({{"requested_mode", reqName_}}), RuleOutcome::Passed,
         fmt::format("{} has {} chunk entr{}", reqName_, L.count(req_), L.count(req_) == 1 ? "y" : "ies"));
     add("select", reqName_, JsonValue::object({{"selected_chunk", res_.selectedChunk}}), RuleOutcome::Info,
-        fmt::format("selected {}, the first {} entry", paths::fileName(res_.selectedChunk), reqName_));
+        fmt::format("selected {}, the first {} entry", posixBaseName(res_.selectedChunk), reqName_));
     return true;
   }
 
@@ -403,7 +409,7 @@ class Decider {
       w.set("remediation",
             "No other mode offers a better chunk; capture a longer or busier trace, or set "
             "INFERENCE_OPTIMIZER_STEADY_STATE_MODE to another mode");
-    const std::string chunk = paths::fileName(res_.selectedChunk);
+    const std::string chunk = posixBaseName(res_.selectedChunk);
     std::string msg = zero ? fmt::format("Selected {} chunk {} has no GPU events", reqName_, chunk)
                            : fmt::format("Selected {} chunk {} has busy ratio {} below the threshold {}", reqName_,
                                          chunk, pyReprDouble(*sel.busyRatio), pyReprDouble(opt_.threshold));
