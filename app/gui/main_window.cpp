@@ -597,7 +597,7 @@ void MainWindow::setSplitResult(std::shared_ptr<const timeline::TimelineOverlays
 void MainWindow::addBusyUnion(QVector<widgets::ChunkRow>& rows) const {
   // The union-based busy ratio of each window from the timeline's coverage
   // (mean over devices), next to the splitter's gpu_busy / gpu_duration; the
-  // gate's evidence replaces it where the bridge has one.
+  // gate's evidence replaces it where the chunk evidence has one.
   if (!doc_ || doc_.index->devices.empty()) return;
   for (widgets::ChunkRow& c : rows) {
     if (c.endNs <= c.beginNs) continue;

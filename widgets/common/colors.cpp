@@ -1,5 +1,7 @@
 #include "common/colors.hpp"
 
+#include <steadyscope/core/util/split_names.hpp>
+
 namespace steadyscope::widgets::colors {
 
 namespace {
@@ -54,9 +56,12 @@ QColor gpuBusy(const QPalette& p) { return isDark(p) ? kSkyBlue : kBlue; }
 QColor idleGap(const QPalette&) { return kVermillion; }
 
 QColor chunkMode(const QString& mode) {
-  if (mode == QLatin1String("mixed")) return kPurple;
-  if (mode == QLatin1String("decode_only")) return kSkyBlue;
-  if (mode == QLatin1String("prefilldecode") || mode == QLatin1String("max_prefilldecode")) return kOrange;
+  switch (names::parseModeName(mode.toStdString()).value_or(names::ChunkMode::Generic)) {
+    case names::ChunkMode::Mixed: return kPurple;
+    case names::ChunkMode::DecodeOnly: return kSkyBlue;
+    case names::ChunkMode::PrefillDecode: return kOrange;
+    case names::ChunkMode::Generic: return kGreen;
+  }
   return kGreen;
 }
 

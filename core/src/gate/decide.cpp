@@ -191,14 +191,15 @@ class Decider {
   /// No readable CSV: the pipeline passes silently.
   bool detailsReadable() {
     if (in_.details != DetailsState::Readable) {
-      std::string why = in_.details == DetailsState::Absent ? "execution_details.csv is absent"
-                                                            : "execution_details.csv cannot be read";
+      std::string why = fmt::format("{} {}", names::kDetailsCsvFile,
+                                    in_.details == DetailsState::Absent ? "is absent" : "cannot be read");
       if (!in_.detailsProblem.empty()) why += " (" + in_.detailsProblem + ")";
       pass("passed unchecked: " + why + ", and the pipeline then does not check the chunk (§6.4)");
       add("details_csv", "", JsonValue::object({{"problem", in_.detailsProblem}}), RuleOutcome::Skipped, res_.summary);
       return false;
     }
-    add("details_csv", "", JsonValue::object(), RuleOutcome::Passed, "execution_details.csv was read");
+    add("details_csv", "", JsonValue::object(), RuleOutcome::Passed,
+        fmt::format("{} was read", names::kDetailsCsvFile));
     return true;
   }
 

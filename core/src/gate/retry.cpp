@@ -46,7 +46,8 @@ std::optional<RetryPlan> extractRetryMode(const JsonValue& result) {
       RetryPlan p;
       p.toMode = std::string(s);
       const JsonValue* from = w.find("requested_mode");
-      p.fromMode = (from && from->isString()) ? from->asString() : "mixed";
+      p.fromMode =
+          (from && from->isString()) ? from->asString() : std::string(names::modeName(names::ChunkMode::Mixed));
       p.sourceWarningCode = code->asString();
       return p;
     }

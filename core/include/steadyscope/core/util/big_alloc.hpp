@@ -2,9 +2,9 @@
 // Memory for the big per-event arrays (model columns, lane indices, parse
 // buffers).
 //
-// Why: on the VMs we run on, the first touch of a fresh 4 KiB page costs
-// 1.6-15 us (a trap to the hypervisor's shadow page tables), so a 150 MB model
-// spent most of its load time in page faults. Allocations of 1 MiB and more
+// Why: on the VMs we run on, the first touch of a fresh 4 KiB page is a trap
+// to the hypervisor, so a model spent most of its load time in page faults
+// (D-010). Allocations of 1 MiB and more
 // are therefore mmapped on a 2 MiB boundary with MADV_HUGEPAGE: one fault per
 // 2 MiB instead of 512 (docs/BENCHMARKS.md "Fresh memory"). Smaller blocks go
 // to operator new.
