@@ -28,13 +28,11 @@ double medianOf(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-bool isBookend(std::string_view name) { return name == "warmup" || name == "wrapup"; }
-
 /// Per step: the same windows as the chunk's, one root at a time. Without
 /// global tiles the splitter tiles the chunk's own roots; passing those tiles
 /// keeps each root's window and the "last window" rule unchanged. Returns the
 /// chunk's distinct GPU work events.
-EventList measureSteps(const EventIndex& index, const EventList& roots, const std::vector<size_t>& rootNumbers,
+EventList measureSteps(const EventIndex& index, const RootList& roots, const std::vector<size_t>& rootNumbers,
                        const TileSet* tiles, const ExtractionOptions& extraction, ChunkEvidence& ev) {
   const Trace& t = index.trace();
   TileSet own;
@@ -42,7 +40,7 @@ EventList measureSteps(const EventIndex& index, const EventList& roots, const st
   EventList all, one;
   for (size_t k = 0; k < roots.size(); ++k) {
     one.clear();
-    gpuWorkOf(index, selectChunk(index, {roots[k]}, perRootTiles, extraction), one);
+    gpuWorkOf(index, selectChunk(index, roots.subset({k}), perRootTiles, extraction), one);
     StepWork w;
     w.root = k < rootNumbers.size() ? rootNumbers[k] : k;
     w.event = roots[k];
@@ -113,7 +111,7 @@ StartupTransient findTransient(const ChunkEvidence& ev, const std::vector<size_t
 
 }  // namespace
 
-ChunkEvidence computeChunkEvidence(const EventIndex& index, const EventList& roots,
+ChunkEvidence computeChunkEvidence(const EventIndex& index, const RootList& roots,
                                    const std::vector<size_t>& rootNumbers, const TileSet* tiles,
                                    const EvidenceOptions& options, const TransientContext& transient) {
   ChunkEvidence ev;
@@ -152,21 +150,18 @@ ChunkEvidence EvidenceContext::evidenceFor(const SplitResult& r, const ChunkPlan
     ev.gpuBusyDuration = c.stats.gpuBusyDuration.asDouble();
     return ev;
   }
-  EventList allRoots;
-  allRoots.reserve(r.roots.size());
-  for (const auto& ri : r.roots) allRoots.push_back(ri.event);
+  const RootList allRoots = rootListOf(r.roots);
   const bool gapFill = r.gapFill && gapFill_;
-  if (gapFill && (tilesFor_ != &r || allRoots != tileRoots_)) {
+  if (gapFill && (tilesFor_ != &r || allRoots.events() != tileRoots_)) {
     tiles_ = buildTiles(index_, allRoots);
-    tileRoots_ = allRoots;
+    tileRoots_ = allRoots.events();
     tilesFor_ = &r;
   }
-  EventList roots;
-  for (size_t k : c.roots) roots.push_back(r.roots[k].event);
+  const RootList roots = rootListOf(r.roots, &c.roots);
   TransientContext tc;
   tc.trim = r.detection.trim;
   for (size_t k = 0; k < r.roots.size(); ++k)
-    if (!isBookend(r.roots[k].name)) {
+    if (!isBookendRootName(r.roots[k].name)) {
       tc.firstRoot = k;
       break;
     }

@@ -67,7 +67,7 @@ void markCorrelatedInside(const EventIndex& index, uint32_t lane, double a, doub
 
 // The gpu_span strategy's merged spans, or nullopt when some instance has no
 // matching gpu_user_annotation (matched by External id).
-std::optional<Column<Span>> gpuSpans(const EventIndex& index, const EventList& instances) {
+std::optional<Column<Span>> gpuSpans(const EventIndex& index, const RootList& instances) {
   const Trace& t = index.trace();
   if (instances.empty()) return std::nullopt;
   Column<std::pair<CorrKey, EventIdx>> byExt;  // sorted by key: one sort instead of a map of lists
@@ -106,7 +106,7 @@ bool inSpans(const Column<Span>& spans, double ts) {
 }
 
 // Per-instance attribution flags over index.kernels (1 = attributed).
-Column<uint8_t> attributedKernels(const EventIndex& index, const EventList& instances, std::string* strategy) {
+Column<uint8_t> attributedKernels(const EventIndex& index, const RootList& instances, std::string* strategy) {
   const Trace& t = index.trace();
   Column<uint8_t> flags = zeroedFresh<uint8_t>(index.kernels.size());
   if (auto spans = gpuSpans(index, instances)) {
@@ -156,7 +156,10 @@ Column<uint8_t> attributedKernels(const EventIndex& index, const EventList& inst
   }
   *strategy = "correlation";
   Column<uint8_t> marked = zeroedFresh<uint8_t>(index.gpuSlotCount());
-  for (EventIdx r : instances) markCorrelatedInside(index, t.lane[r], index.tsUs(r), index.endPy(r).asDouble(), marked);
+  for (size_t k = 0; k < instances.size(); ++k) {
+    const EventIdx r = instances[k];
+    markCorrelatedInside(index, t.lane[r], index.tsUs(r), instances.endPy(index, k).asDouble(), marked);
+  }
   for (size_t k = 0; k < index.kernels.size(); ++k) {
     EventIdx e = index.kernels[k];
     if (!index.hasCorr(e)) continue;
@@ -176,7 +179,7 @@ double sumFlagged(const EventIndex& index, const Column<uint8_t>& flags) {
   return s;
 }
 
-std::string rootFamily(const Trace& t, const EventList& roots) {
+std::string rootFamily(const Trace& t, const RootList& roots) {
   std::vector<std::string> sk;
   std::vector<uint8_t> seen(t.strings.size(), 0);  // each distinct name once
   for (EventIdx r : roots) {
@@ -206,23 +209,25 @@ void gradeCandidate(DetectionCandidate& c, bool knownTier) {
 
 }  // namespace
 
-Attribution attributeGpuTime(const EventIndex& index, const EventList& instances) {
+Attribution attributeGpuTime(const EventIndex& index, const RootList& instances) {
   Attribution a;
   auto flags = attributedKernels(index, instances, &a.strategy);
   a.gpuTime = sumFlagged(index, flags);
   return a;
 }
 
-CoverageReport auditRoots(const EventIndex& index, const EventList& roots, unsigned threads) {
+CoverageReport auditRoots(const EventIndex& index, const RootList& roots, unsigned threads) {
   const Trace& t = index.trace();
   CoverageReport rep;
   const double g = index.totalGpuTime().asDouble();
   rep.totalGpuUs = g;
   // Synthetic span per (pid, tid): first root's ts to the last root's end on that thread.
   std::map<uint32_t, std::pair<double, double>> perLane;
-  for (EventIdx r : roots) {
-    auto [it, fresh] = perLane.emplace(t.lane[r], std::make_pair(index.tsUs(r), index.endPy(r).asDouble()));
-    if (!fresh) it->second.second = index.endPy(r).asDouble();  // roots are in ts order: last one wins
+  for (size_t k = 0; k < roots.size(); ++k) {
+    const EventIdx r = roots[k];
+    const double end = roots.endPy(index, k).asDouble();
+    auto [it, fresh] = perLane.emplace(t.lane[r], std::make_pair(index.tsUs(r), end));
+    if (!fresh) it->second.second = end;  // the last root in list order on that thread
   }
   // The two attributions read the index only and write their own flags: run
   // them side by side (one pass over the kernels, one over the CPU lanes).
@@ -305,7 +310,7 @@ std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index
 std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index, unsigned threads) {
   const Trace& t = index.trace();
   std::vector<std::string> order;
-  std::unordered_map<std::string, EventList> groups;
+  std::unordered_map<std::string, RootList> groups;
   for (EventIdx a : index.annotations) {
     std::string sk = nameSkeleton(t.nameOf(a));
     auto [it, fresh] = groups.try_emplace(sk);
@@ -354,9 +359,9 @@ std::vector<uint32_t> kernelLanes(const EventIndex& index) {
 }
 
 // The GPU kernels starting inside a root's span, in (ts, index) order.
-EventList kernelsInSpan(const EventIndex& index, const std::vector<uint32_t>& lanes, EventIdx root) {
+EventList kernelsInSpan(const EventIndex& index, const std::vector<uint32_t>& lanes, const RootList& roots, size_t k) {
   EventList out;
-  const double a = index.tsUs(root), b = index.endPy(root).asDouble();
+  const double a = index.tsUs(roots[k]), b = roots.endPy(index, k).asDouble();
   for (uint32_t l : lanes) {
     index.forEachInLane(l, a, b, [&](EventIdx e) {
       if (!isGpuKernelRole(index.role(e)) || !index.hasDur(e) || !index.hasTs(e)) return;
@@ -373,14 +378,14 @@ EventList kernelsInSpan(const EventIndex& index, const std::vector<uint32_t>& la
 
 // Each kernel name's time in root 0 against its median over the later roots:
 // the largest ratio of a collective (and its name) and of any other kernel.
-void compareFirstRoot(const EventIndex& index, const EventList& roots, TrimInfo& info) {
+void compareFirstRoot(const EventIndex& index, const RootList& roots, TrimInfo& info) {
   const Trace& t = index.trace();
   const std::vector<uint32_t> lanes = kernelLanes(index);
   // first: per-name totals of root 0 in first-occurrence order.
   std::vector<StrId> names;
   std::unordered_map<StrId, size_t> pos;
   std::vector<double> first;
-  for (EventIdx e : kernelsInSpan(index, lanes, roots.front())) {
+  for (EventIdx e : kernelsInSpan(index, lanes, roots, 0)) {
     auto [it, fresh] = pos.try_emplace(t.name[e], names.size());
     if (fresh) {
       names.push_back(t.name[e]);
@@ -392,7 +397,7 @@ void compareFirstRoot(const EventIndex& index, const EventList& roots, TrimInfo&
   std::vector<double> tot(names.size());
   for (size_t r = 1; r < roots.size(); ++r) {
     std::fill(tot.begin(), tot.end(), 0.0);
-    for (EventIdx e : kernelsInSpan(index, lanes, roots[r])) {
+    for (EventIdx e : kernelsInSpan(index, lanes, roots, r)) {
       auto it = pos.find(t.name[e]);
       if (it != pos.end()) tot[it->second] += index.durUs(e);
     }
@@ -423,7 +428,7 @@ TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand,
   const Trace& t = index.trace();
   TrimInfo info;
   if (cand.roots.size() < 2 || cand.status == SplitStatus::NotSplittable || !index.hasCollectives) return info;
-  if (isBookendRootName(t.nameOf(cand.roots.front()))) return info;
+  if (isBookendRootName(cand.roots.name(t, 0))) return info;
   info.ran = true;
   compareFirstRoot(index, cand.roots, info);
   info.trimmed = info.collectiveRatio && *info.collectiveRatio >= 5.0 &&
@@ -433,7 +438,7 @@ TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand,
     return info;
   }
   info.before = cand.coverage;
-  cand.roots.erase(cand.roots.begin());
+  cand.roots.eraseFront();
   cand.coverage = auditRoots(index, cand.roots, options.threads);
   if (!options.trimKeepsStatus) cand.status = gradeCoverage(cand.coverage->coveredSelected);
   cand.diagnostics.set("startup_transient_trimmed", JsonValue::boolean(true));

@@ -49,45 +49,48 @@ PyNum pyMedian(Column<PyNum>& v) {  // reorders v
 
 }  // namespace
 
-TileSet buildTiles(const EventIndex& index, const EventList& roots) {
+TileSet buildTiles(const EventIndex& index, const RootList& roots) {
   const Trace& t = index.trace();
   TileSet out;
   std::vector<uint32_t> laneOrder;
-  std::unordered_map<uint32_t, EventList> groups;
-  for (EventIdx r : roots) {
-    auto [it, fresh] = groups.try_emplace(t.lane[r]);
-    if (fresh) laneOrder.push_back(t.lane[r]);
-    it->second.push_back(r);
+  std::unordered_map<uint32_t, std::vector<uint32_t>> groups;  // lane -> root positions
+  for (size_t k = 0; k < roots.size(); ++k) {
+    const uint32_t lane = t.lane[roots[k]];
+    auto [it, fresh] = groups.try_emplace(lane);
+    if (fresh) laneOrder.push_back(lane);
+    it->second.push_back(static_cast<uint32_t>(k));
   }
   // Lanes in id order: the entries then come out sorted by (lane, ts).
   std::sort(laneOrder.begin(), laneOrder.end());
   out.entries.reserve(roots.size());
+  auto tsOf = [&](uint32_t k) { return index.tsPy(roots[k]); };
+  auto endOf = [&](uint32_t k) { return roots.endPy(index, k); };
   for (uint32_t lane : laneOrder) {
     auto& g = groups[lane];
-    auto byTs = [&](EventIdx a, EventIdx b) { return index.tsPy(a) < index.tsPy(b); };
+    auto byTs = [&](uint32_t a, uint32_t b) { return tsOf(a) < tsOf(b); };
     if (!std::is_sorted(g.begin(), g.end(), byTs)) std::stable_sort(g.begin(), g.end(), byTs);
     // Straight into the entries (no per-lane tile list: fresh memory is what
     // costs here); the last tile needs the median of the others' lengths.
     Column<PyNum> lengths;
     reserveFresh(lengths, g.size());
-    auto emit = [&](EventIdx e, const Tile& tile) {
-      out.entries.push_back({lane, index.tsUs(e), tile});
+    auto emit = [&](uint32_t k, const Tile& tile) {
+      out.entries.push_back({lane, index.tsUs(roots[k]), tile});
       out.maxEnd = out.maxEnd ? pyMax(*out.maxEnd, tile.b) : tile.b;
     };
-    for (size_t k = 0; k + 1 < g.size(); ++k) {
-      const PyNum ts = index.tsPy(g[k]), end = index.endPy(g[k]), next = index.tsPy(g[k + 1]);
+    for (size_t j = 0; j + 1 < g.size(); ++j) {
+      const PyNum ts = tsOf(g[j]), end = endOf(g[j]), next = tsOf(g[j + 1]);
       Tile tile{ts, next};
       if (!(next >= end)) {
         tile.b = end;
         ++out.overlaps;
       }
       lengths.push_back(tile.b - tile.a);
-      emit(g[k], tile);
+      emit(g[j], tile);
     }
-    const EventIdx last = g.back();
-    const PyNum lastTs = index.tsPy(last);
-    emit(last, g.size() >= 2 ? Tile{lastTs, pyMax(index.endPy(last), lastTs + pyMedian(lengths))}
-                             : Tile{lastTs, index.endPy(last)});
+    const uint32_t last = g.back();
+    const PyNum lastTs = tsOf(last);
+    emit(last,
+         g.size() >= 2 ? Tile{lastTs, pyMax(endOf(last), lastTs + pyMedian(lengths))} : Tile{lastTs, endOf(last)});
   }
   // Sort by key; among equal keys keep the last written (a dict assignment).
   auto byKey = [](const TileSet::Entry& x, const TileSet::Entry& y) {
@@ -126,31 +129,33 @@ const Tile* TileSet::find(uint32_t lane, double tsUs, size_t& hint) const {
   return &entries[p].tile;
 }
 
-Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root) {
+Tile windowOf(const EventIndex& index, const TileSet& tiles, const RootList& roots, size_t k) {
+  const EventIdx root = roots[k];
   if (const Tile* t = tiles.find(index.trace().lane[root], index.tsUs(root))) return *t;
-  return {index.tsPy(root), index.endPy(root)};
+  return {index.tsPy(root), roots.endPy(index, k)};
 }
 
-Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root, size_t& hint) {
+Tile windowOf(const EventIndex& index, const TileSet& tiles, const RootList& roots, size_t k, size_t& hint) {
+  const EventIdx root = roots[k];
   if (const Tile* t = tiles.find(index.trace().lane[root], index.tsUs(root), hint)) return *t;
-  return {index.tsPy(root), index.endPy(root)};
+  return {index.tsPy(root), roots.endPy(index, k)};
 }
 
-const TileSet& chunkTiles(const EventIndex& index, const EventList& roots, const TileSet* globalTiles, TileSet& own) {
+const TileSet& chunkTiles(const EventIndex& index, const RootList& roots, const TileSet* globalTiles, TileSet& own) {
   if (globalTiles) return *globalTiles;
   own = buildTiles(index, roots);
   return own;
 }
 
-void addChunkKeys(const EventIndex& index, const EventList& roots, const TileSet* globalTiles, CorrKeySet& keys) {
+void addChunkKeys(const EventIndex& index, const RootList& roots, const TileSet* globalTiles, CorrKeySet& keys) {
   if (roots.empty()) return;
   const Trace& t = index.trace();
   TileSet own;
   const TileSet& tiles = chunkTiles(index, roots, globalTiles, own);
   double lo = INFINITY, hi = -INFINITY;
   size_t hint = 0;
-  for (EventIdx r : roots) {
-    const Tile w = windowOf(index, tiles, r, hint);
+  for (size_t k = 0; k < roots.size(); ++k) {
+    const Tile w = windowOf(index, tiles, roots, k, hint);
     lo = std::min(lo, w.a.asDouble());
     hi = std::max(hi, w.b.asDouble());
   }
@@ -208,7 +213,7 @@ std::vector<CorrKey> corrSetOrder(const EventIndex& index, const EventList& cpu,
 
 }  // namespace
 
-ChunkSelection selectChunk(const EventIndex& index, const EventList& roots, const TileSet* globalTiles,
+ChunkSelection selectChunk(const EventIndex& index, const RootList& roots, const TileSet* globalTiles,
                            const ExtractionOptions& options, const CorrGroupings* groups) {
   const Trace& t = index.trace();
   const CorrGroupings& byId = groups ? *groups : index.groupings();
@@ -217,8 +222,8 @@ ChunkSelection selectChunk(const EventIndex& index, const EventList& roots, cons
   const TileSet& tiles = chunkTiles(index, roots, globalTiles, own);
   std::optional<PyNum> maxEnd = globalTiles ? globalTiles->maxEnd : std::nullopt;
   size_t hint = 0;
-  for (EventIdx r : roots) {
-    Tile w = windowOf(index, tiles, r, hint);
+  for (size_t k = 0; k < roots.size(); ++k) {
+    Tile w = windowOf(index, tiles, roots, k, hint);
     sel.windows.push_back(w);
     maxEnd = maxEnd ? pyMax(*maxEnd, w.b) : w.b;
   }

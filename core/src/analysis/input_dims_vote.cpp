@@ -61,7 +61,7 @@ std::vector<std::optional<int64_t>> voteShapeBatchSizes(const EventIndex& index,
   bool any = false;
   for (size_t k : r.workingRoots) {
     const RootInfo& ri = r.roots[k];
-    const Tile w = ri.tile ? *ri.tile : Tile{index.tsPy(ri.event), index.endPy(ri.event)};
+    const Tile w = ri.tile ? *ri.tile : Tile{index.tsPy(ri.event), index.tsPy(ri.event) + ri.dur};
     EventText text(index.trace());
     out.push_back(voteInputDims(index, w, text));
     if (!text.error().empty()) r.warnings.push_back("batch sizes from Input Dims not read: " + text.error());

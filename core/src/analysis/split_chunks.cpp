@@ -19,19 +19,13 @@ const char* chunkKindName(ChunkKind k) {
 
 namespace {
 
-EventList rootEvents(const Column<RootInfo>& roots, const std::vector<size_t>& idx) {
-  EventList evs;
-  for (size_t k : idx) evs.push_back(roots[k].event);
-  return evs;
-}
-
 double busyRatioOf(const ChunkStats& s) {
   const double gd = s.gpuDuration.asDouble();
   return gd != 0.0 ? s.gpuBusyDuration.asDouble() / gd : 0.0;
 }
 
 Tile tileOf(const EventIndex& index, const RootInfo& ri) {
-  return ri.tile ? *ri.tile : Tile{index.tsPy(ri.event), index.endPy(ri.event)};
+  return ri.tile ? *ri.tile : Tile{index.tsPy(ri.event), index.tsPy(ri.event) + ri.dur};
 }
 
 std::string iterationFileName(const SplitResult& r, const PendingChunk& p) {
@@ -56,7 +50,7 @@ CorrGroupings chunkGroupings(const EventIndex& index, const Column<RootInfo>& ro
                              const std::vector<PendingChunk>& pending) {
   CorrKeySet keys;
   for (const PendingChunk& p : pending)
-    if (!p.wholeTrace) addChunkKeys(index, rootEvents(roots, p.roots), tiles, keys);
+    if (!p.wholeTrace) addChunkKeys(index, rootListOf(roots, &p.roots), tiles, keys);
   keys.finish();
   return index.groupingsFor(keys);
 }
@@ -78,7 +72,7 @@ ChunkPlan makeChunk(const ChunkInputs& in, const PendingChunk& p, const CorrGrou
     c.stats.eventCount = static_cast<int64_t>(in.index.trace().size());
     return c;
   }
-  ChunkSelection sel = selectChunk(in.index, rootEvents(in.roots, p.roots), in.tiles, in.extraction, groups);
+  ChunkSelection sel = selectChunk(in.index, rootListOf(in.roots, &p.roots), in.tiles, in.extraction, groups);
   c.events = std::move(sel.events);
   c.stats = sel.stats;
   c.steps.reserve(p.roots.size());
@@ -133,6 +127,17 @@ void fileChunks(SplitResult& r, const ChunkInputs& in, const std::vector<Pending
                                 c.stats.eventCount, c.outputPath));
     r.chunks.push_back(std::move(c));
   }
+}
+
+RootList rootListOf(const Column<RootInfo>& roots, const std::vector<size_t>* ks) {
+  RootList out;
+  out.reserve(ks ? ks->size() : roots.size());
+  auto add = [&](const RootInfo& ri) { out.pushSpan(ri.event, {ri.name, ri.dur}); };
+  if (ks)
+    for (size_t k : *ks) add(roots[k]);
+  else
+    for (const RootInfo& ri : roots) add(ri);
+  return out;
 }
 
 }  // namespace steadyscope::analysis

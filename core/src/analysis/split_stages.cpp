@@ -5,7 +5,7 @@
 
 namespace steadyscope::analysis {
 
-void describeRoots(const EventIndex& index, const EventList& roots, Column<RootInfo>& out) {
+void describeRoots(const EventIndex& index, const RootList& roots, Column<RootInfo>& out) {
   const Trace& t = index.trace();
   // parseAnnotation is a pure function of the name: parse each distinct name
   // once (stepOfName: the first root with that name; no second list).
@@ -28,11 +28,15 @@ void describeRoots(const EventIndex& index, const EventList& roots, Column<RootI
     const EventIdx e = roots[k];
     RootInfo ri;
     ri.event = e;
-    ri.name = t.nameOf(e);
+    ri.name = roots.name(t, k);
     ri.tsUs = index.tsUs(e);
-    ri.durUs = index.durUs(e);
+    ri.dur = roots.dur(index, k);
+    ri.durUs = roots.durUs(index, k);
+    // A call-tree root may carry another name than its event's: parse it.
     uint32_t& s = stepOfName[t.name[e]];
-    if (s == UINT32_MAX) {
+    if (roots.hasSpans()) {
+      ri.step = parseAnnotation(ri.name);
+    } else if (s == UINT32_MAX) {
       s = static_cast<uint32_t>(k);
       ri.step = parseAnnotation(ri.name);
     } else {

@@ -108,11 +108,11 @@ SplitResult refused(SplitResult& r, JsonValue m) {
 // is made, and joined at the tiles stage (or on an early return).
 class TileBuild {
  public:
-  void start(const EventIndex& idx, const EventList& roots, bool parallel) {
+  void start(const EventIndex& idx, const RootList& roots, bool parallel) {
     if (parallel) thread_ = std::jthread([this, &idx, &roots] { tiles_ = buildTiles(idx, roots); });
   }
   bool running() const { return thread_.joinable(); }
-  const TileSet& finish(const EventIndex& idx, const EventList& roots) {
+  const TileSet& finish(const EventIndex& idx, const RootList& roots) {
     if (thread_.joinable())
       thread_.join();
     else
@@ -141,7 +141,8 @@ const TileSet* attachTiles(SplitResult& r, const EventIndex& idx, TileBuild& til
   timer.mark("tiles: build");
   r.nOverlappingRoots = global.overlaps;
   size_t hint = 0;
-  for (RootInfo& ri : r.roots) ri.tile = windowOf(idx, global, ri.event, hint);
+  const RootList& roots = r.detection.chosen.roots;
+  for (size_t k = 0; k < r.roots.size(); ++k) r.roots[k].tile = windowOf(idx, global, roots, k, hint);
   return &global;
 }
 

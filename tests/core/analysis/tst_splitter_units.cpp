@@ -120,19 +120,19 @@ class TestSplitterUnits : public QObject {
       {"ph":"X","cat":"user_annotation","name":"c","pid":1,"tid":1,"ts":300,"dur":50},
       {"ph":"X","cat":"user_annotation","name":"d","pid":1,"tid":2,"ts":100,"dur":10}]})");
     EventIndex idx(*t);
-    EventList roots{0, 1, 2, 3};
+    const RootList roots{0, 1, 2, 3};
     TileSet tiles = buildTiles(idx, roots);
     QCOMPARE(tiles.entries.size(), size_t(3));  // (lane 1, 100), (lane 1, 300), (lane 2, 100)
     QCOMPARE(tiles.overlaps, int64_t(1));       // a's end 150 > b's start 100
-    for (EventIdx r : {EventIdx(0), EventIdx(1)}) {
-      Tile w = windowOf(idx, tiles, r);
+    for (size_t r : {size_t(0), size_t(1)}) {
+      Tile w = windowOf(idx, tiles, roots, r);
       QCOMPARE(w.a.asDouble(), 100.0);
       QCOMPARE(w.b.asDouble(), 300.0);  // b's tile: up to c's start
     }
-    Tile c = windowOf(idx, tiles, 2);  // last: ts + median(lengths 50, 200) = 425 > its end 350
+    Tile c = windowOf(idx, tiles, roots, 2);  // last: ts + median(lengths 50, 200) = 425 > its end 350
     QCOMPARE(c.a.asDouble(), 300.0);
     QCOMPARE(c.b.asDouble(), 425.0);
-    Tile d = windowOf(idx, tiles, 3);  // alone on its lane: its own span
+    Tile d = windowOf(idx, tiles, roots, 3);  // alone on its lane: its own span
     QCOMPARE(d.b.asDouble(), 110.0);
   }
 

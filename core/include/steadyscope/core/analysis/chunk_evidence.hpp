@@ -86,7 +86,7 @@ struct ChunkEvidence {
 /// * the largest event is the longest of them, its share over the sum of the
 ///   chunk's distinct durations (gpu_user_annotation spans are not GPU work);
 /// * the startup transient: see TransientContext / inflatedFirstStepFactor.
-ChunkEvidence computeChunkEvidence(const EventIndex& index, const EventList& roots,
+ChunkEvidence computeChunkEvidence(const EventIndex& index, const RootList& roots,
                                    const std::vector<size_t>& rootNumbers, const TileSet* tiles,
                                    const EvidenceOptions& options = {}, const TransientContext& transient = {});
 

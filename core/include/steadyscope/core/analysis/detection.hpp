@@ -4,6 +4,7 @@
 #include <steadyscope/core/analysis/annotation.hpp>
 #include <steadyscope/core/analysis/event_index.hpp>
 #include <steadyscope/core/analysis/pyfmt.hpp>
+#include <steadyscope/core/analysis/roots.hpp>
 
 #include <optional>
 #include <string>
@@ -37,11 +38,11 @@ struct Attribution {
   std::string strategy;
   double gpuTime = 0.0;
 };
-Attribution attributeGpuTime(const EventIndex& index, const EventList& instances);
+Attribution attributeGpuTime(const EventIndex& index, const RootList& instances);
 
 /// The coverage audit (§2.2) of a root list; its two attributions run side
 /// by side on big traces when `threads` (as for jobThreads) allows.
-CoverageReport auditRoots(const EventIndex& index, const EventList& roots, unsigned threads = 0);
+CoverageReport auditRoots(const EventIndex& index, const RootList& roots, unsigned threads = 0);
 
 /// One detector outcome (the cascade remembers all of them).
 struct DetectionCandidate {
@@ -49,7 +50,7 @@ struct DetectionCandidate {
   std::string phaseConfidence;  // "high" / "unknown"
   std::string tier;             // "detailed" / "native" / "" (tier 2)
   SplitStatus status = SplitStatus::NotSplittable;
-  EventList roots;  // sorted by ts (stable)
+  RootList roots;  // sorted by ts (stable)
   std::optional<CoverageReport> coverage;
   JsonValue diagnostics = JsonValue::object();  // insertion-ordered, as in the manifest
 };

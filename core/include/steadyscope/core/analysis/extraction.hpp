@@ -3,6 +3,7 @@
 // statistics, the batch-size override, and writing a chunk as .json.gz.
 #include <steadyscope/core/analysis/annotation.hpp>
 #include <steadyscope/core/analysis/event_index.hpp>
+#include <steadyscope/core/analysis/roots.hpp>
 #include <steadyscope/core/util/error.hpp>
 
 #include <map>
@@ -40,12 +41,12 @@ struct TileSet {
  private:
   size_t position(uint32_t lane, double tsUs) const;  // entries.size() when absent
 };
-TileSet buildTiles(const EventIndex& index, const EventList& roots);
+TileSet buildTiles(const EventIndex& index, const RootList& roots);
 
-/// The window of one root: its tile if any, else its own span.
-Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root);
+/// The window of root k: its tile if any, else its own span.
+Tile windowOf(const EventIndex& index, const TileSet& tiles, const RootList& roots, size_t k);
 /// windowOf with TileSet::find's hint, for roots taken in order.
-Tile windowOf(const EventIndex& index, const TileSet& tiles, EventIdx root, size_t& hint);
+Tile windowOf(const EventIndex& index, const TileSet& tiles, const RootList& roots, size_t k, size_t& hint);
 
 struct ExtractionOptions {
   bool dedupeGpuEvents = false;        // fix for §8 B25
@@ -70,18 +71,18 @@ struct ChunkSelection {
 /// null means --no-gap-fill (tiles are rebuilt from the chunk's own roots).
 /// `groups` must hold every id addChunkKeys adds for this chunk (groupingsFor
 /// a set it filled); null uses the index's full groupings.
-ChunkSelection selectChunk(const EventIndex& index, const EventList& roots, const TileSet* globalTiles,
+ChunkSelection selectChunk(const EventIndex& index, const RootList& roots, const TileSet* globalTiles,
                            const ExtractionOptions& options, const CorrGroupings* groups = nullptr);
 
 /// The tiles a chunk's windows come from: `globalTiles`, or when it is null
 /// (--no-gap-fill) the tiles of the chunk's own roots, built into `own`.
-const TileSet& chunkTiles(const EventIndex& index, const EventList& roots, const TileSet* globalTiles, TileSet& own);
+const TileSet& chunkTiles(const EventIndex& index, const RootList& roots, const TileSet* globalTiles, TileSet& own);
 
 /// Adds to `keys` the ids selectChunk(index, roots, globalTiles, ...) may
 /// look up: those of the CPU events on any lane within the time span of the
 /// chunk's windows (a superset of the events it selects). With groupingsFor,
 /// the groupings of several chunks cost one pass over the GPU and flow events.
-void addChunkKeys(const EventIndex& index, const EventList& roots, const TileSet* globalTiles, CorrKeySet& keys);
+void addChunkKeys(const EventIndex& index, const RootList& roots, const TileSet* globalTiles, CorrKeySet& keys);
 
 /// §4.5: the distinct Input Dims[0][0] values of the selected attention /
 /// quant events, in the reference's (CPython set) order.

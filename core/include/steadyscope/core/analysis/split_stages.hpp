@@ -26,7 +26,7 @@ namespace steadyscope::analysis {
 /// Appends one RootInfo per detected root (event, name, ts, dur, parsed step;
 /// no tile yet) to `out`. The caller reserves `out` first, so that it takes
 /// the block prefaultRootList warmed.
-void describeRoots(const EventIndex& index, const EventList& roots, Column<RootInfo>& out);
+void describeRoots(const EventIndex& index, const RootList& roots, Column<RootInfo>& out);
 /// Faults in (and retains, bigmem::prefault) a block for a root list of up
 /// to `maxRoots` roots: run on an idle core ahead of describeRoots, whose
 /// list is otherwise its stage's main cost in fresh pages.

@@ -83,9 +83,13 @@ struct RootInfo {
   std::string_view name;
   double tsUs = 0.0;
   double durUs = 0.0;
+  PyNum dur;  // Python's dur (a call-tree root's own, RootList::dur)
   StepDetails step;
   std::optional<Tile> tile;  // global tile (gap fill on)
 };
+
+/// The roots at positions `ks` of `roots` (every one when `ks` is null), with their names and spans.
+RootList rootListOf(const Column<RootInfo>& roots, const std::vector<size_t>* ks = nullptr);
 
 /// The label of the --divide-phases window (the others carry their chunk label).
 inline constexpr const char* kDividePhasesLabel = "divide_phases";

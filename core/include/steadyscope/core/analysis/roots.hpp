@@ -1,0 +1,70 @@
+#pragma once
+// Iteration roots: the events the splitter cuts a trace at. An annotation
+// root is an event as written; a call-tree root (spec §2.6) is a copy of an
+// event with its own name and duration — a block of repeating siblings takes
+// its parent's name and spans the block, a bookend is named warmup / wrapup
+// and spans the events before / after the loop. The copy keeps the event's
+// ts, pid, tid and args, so everything but name and end reads the event.
+#include <steadyscope/core/analysis/event_index.hpp>
+
+#include <initializer_list>
+#include <string_view>
+#include <vector>
+
+namespace steadyscope::analysis {
+
+/// What a call-tree root changes in the event it copies.
+struct RootSpan {
+  std::string_view name;  // into the trace's strings, or a literal
+  PyNum dur;
+};
+
+class RootList {
+ public:
+  RootList() = default;
+  RootList(EventList events) : events_(std::move(events)) {}  // NOLINT: events standing for themselves
+  RootList(std::initializer_list<EventIdx> events) : events_(events) {}
+
+  size_t size() const { return events_.size(); }
+  bool empty() const { return events_.empty(); }
+  EventIdx operator[](size_t k) const { return events_[k]; }
+  EventIdx front() const { return events_.front(); }
+  EventIdx back() const { return events_.back(); }
+  auto begin() const { return events_.begin(); }
+  auto end() const { return events_.end(); }
+  const EventList& events() const { return events_; }
+  /// True when the roots carry their own names and durations.
+  bool hasSpans() const { return !spans_.empty(); }
+
+  void reserve(size_t n) { events_.reserve(n); }
+  /// An event standing for itself (only while no root carries a span).
+  void push_back(EventIdx e) { events_.push_back(e); }
+  /// A root with its own name and duration (a call-tree copy of `e`). A list
+  /// holds either events standing for themselves or spans only.
+  void pushSpan(EventIdx e, RootSpan s) { insertSpan(size(), e, s); }
+  void insertSpan(size_t pos, EventIdx e, RootSpan s);
+  void eraseFront();
+
+  std::string_view name(const Trace& t, size_t k) const {
+    return spans_.empty() ? t.nameOf(events_[k]) : spans_[k].name;
+  }
+  PyNum dur(const EventIndex& index, size_t k) const {
+    return spans_.empty() ? index.durPy(events_[k]) : spans_[k].dur;
+  }
+  /// ts + dur with Python number types.
+  PyNum endPy(const EventIndex& index, size_t k) const { return index.tsPy(events_[k]) + dur(index, k); }
+  double durUs(const EventIndex& index, size_t k) const {
+    return spans_.empty() ? index.durUs(events_[k]) : spans_[k].dur.asDouble();
+  }
+
+  friend bool operator==(const RootList& a, const RootList& b);
+
+  /// The roots at positions `ks` (in that order), spans kept.
+  RootList subset(const std::vector<size_t>& ks) const;
+
+ private:
+  EventList events_;
+  std::vector<RootSpan> spans_;  // empty, or one per root
+};
+
+}  // namespace steadyscope::analysis
