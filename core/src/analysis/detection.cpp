@@ -1,5 +1,6 @@
 // Stage 1: roots from annotations, coverage audit, trim (spec §2.1–§2.5, §3.9).
 #include <steadyscope/core/analysis/detection.hpp>
+#include <steadyscope/core/analysis/tree_tiers.hpp>
 #include <steadyscope/core/util/phase_timer.hpp>
 #include <steadyscope/core/util/side_by_side.hpp>
 
@@ -448,42 +449,99 @@ TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand,
   return info;
 }
 
-Detection detectRoots(const EventIndex& index, const DetectionOptions& options) {
-  Detection d;
-  bool done = false;
-  if (auto c1 = detectKnownAnnotations(index, options.threads)) {
-    d.tried.push_back(*c1);
-    if (c1->status == SplitStatus::Splittable) {
-      d.chosen = *c1;
-      done = true;
-    }
+double rankingCoverage(const DetectionCandidate& c) {
+  if (c.coverage) return c.coverage->coveredSelected;
+  return c.tree ? c.tree->coverage : 0.0;
+}
+
+namespace {
+
+/// Records a cascade step; true when its candidate is SPLITTABLE (and chosen).
+bool tryStep(Detection& d, const char* name, std::optional<DetectionCandidate> c) {
+  CascadeStep step{name, std::nullopt};
+  bool passed = false;
+  if (c) {
+    step.candidate = d.tried.size();
+    passed = c->status == SplitStatus::Splittable;
+    if (passed) d.chosen = *c;
+    d.tried.push_back(std::move(*c));
   }
-  if (!done) {
-    if (auto c2 = detectUnknownFamilies(index, options.threads)) {
-      d.tried.push_back(*c2);
-      if (c2->status == SplitStatus::Splittable) {
-        d.chosen = *c2;
-        done = true;
-      }
-    }
+  d.steps.push_back(std::move(step));
+  return passed;
+}
+
+/// The first maximum of rankingCoverage among `tried` (optionally only the
+/// candidates that are not NOT_SPLITTABLE), or null.
+const DetectionCandidate* bestCovered(const std::vector<DetectionCandidate>& tried, bool usableOnly) {
+  const DetectionCandidate* best = nullptr;
+  for (const auto& c : tried) {
+    if (usableOnly && c.status == SplitStatus::NotSplittable) continue;
+    if (!best || rankingCoverage(c) > rankingCoverage(*best)) best = &c;
   }
-  if (!done) {
-    d.needsTreeTiers = true;
-    const DetectionCandidate* best = nullptr;
-    auto cov = [](const DetectionCandidate& c) { return c.coverage ? c.coverage->coveredSelected : 0.0; };
-    for (const auto& c : d.tried)
-      if (c.status != SplitStatus::NotSplittable && (!best || cov(c) > cov(*best))) best = &c;
-    if (!best)
-      for (const auto& c : d.tried)
-        if (!best || cov(c) > cov(*best)) best = &c;
-    if (best) {
+  return best;
+}
+
+void chooseNone(Detection& d, const char* reason) {
+  d.fallback = "none";
+  d.chosen = DetectionCandidate{};
+  d.chosen.method = "none";
+  d.chosen.phaseConfidence = "unknown";
+  d.chosen.status = SplitStatus::NotSplittable;
+  d.reason = reason;
+  d.chosen.diagnostics.set("reason", JsonValue::string(d.reason));
+}
+
+// Tiers 3-5 on the call tree; true when one of them is SPLITTABLE.
+bool tryTreeTiers(const EventIndex& index, Detection& d) {
+  d.usedCallTree = true;
+  auto built = CallTree::build(index);
+  if (auto* why = std::get_if<std::string>(&built)) {
+    d.treeFailure = *why;
+    if (const DetectionCandidate* best = bestCovered(d.tried, false)) {
+      d.fallback = "best annotation family";
       d.chosen = *best;
     } else {
-      d.chosen.method = "none";
-      d.chosen.phaseConfidence = "unknown";
-      d.chosen.status = SplitStatus::NotSplittable;
-      d.reason = "no splittable annotations and no repeating call pattern";
-      d.chosen.diagnostics.set("reason", JsonValue::string(d.reason));
+      chooseNone(d, "tree build failed and no annotations");
+    }
+    return true;  // the cascade ends here
+  }
+  CallTree& tree = std::get<CallTree>(built);
+  tree.reattachWorkerThreads();
+  const std::vector<EventIdx> entry = tree.entryRoots();
+  const double g = index.totalGpuTime().asDouble();
+  TreeNames names(index.trace());
+  auto branch = detectBranchDescent(tree, names, entry, g);
+  if (tryStep(d, "branch descent", branch)) return true;
+  auto sibling = detectSiblingRoots(tree, names, entry, g);
+  if (tryStep(d, "sibling roots", sibling)) return true;
+  std::optional<DetectionCandidate> bookends;
+  for (const auto* c : {&branch, &sibling}) {
+    if (!*c || (*c)->tree->coverage < kBookendFloor) continue;
+    bookends = enhanceWithBookends(tree, **c, g);
+    if (bookends) {
+      bookends->coverage = auditRoots(index, bookends->roots);
+      break;
+    }
+  }
+  return tryStep(d, "bookend enhancement", std::move(bookends));
+}
+
+}  // namespace
+
+Detection detectRoots(const EventIndex& index, const DetectionOptions& options) {
+  Detection d;
+  const bool done = tryStep(d, "known annotations", detectKnownAnnotations(index, options.threads)) ||
+                    tryStep(d, "unknown families", detectUnknownFamilies(index, options.threads)) ||
+                    tryTreeTiers(index, d);
+  if (!done) {
+    if (const DetectionCandidate* usable = bestCovered(d.tried, true)) {
+      d.fallback = "best usable";
+      d.chosen = *usable;
+    } else if (const DetectionCandidate* any = bestCovered(d.tried, false)) {
+      d.fallback = "last resort";
+      d.chosen = *any;
+    } else {
+      chooseNone(d, "no splittable annotations and no repeating call pattern");
     }
   }
   d.trim = trimStartupTransient(index, d.chosen, options);

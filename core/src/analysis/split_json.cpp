@@ -81,7 +81,9 @@ JsonValue detectionJson(const Detection& d) {
   det.set("n_roots", JsonValue::integer(static_cast<int64_t>(c.roots.size())));
   det.set("coverage", optionalCoverage(c.coverage));
   det.set("diagnostics", c.diagnostics);
-  det.set("needs_tree_tiers", JsonValue::boolean(d.needsTreeTiers));
+  det.set("used_call_tree", JsonValue::boolean(d.usedCallTree));
+  if (!d.treeFailure.empty()) det.set("call_tree_failure", JsonValue::string(d.treeFailure));
+  if (!d.fallback.empty()) det.set("fallback", JsonValue::string(d.fallback));
   JsonValue tried = JsonValue::array();
   for (const auto& t : d.tried) {
     JsonValue x = JsonValue::object();
@@ -90,9 +92,18 @@ JsonValue detectionJson(const Detection& d) {
     x.set("status", JsonValue::string(splitStatusName(t.status)));
     x.set("n_roots", JsonValue::integer(static_cast<int64_t>(t.roots.size())));
     x.set("coverage", optionalCoverage(t.coverage));
+    if (t.tree) x.set("branch_coverage", JsonValue::real(t.tree->coverage));
     tried.push(std::move(x));
   }
   det.set("candidates", std::move(tried));
+  JsonValue steps = JsonValue::array();
+  for (const CascadeStep& st : d.steps) {
+    JsonValue x = JsonValue::object();
+    x.set("step", JsonValue::string(st.name));
+    x.set("candidate", st.candidate ? JsonValue::integer(static_cast<int64_t>(*st.candidate)) : JsonValue::null());
+    steps.push(std::move(x));
+  }
+  det.set("steps", std::move(steps));
   det.set("trim", trimJson(d.trim));
   return det;
 }

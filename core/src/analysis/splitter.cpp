@@ -69,10 +69,6 @@ constexpr size_t kBigAudit = size_t(1) << 16;
 // Root counts from which the global tiles are built on another core.
 constexpr size_t kBigTiles = 4096;
 
-constexpr const char* kNeedsTreeTiers =
-    "no known or unknown annotation family is SPLITTABLE; the reference would continue with the call-tree "
-    "tiers (spec §2.6), which this build does not implement yet";
-
 // A stage boundary: false when the caller asked to stop.
 bool enter(JobControl* control, const char* stage) { return !control || control->enterStage(stage); }
 
@@ -239,7 +235,6 @@ SplitResult Splitter::plan(const SplitOptions& o, JobControl* control) {
   if (!enter(control, "detection")) return cancelledResult();
   r.detection = detection(idx, o.fixes.trimKeepsStatus, threads);
   timer.mark("detection");
-  if (r.detection.needsTreeTiers) return failed(r, kNeedsTreeTiers);
   const DetectionCandidate& det = r.detection.chosen;
   const bool proceed =
       det.status == SplitStatus::Splittable || (det.status == SplitStatus::Degraded && o.allowDegraded);

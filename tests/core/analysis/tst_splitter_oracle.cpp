@@ -1,5 +1,5 @@
-// Oracle parity: for every annotated case of ../shared/oracle/newest/ (and the
-// real traces with annotation roots), rebuild the input with the generator
+// Oracle parity: for every synthetic case of ../shared/oracle/newest/ and
+// every real trace the reference ran on, rebuild the input with the generator
 // command from the case README (checking its sha256) into a cache under the
 // build tree, run `steadyscope-cli split INPUT -o out` with the reference's
 // flags from the input's folder, and require a byte-identical
@@ -150,16 +150,14 @@ class TestSplitterOracle : public QObject {
     const QStringList synthetic = {"vllm_2k",        "vllm_20k",         "sglang_native_2k", "sglang_detailed_2k",
                                    "atom_native_2k", "atom_detailed_2k", "vllm_graphs_2k",   "vllm_nogpu_1k",
                                    "diffusion_1k",   "training_300"};
-    const QStringList real = {"tracelens__inference__sglang_decode__sglang_Qwen3-8B_decode",
-                              "tracelens__inference__vllm_decode_full__graph_execution",
-                              "tracelens__inference__xdit_flux.1_aiter_sage__profile_trace_rank_0"};
+    // Every real trace the reference ran on (default and --llm-inference).
+    const QStringList real = QDir(kOracle + "/real").entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
     for (const QString& c : synthetic)
       for (const QString& m : {QString("default"), QString("llm-inference")})
         QTest::newRow(qPrintable(c + (m == "default" ? "_default" : "_llm"))) << kOracle + "/" + c << m;
     for (const QString& c : real)
       for (const QString& m : {QString("default"), QString("llm-inference")})
-        QTest::newRow(qPrintable("real_" + c.section("__", -1) + (m == "default" ? "_default" : "_llm")))
-            << kOracle + "/real/" + c << m;
+        QTest::newRow(qPrintable("real_" + c + (m == "default" ? "_default" : "_llm"))) << kOracle + "/real/" + c << m;
   }
   void parity() {
     QFETCH(QString, caseDir);

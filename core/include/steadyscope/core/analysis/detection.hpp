@@ -44,6 +44,21 @@ Attribution attributeGpuTime(const EventIndex& index, const RootList& instances)
 /// by side on big traces when `threads` (as for jobThreads) allows.
 CoverageReport auditRoots(const EventIndex& index, const RootList& roots, unsigned threads = 0);
 
+/// What a call-tree candidate found (spec §2.6.4–§2.6.7), behind its diagnostics.
+struct TreeEvidence {
+  std::string tier;               // "branch_descent" / "sibling_roots"
+  std::optional<int64_t> period;  // siblings per iteration (a repeating run), none for a frame family
+  int64_t depth = 0;              // of the frame whose children repeat (0: the entry roots)
+  std::string source;             // "period" / "frame_family"
+  double coverage = 0.0;          // share of GPU time, rounded to 4 places (branch_coverage)
+  double iterGpuTime = 0.0;       // GPU time under the roots
+  std::vector<double> rootGpuTimes;
+  std::vector<EventIdx> before, after;  // siblings before / after the loop (bookend material)
+  std::optional<int64_t> droppedLowGpuRoots;
+  std::optional<double> warmupGpuPct, wrapupGpuPct;  // with bookends: their share in percent
+  bool bookends = false;
+};
+
 /// One detector outcome (the cascade remembers all of them).
 struct DetectionCandidate {
   std::string method;           // "annotation:tier", "family:unknown_only"
@@ -52,8 +67,13 @@ struct DetectionCandidate {
   SplitStatus status = SplitStatus::NotSplittable;
   RootList roots;  // sorted by ts (stable)
   std::optional<CoverageReport> coverage;
+  std::optional<TreeEvidence> tree;             // call-tree candidates
   JsonValue diagnostics = JsonValue::object();  // insertion-ordered, as in the manifest
 };
+
+/// The coverage the cascade ranks a candidate by: its audit's when it has
+/// one, else its call-tree coverage.
+double rankingCoverage(const DetectionCandidate& c);
 
 /// The startup-transient trim's decision (§3.9).
 struct TrimInfo {
@@ -74,11 +94,19 @@ struct DetectionOptions {
 };
 
 /// Result of Stage 1 + trim.
+/// One step of the cascade as it was tried, for the record and the window.
+struct CascadeStep {
+  std::string name;                 // "known annotations", "unknown families", "branch descent", ...
+  std::optional<size_t> candidate;  // index into Detection::tried; none: the step found nothing
+};
+
 struct Detection {
   DetectionCandidate chosen;
   std::vector<DetectionCandidate> tried;  // every non-null candidate, in cascade order
-  bool needsTreeTiers = false;            // no annotation tier was SPLITTABLE: the reference would go on
-                                          // to the call-tree tiers 3–5, which this build does not have
+  std::vector<CascadeStep> steps;         // every step tried, in order
+  bool usedCallTree = false;              // tiers 1–2 were not SPLITTABLE: the tree tiers ran
+  std::string treeFailure;                // why the call tree could not be built ("" if it was, or not needed)
+  std::string fallback;                   // "" (a tier passed), "best usable", "last resort", "none"
   std::string reason;                     // for an empty result
   TrimInfo trim;
 };

@@ -1,0 +1,72 @@
+#pragma once
+// The call tree the splitter's fallback tiers search (spec §2.6.1–§2.6.2):
+// host frames nested by time per thread (cpu_op, runtime and driver calls,
+// python functions), each launch's GPU events under it, worker-thread roots
+// folded under the host frame that encloses them. Nodes are the trace's own
+// events (EventIdx); the tree only adds links and two marks.
+#include <steadyscope/core/analysis/event_index.hpp>
+
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace steadyscope::analysis {
+
+class CallTree {
+ public:
+  static constexpr EventIdx kNone = UINT32_MAX;
+
+  /// The tree of `index`'s trace, or why the reference's build would have
+  /// failed on it (its detection then falls back to the annotation tiers).
+  static std::variant<CallTree, std::string> build(const EventIndex& index);
+
+  /// Folds the roots of other threads under the host thread's enclosing
+  /// frames (the host: the thread with the most python_function events).
+  void reattachWorkerThreads();
+  /// Parentless frames above the cpu_op roots, deduplicated, in discovery order.
+  std::vector<EventIdx> entryRoots() const;
+
+  EventIdx parent(EventIdx e) const { return parent_[e]; }
+  /// Children in the order they were attached (host frames by time, then GPU
+  /// events, then reattached roots); an event may be the child of several
+  /// launches.
+  std::vector<EventIdx> children(EventIdx e) const;
+  size_t childCount(EventIdx e) const;
+  /// No GPU work below (the reference's non_gpu_path mark).
+  bool nonGpuPath(EventIdx e) const { return (flags_[e] & kNonGpuPath) != 0; }
+  /// A kernel, memcpy or memset by its category as written.
+  bool isGpuKernel(EventIdx e) const { return gpuCat_[trace_->cat[e]]; }
+  /// GPU time of the kernels below `nodes` (the nodes included), each counted
+  /// once, summed in the reference's depth-first order. Not thread-safe.
+  double descendantGpuTime(std::span<const EventIdx> nodes) const;
+
+  const Trace& trace() const { return *trace_; }
+  const EventIndex& index() const { return *index_; }
+
+ private:
+  enum : uint8_t { kHasGpuEvents = 1, kNonGpuPath = 2 };
+  struct ChildEntry {
+    EventIdx child;
+    uint32_t next;
+  };
+  explicit CallTree(const EventIndex& index);
+  std::string buildHostStacks();
+  std::string linkGpuEvents();
+  void labelNonGpuPaths();
+  void addChild(EventIdx parent, EventIdx child);
+  void markGpuUpwards(EventIdx e);
+
+  const EventIndex* index_;
+  const Trace* trace_;
+  std::vector<uint8_t> gpuCat_;  // by category index
+  Column<EventIdx> parent_;
+  Column<uint32_t> head_, tail_;  // first / last entry of a child list (kNone: none)
+  std::vector<ChildEntry> entries_;
+  Column<uint8_t> flags_;
+  std::vector<EventIdx> cpuRootNodes_;  // cpu_ops pushed with no cpu_op below them on their thread
+  mutable Column<uint32_t> seen_;       // descendantGpuTime's visit stamps
+  mutable uint32_t stamp_ = 0;
+};
+
+}  // namespace steadyscope::analysis

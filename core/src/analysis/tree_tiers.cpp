@@ -1,0 +1,426 @@
+// Tiers 3–5 (spec §2.6.3–§2.6.7): the pattern finder over call-tree
+// siblings, the branch descent, sibling roots and bookend enhancement.
+#include <steadyscope/core/analysis/name_normaliser.hpp>
+#include <steadyscope/core/analysis/tree_tiers.hpp>
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <unordered_set>
+
+namespace steadyscope::analysis {
+
+uint32_t TreeNames::code(EventIdx e) {
+  const StrId id = trace_->name[e];
+  uint32_t& c = byName_[id];
+  if (c == UINT32_MAX) {
+    auto [it, fresh] =
+        codes_.try_emplace(normalizeNameForComparison(trace_->nameOf(e)), static_cast<uint32_t>(codes_.size()));
+    c = it->second;
+  }
+  return c;
+}
+
+namespace {
+
+// Periods worth verifying: the gaps between the recurrences of the rarest
+// label that occurs at least minRepeats times (every period is among them).
+std::vector<size_t> candidatePeriods(const std::vector<uint32_t>& codes, size_t minRepeats) {
+  std::map<uint32_t, size_t> counts;
+  for (uint32_t c : codes) ++counts[c];
+  std::optional<std::pair<size_t, uint32_t>> anchor;  // (count, code): the smallest
+  for (const auto& [code, n] : counts)
+    if (n >= minRepeats && (!anchor || std::make_pair(n, code) < *anchor)) anchor = std::make_pair(n, code);
+  if (!anchor) return {};
+  std::vector<size_t> gaps;
+  std::optional<size_t> prev;
+  for (size_t i = 0; i < codes.size(); ++i) {
+    if (codes[i] != anchor->second) continue;
+    if (prev) gaps.push_back(i - *prev);
+    prev = i;
+  }
+  std::sort(gaps.begin(), gaps.end());
+  gaps.erase(std::unique(gaps.begin(), gaps.end()), gaps.end());
+  return gaps;
+}
+
+// The first longest run with codes[i] == codes[i + p]: (start, repeats).
+std::pair<size_t, size_t> longestPeriodicRun(const std::vector<uint32_t>& codes, size_t p) {
+  const size_t limit = codes.size() - p;
+  size_t bestStart = 0, bestLen = 0;
+  for (size_t i = 0; i < limit;) {
+    if (codes[i] != codes[i + p]) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < limit && codes[j] == codes[j + p]) ++j;
+    if (j - i > bestLen) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j + 1;
+  }
+  return {bestStart, (bestLen + p) / p};
+}
+
+struct PeriodCandidate {
+  size_t period, start;
+  double coverage;
+};
+
+}  // namespace
+
+std::optional<Period> findRepeatingPeriod(const std::vector<uint32_t>& names, size_t minRepeats) {
+  // Codes in first-appearance order within this sequence: the anchor's tie-break depends on it.
+  std::vector<uint32_t> codes;
+  codes.reserve(names.size());
+  std::unordered_map<uint32_t, uint32_t> local;
+  for (uint32_t n : names) codes.push_back(local.try_emplace(n, static_cast<uint32_t>(local.size())).first->second);
+  const size_t total = codes.size();
+  std::vector<PeriodCandidate> found;
+  for (size_t p : candidatePeriods(codes, minRepeats)) {
+    if (p * minRepeats > total) continue;
+    auto [start, repeats] = longestPeriodicRun(codes, p);
+    if (repeats < minRepeats) continue;
+    const double coverage = static_cast<double>(repeats * p) / static_cast<double>(total);
+    if (coverage <= kMinPeriodCoverage) continue;
+    found.push_back({p, start, coverage});
+  }
+  if (found.empty()) return std::nullopt;
+  // Most explained first (rounded so float noise cannot reorder near-ties), then the shortest unit.
+  std::stable_sort(found.begin(), found.end(), [](const PeriodCandidate& a, const PeriodCandidate& b) {
+    const double ra = pyRound(a.coverage, 3), rb = pyRound(b.coverage, 3);
+    return ra != rb ? ra > rb : a.period < b.period;
+  });
+  std::vector<PeriodCandidate> kept;
+  for (const PeriodCandidate& c : found) {
+    const bool multiple = std::any_of(kept.begin(), kept.end(), [&](const PeriodCandidate& k) {
+      return c.period % k.period == 0 && c.coverage <= k.coverage + kPeriodMultipleMargin;
+    });
+    if (!multiple) kept.push_back(c);
+  }
+  const PeriodCandidate& best = kept.front();
+  Period out{best.period, best.start, {}};
+  out.pattern.assign(names.begin() + static_cast<std::ptrdiff_t>(best.start),
+                     names.begin() + static_cast<std::ptrdiff_t>(best.start + best.period));
+  return out;
+}
+
+namespace {
+
+/// The siblings the pattern finder works on, with their name codes and the
+/// GPU time under each name.
+struct Siblings {
+  const CallTree& tree;
+  const std::vector<EventIdx>& ordered;
+  std::vector<uint32_t> code;        // per sibling
+  std::vector<uint32_t> groupOrder;  // codes in first-appearance order
+  std::unordered_map<uint32_t, std::vector<EventIdx>> members;
+  std::unordered_map<uint32_t, double> gpu;  // per code
+};
+
+Siblings groupSiblings(const CallTree& tree, TreeNames& names, const std::vector<EventIdx>& ordered) {
+  Siblings s{tree, ordered, {}, {}, {}, {}};
+  s.code.reserve(ordered.size());
+  for (EventIdx e : ordered) {
+    const uint32_t c = names.code(e);
+    s.code.push_back(c);
+    auto [it, fresh] = s.members.try_emplace(c);
+    if (fresh) s.groupOrder.push_back(c);
+    it->second.push_back(e);
+  }
+  for (uint32_t c : s.groupOrder) s.gpu[c] = tree.descendantGpuTime(s.members[c]);
+  return s;
+}
+
+PyNum tsOr0(const EventIndex& idx, EventIdx e) { return idx.hasTs(e) ? idx.tsPy(e) : PyNum::fromInt(0); }
+PyNum endOf(const EventIndex& idx, EventIdx e) { return idx.hasDur(e) ? tsOr0(idx, e) + idx.durPy(e) : tsOr0(idx, e); }
+
+DetectionCandidate branchCandidate(double gpuTime, double totalGpu, int64_t depth, const char* source) {
+  DetectionCandidate c;
+  c.method = "generic:branch_descent";
+  c.phaseConfidence = "unknown";
+  const double cov = gpuTime / totalGpu;
+  c.status = gradeCoverage(cov);
+  TreeEvidence ev;
+  ev.tier = "branch_descent";
+  ev.depth = depth;
+  ev.source = source;
+  ev.coverage = pyRound(cov, 4);
+  ev.iterGpuTime = gpuTime;
+  c.tree = std::move(ev);
+  return c;
+}
+
+void setBookendMaterial(TreeEvidence& ev, const std::vector<EventIdx>& prefix, const std::vector<EventIdx>& suffix,
+                        const std::unordered_set<EventIdx>& blocked) {
+  for (EventIdx e : prefix)
+    if (!blocked.count(e)) ev.before.push_back(e);
+  for (EventIdx e : suffix)
+    if (!blocked.count(e)) ev.after.push_back(e);
+}
+
+// Blocks of consecutive live siblings matching the pattern; siblings without
+// GPU work may sit between matches, any other mismatch ends the loop.
+std::vector<std::vector<EventIdx>> blocksByPattern(const CallTree& tree, const std::vector<EventIdx>& live,
+                                                   const std::vector<uint32_t>& liveCodes, const Period& p) {
+  std::vector<std::vector<EventIdx>> blocks;
+  const size_t n = live.size();
+  for (size_t i = p.start; i < n;) {
+    std::vector<EventIdx> block;
+    size_t pos = 0, j = i;
+    while (pos < p.length && j < n) {
+      if (liveCodes[j] == p.pattern[pos]) {
+        block.push_back(live[j]);
+        ++pos;
+        ++j;
+      } else if (tree.nonGpuPath(live[j])) {
+        ++j;
+      } else {
+        break;
+      }
+    }
+    if (pos != p.length) break;
+    blocks.push_back(std::move(block));
+    i = j;
+  }
+  return blocks;
+}
+
+// One root per repetition of a contiguous repeating run of child names.
+std::optional<DetectionCandidate> periodicCandidate(const Siblings& s, std::optional<EventIdx> parent, double totalGpu,
+                                                    int64_t depth) {
+  const EventIndex& idx = s.tree.index();
+  const Trace& t = s.tree.trace();
+  std::vector<EventIdx> live;
+  std::vector<uint32_t> liveCodes;
+  for (size_t k = 0; k < s.ordered.size(); ++k)
+    if (s.gpu.at(s.code[k]) > 0) {
+      live.push_back(s.ordered[k]);
+      liveCodes.push_back(s.code[k]);
+    }
+  const auto period = findRepeatingPeriod(liveCodes);
+  if (!period || period->length == 1) return std::nullopt;
+  const auto blocks = blocksByPattern(s.tree, live, liveCodes, *period);
+  if (blocks.size() < kMinRepeatingChildren) return std::nullopt;
+  std::unordered_set<EventIdx> blocked;
+  for (const auto& b : blocks) blocked.insert(b.begin(), b.end());
+  const PyNum lastEnd = endOf(idx, blocks.back().back());
+  std::vector<EventIdx> prefix(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(period->start)), suffix;
+  for (EventIdx e : live)
+    if (!(tsOr0(idx, e) < lastEnd) && !blocked.count(e)) suffix.push_back(e);
+  RootList roots;
+  std::vector<double> gpuTimes;
+  double sum = 0.0;
+  for (const auto& b : blocks) {
+    const std::string_view name = parent ? t.nameOf(*parent) : t.nameOf(b.front());
+    roots.pushSpan(b.front(), {name, endOf(idx, b.back()) - tsOr0(idx, b.front())});
+    gpuTimes.push_back(s.tree.descendantGpuTime(b));
+    sum += gpuTimes.back();
+  }
+  DetectionCandidate c = branchCandidate(sum, totalGpu, depth, "period");
+  c.roots = std::move(roots);
+  c.tree->period = static_cast<int64_t>(period->length);
+  c.tree->rootGpuTimes = std::move(gpuTimes);
+  setBookendMaterial(*c.tree, prefix, suffix, blocked);
+  return c;
+}
+
+// The recurring child frame that carries the most GPU work (a conditional
+// loop body has no contiguous period); its members are the roots.
+std::optional<DetectionCandidate> groupedCandidate(const Siblings& s, double totalGpu, int64_t depth) {
+  const EventIndex& idx = s.tree.index();
+  const Trace& t = s.tree.trace();
+  std::optional<uint32_t> best;
+  for (uint32_t c : s.groupOrder) {
+    if (s.members.at(c).size() < kMinRepeatingChildren || !(s.gpu.at(c) > 0)) continue;
+    if (!best || s.gpu.at(c) > s.gpu.at(*best)) best = c;
+  }
+  if (!best) return std::nullopt;
+  const std::vector<EventIdx>& inst = s.members.at(*best);
+  const std::unordered_set<EventIdx> blocked(inst.begin(), inst.end());
+  const PyNum firstTs = tsOr0(idx, inst.front()), lastEnd = endOf(idx, inst.back());
+  std::vector<EventIdx> prefix, suffix;
+  for (EventIdx e : s.ordered) {
+    if (tsOr0(idx, e) < firstTs) prefix.push_back(e);
+    if (!(tsOr0(idx, e) < lastEnd)) suffix.push_back(e);
+  }
+  DetectionCandidate c = branchCandidate(s.gpu.at(*best), totalGpu, depth, "frame_family");
+  for (EventIdx e : inst) {
+    c.roots.pushSpan(e, {t.nameOf(e), idx.hasDur(e) ? idx.durPy(e) : PyNum::fromInt(0)});
+    c.tree->rootGpuTimes.push_back(s.tree.descendantGpuTime(std::span<const EventIdx>(&e, 1)));
+  }
+  setBookendMaterial(*c.tree, prefix, suffix, blocked);
+  return c;
+}
+
+// Roots whose GPU time lies below a gap of kLowGpuGapRatio between sorted
+// neighbours are setup or teardown calls, not iterations: drop them.
+void dropLowGpuRoots(DetectionCandidate& c, double totalGpu) {
+  TreeEvidence& ev = *c.tree;
+  std::vector<std::pair<size_t, double>> nonzero;
+  for (size_t k = 0; k < ev.rootGpuTimes.size(); ++k)
+    if (ev.rootGpuTimes[k] > 0) nonzero.emplace_back(k, ev.rootGpuTimes[k]);
+  if (nonzero.size() < kMinRepeatingChildren) return;
+  std::stable_sort(nonzero.begin(), nonzero.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  double maxRatio = 1.0;
+  size_t splitAt = 0;
+  bool split = false;
+  for (size_t k = 0; k + 1 < nonzero.size(); ++k) {
+    const double ratio = nonzero[k + 1].second / nonzero[k].second;
+    if (ratio > maxRatio) {
+      maxRatio = ratio;
+      splitAt = k;
+      split = true;
+    }
+  }
+  if (maxRatio < kLowGpuGapRatio || !split) return;
+  std::vector<uint8_t> keep(ev.rootGpuTimes.size(), 0);
+  size_t kept = 0;
+  for (size_t k = splitAt + 1; k < nonzero.size(); ++k, ++kept) keep[nonzero[k].first] = 1;
+  if (kept < kMinRepeatingChildren) return;
+  std::vector<size_t> positions;
+  std::vector<double> times;
+  double sum = 0.0;
+  for (size_t k = 0; k < keep.size(); ++k)
+    if (keep[k]) {
+      positions.push_back(k);
+      times.push_back(ev.rootGpuTimes[k]);
+      sum += ev.rootGpuTimes[k];
+    }
+  const double cov = totalGpu != 0.0 ? sum / totalGpu : 0.0;
+  ev.droppedLowGpuRoots = static_cast<int64_t>(c.roots.size() - positions.size());
+  c.roots = c.roots.subset(positions);
+  ev.rootGpuTimes = std::move(times);
+  ev.iterGpuTime = sum;
+  ev.coverage = pyRound(cov, 4);
+  c.status = gradeCoverage(cov);
+}
+
+}  // namespace
+
+std::optional<DetectionCandidate> findPattern(const CallTree& tree, TreeNames& names,
+                                              const std::vector<EventIdx>& ordered, double totalGpu,
+                                              std::optional<EventIdx> parent, int64_t depth) {
+  const Siblings s = groupSiblings(tree, names, ordered);
+  std::optional<DetectionCandidate> best;
+  for (auto cand : {periodicCandidate(s, parent, totalGpu, depth), groupedCandidate(s, totalGpu, depth)}) {
+    if (!cand) continue;
+    const double cov = cand->tree->coverage;
+    if (cov > 0 && (!best || cov > best->tree->coverage)) best = std::move(cand);
+  }
+  if (best) dropLowGpuRoots(*best, totalGpu);
+  return best;
+}
+
+namespace {
+
+std::vector<EventIdx> sortedByTs(const CallTree& tree, std::vector<EventIdx> v) {
+  const EventIndex& idx = tree.index();
+  std::stable_sort(v.begin(), v.end(), [&](EventIdx a, EventIdx b) { return tsOr0(idx, a) < tsOr0(idx, b); });
+  return v;
+}
+
+}  // namespace
+
+std::optional<DetectionCandidate> detectBranchDescent(const CallTree& tree, TreeNames& names,
+                                                      const std::vector<EventIdx>& entryRoots, double totalGpu) {
+  std::optional<DetectionCandidate> best;
+  std::deque<std::pair<EventIdx, int64_t>> queue;
+  for (EventIdx r : entryRoots) queue.emplace_back(r, 0);
+  size_t visited = 0;
+  while (!queue.empty()) {
+    const auto [node, depth] = queue.front();
+    queue.pop_front();
+    if (++visited > kBranchNodeBudget) break;
+    const std::vector<EventIdx> children = tree.children(node);
+    if (children.size() >= kMinRepeatingChildren) {
+      auto cand = findPattern(tree, names, sortedByTs(tree, children), totalGpu, node, depth);
+      if (cand && (!best || cand->tree->coverage > best->tree->coverage)) best = std::move(cand);
+      if (best && best->tree->coverage >= kBranchStopCoverage) break;
+    }
+    for (EventIdx c : children)
+      if (!tree.nonGpuPath(c)) queue.emplace_back(c, depth + 1);
+  }
+  if (best) setTreeDiagnostics(*best);
+  return best;
+}
+
+std::optional<DetectionCandidate> detectSiblingRoots(const CallTree& tree, TreeNames& names,
+                                                     const std::vector<EventIdx>& entryRoots, double totalGpu) {
+  auto c = findPattern(tree, names, sortedByTs(tree, entryRoots), totalGpu, std::nullopt, 0);
+  if (!c) return std::nullopt;
+  c->method = "generic:sibling_roots";
+  c->tree->tier = "sibling_roots";
+  setTreeDiagnostics(*c);
+  return c;
+}
+
+namespace {
+
+// A root standing for `events`: a copy of the earliest, spanning to the end
+// of the last by ts.
+std::pair<EventIdx, RootSpan> spanOf(const CallTree& tree, std::vector<EventIdx> events, std::string_view name) {
+  const EventIndex& idx = tree.index();
+  events = sortedByTs(tree, std::move(events));
+  return {events.front(), {name, endOf(idx, events.back()) - tsOr0(idx, events.front())}};
+}
+
+}  // namespace
+
+std::optional<DetectionCandidate> enhanceWithBookends(const CallTree& tree, const DetectionCandidate& c,
+                                                      double totalGpu) {
+  if (totalGpu == 0.0 || c.roots.empty() || !c.tree) return std::nullopt;
+  const TreeEvidence& ev = *c.tree;
+  if (ev.before.empty() && ev.after.empty()) return std::nullopt;
+  const double beforeGpu = ev.before.empty() ? 0.0 : tree.descendantGpuTime(ev.before);
+  const double afterGpu = ev.after.empty() ? 0.0 : tree.descendantGpuTime(ev.after);
+  if (!(beforeGpu > 0) && !(afterGpu > 0)) return std::nullopt;
+  DetectionCandidate out = c;
+  TreeEvidence& oev = *out.tree;
+  if (beforeGpu > 0) {
+    auto [e, span] = spanOf(tree, ev.before, "warmup");
+    out.roots.insertSpan(0, e, span);
+    oev.warmupGpuPct = pyRound(100 * beforeGpu / totalGpu, 1);
+  }
+  if (afterGpu > 0) {
+    auto [e, span] = spanOf(tree, ev.after, "wrapup");
+    out.roots.pushSpan(e, span);
+    oev.wrapupGpuPct = pyRound(100 * afterGpu / totalGpu, 1);
+  }
+  const double coverage = (beforeGpu + ev.iterGpuTime + afterGpu) / totalGpu;
+  oev.bookends = true;
+  oev.coverage = pyRound(coverage, 4);
+  out.status = gradeCoverage(coverage);
+  setTreeDiagnostics(out);
+  return out;
+}
+
+void setTreeDiagnostics(DetectionCandidate& c) {
+  const TreeEvidence& ev = *c.tree;
+  JsonValue d = JsonValue::object();
+  auto ids = [](const std::vector<EventIdx>& v) {
+    JsonValue a = JsonValue::array();
+    for (EventIdx e : v) a.push(JsonValue::integer(e));
+    return a;
+  };
+  d.set("period_label_tier", JsonValue::string(ev.tier));
+  d.set("period", ev.period ? JsonValue::integer(*ev.period) : JsonValue::null());
+  d.set("period_depth", JsonValue::integer(ev.depth));
+  d.set("branch_source", JsonValue::string(ev.source));
+  d.set("branch_coverage", JsonValue::real(ev.coverage));
+  d.set("iter_gpu_time", JsonValue::real(ev.iterGpuTime));
+  JsonValue times = JsonValue::array();
+  for (double g : ev.rootGpuTimes) times.push(JsonValue::real(g));
+  d.set("root_gpu_times", std::move(times));
+  d.set("before_uids", ids(ev.before));
+  d.set("after_uids", ids(ev.after));
+  if (ev.droppedLowGpuRoots) d.set("dropped_low_gpu_roots", JsonValue::integer(*ev.droppedLowGpuRoots));
+  if (ev.warmupGpuPct) d.set("warmup_gpu_pct", JsonValue::real(*ev.warmupGpuPct));
+  if (ev.wrapupGpuPct) d.set("wrapup_gpu_pct", JsonValue::real(*ev.wrapupGpuPct));
+  if (ev.bookends) d.set("bookend_enhancement", JsonValue::boolean(true));
+  c.diagnostics = std::move(d);
+}
+
+}  // namespace steadyscope::analysis
