@@ -52,6 +52,17 @@ std::int64_t Builder::runtime(std::string_view name, Ns ts, Ns dur, std::int64_t
   return corr;
 }
 
+void Builder::pyFrame(std::string_view name, Ns ts, Ns dur, std::int64_t id, std::int64_t parent) {
+  w_.complete(Cat::PythonFunction, name, cpu_, ts, dur, [&](Out& o) {
+    o.s("\"Python parent id\": ");
+    if (parent > 0)
+      o.i(parent);
+    else
+      o.s("null");
+    o.s(", \"Python id\": ").i(id).s(", \"Ev Idx\": ").i(++evIdx_);
+  });
+}
+
 Ns Builder::placeOnStream(int stream, Ns launchTs, Ns dur) {
   auto& end = streamEnd_[static_cast<std::size_t>(stream)];
   auto& lastDur = lastDur_[static_cast<std::size_t>(stream)];

@@ -47,6 +47,11 @@ class Builder {
   void cpuOp(std::string_view name, Ns ts, Ns dur, std::int64_t ext, Dims dims);
   void frame(std::string_view name, Ns ts, Ns dur);
   std::int64_t runtime(std::string_view name, Ns ts, Ns dur, std::int64_t ext);
+  // python_function frames: an id is taken when the frame opens (ids follow
+  // call order, as Kineto's do) and the frame is written once its end is
+  // known. `parent` 0 writes a null parent (the outermost frame).
+  std::int64_t openPy() { return ++pyId_; }
+  void pyFrame(std::string_view name, Ns ts, Ns dur, std::int64_t id, std::int64_t parent);
 
   // Composites; each takes the CPU time and returns the CPU time after it.
   Ns launch(Ns t, std::string_view op, Dims dims, Kern k, int stream = kCompute);
@@ -75,6 +80,7 @@ class Builder {
   std::int64_t ext_ = 0;
   std::int64_t corr_ = 1000;
   std::int64_t evIdx_ = 0;
+  std::int64_t pyId_ = 0;
   Ns stepGpuFirst_ = -1;
   Ns stepGpuEnd_ = 0;
   std::uint64_t overlaps_ = 0;

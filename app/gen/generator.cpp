@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <iterator>
+#include <string_view>
 
 namespace steadyscope::gen {
 
@@ -16,6 +18,24 @@ namespace {
 constexpr Ns kSmallT0 = 2'718'281'828;              // 2718281.828 us
 constexpr Ns kEpochT0 = 1'767'189'312'123'456'000;  // ~1.767e15 us
 constexpr std::int64_t kBaseTimeNs = 1'767'189'312'000'000'000;
+
+// Python frames of the training loop (--python-functions). train_step and
+// _call_impl alternate between two line numbers from step to step, standing
+// in for frames whose reported line changes between calls (re-entered
+// generators, decorated functions): only a sibling-name normaliser that
+// strips the "(N)" line numbers sees one repeated per-step frame.
+constexpr std::string_view kPyMain = "train.py(42): main";
+constexpr std::string_view kPyNext = "torch/utils/data/dataloader.py(631): __next__";
+constexpr std::array<std::string_view, 2> kPyTrainStep = {"train.py(57): train_step", "train.py(61): train_step"};
+constexpr std::string_view kPyWrappedCall = "torch/nn/modules/module.py(1492): _wrapped_call_impl";
+constexpr std::array<std::string_view, 2> kPyCallImpl = {"torch/nn/modules/module.py(1501): _call_impl",
+                                                         "torch/nn/modules/module.py(1511): _call_impl"};
+constexpr std::string_view kPyForward = "model.py(88): forward";
+constexpr std::string_view kPyCrossEntropy = "torch/nn/functional.py(3059): cross_entropy";
+constexpr std::string_view kPyTensorBackward = "torch/_tensor.py(522): backward";
+constexpr std::string_view kPyAutogradBackward = "torch/autograd/__init__.py(266): backward";
+constexpr std::string_view kPyOptimizerWrapper = "torch/optim/optimizer.py(487): wrapper";
+constexpr std::string_view kPyAdamwStep = "torch/optim/adamw.py(209): step";
 
 std::string headerText(const Options& opt) {
   const int worldSize = opt.style == Style::Training ? 8 : 1;
@@ -33,9 +53,9 @@ std::string headerText(const Options& opt) {
       "  \"distributedInfo\": {{\"backend\": \"nccl\", \"rank\": 0, \"world_size\": {0}, \"pg_count\": 1, "
       "\"pg_config\": [{{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": \"cuda:nccl\", "
       "\"pg_size\": {0}, \"ranks\": [{1}]}}], \"nccl_version\": \"2.21.5\"}},\n"
-      "  \"record_shapes\": 1,\n  \"with_stack\": 0,\n  \"profile_memory\": 0,\n"
+      "  \"record_shapes\": 1,\n  \"with_stack\": {2},\n  \"profile_memory\": 0,\n"
       "  \"traceEvents\": [\n",
-      worldSize, ranks);
+      worldSize, ranks, opt.pythonFunctions ? 1 : 0);
 }
 
 std::string footerText(const Options& opt) {
@@ -64,7 +84,9 @@ class TraceRun {
         t0_(opt.epoch ? kEpochT0 : kSmallT0),
         b_(w_, opt, t0_),
         planRng_(opt.seed, 2),
-        graphRng_(opt.seed, 6) {}
+        graphRng_(opt.seed, 6),
+        annotated_(opt.annotation != Annotation::None),
+        python_(opt.pythonFunctions) {}
 
   Truth run(int steps) {
     truth_.stepsRequested = steps;
@@ -74,7 +96,13 @@ class TraceRun {
     w_.writeHeader(headerText(opt_));
     metadata();
     Ns t = t0_ + us(1000);
+    const Ns mainStart = t;
+    if (python_) {
+      mainPy_ = b_.openPy();
+      t += us(1);
+    }
     for (std::size_t i = 0; i < truth_.plan.steps.size(); ++i) t = step(static_cast<int>(i), truth_.plan.steps[i], t);
+    if (python_) t = closeMain(mainStart, t);
     footer(t);
     return finish();
   }
@@ -106,6 +134,15 @@ class TraceRun {
     // Kineto also writes metadata without a timestamp.
     w_.metadata("process_name", "\"Spans\"", "0", nullptr, "\"name\": \"Spans\"");
     w_.commit(w_.mark());
+  }
+
+  // The outermost Python frame spans every step; it is written last, once its
+  // end is known (a tree builder sorts by ts, so file order does not matter).
+  Ns closeMain(Ns start, Ns t) {
+    t += us(2);
+    b_.pyFrame(kPyMain, start, t - start, mainPy_, 0);
+    w_.commit(w_.mark());
+    return t + us(2);
   }
 
   void footer(Ns end) {
@@ -143,18 +180,25 @@ class TraceRun {
     const ParsedCounts parsed = stepName(i, s);
     const bool graph = opt_.graphSteps > 0.0 && graphEligible(s) && graphRng_.chance(opt_.graphSteps);
     const Ns rootTs = t;
-    const auto ext = b_.newExt();
+    const auto ext = annotated_ ? b_.newExt() : 0;
+    stepPy_ = python_ ? b_.openPy() : 0;
     b_.beginStep();
     t = rootTs + b_.between(10, 30);
     t = graph ? b_.graphWithoutKernels(t) : body(i, s, t);
     t += b_.between(5, 20);
+    // Without annotations the step's extent shows only as its train_step
+    // frame (with --python-functions), which spans what the root would.
     const std::size_t head = w_.mark();
-    b_.root(name_, rootTs, t - rootTs, ext, !graph);
+    if (annotated_) b_.root(name_, rootTs, t - rootTs, ext, !graph);
+    if (python_) b_.pyFrame(kPyTrainStep[static_cast<std::size_t>(i % 2)], rootTs, t - rootTs, stepPy_, mainPy_);
     w_.commit(head);
-    tally(parsed, s, graph, !graph && b_.stepHasGpu());
+    tally(parsed, s, graph, annotated_ && !graph && b_.stepHasGpu());
     return t;
   }
 
+  // The kinds count what a name parser derives (spec §2.4): without
+  // annotations a splitter's tree roots carry frame names, which parse as
+  // one-request decode steps just like ProfilerStep#N.
   void tally(ParsedCounts parsed, const StepPlan& s, bool graph, bool mirrored) {
     auto& st = truth_.steps;
     ++st.total;
@@ -168,7 +212,7 @@ class TraceRun {
     st.idleGaps += s.idleGap ? 1 : 0;
     st.contextRequests += static_cast<std::uint64_t>(s.cr);
     st.generationRequests += static_cast<std::uint64_t>(s.gr);
-    ++truth_.roots;
+    truth_.roots += annotated_ ? 1 : 0;
     truth_.mirrors += mirrored ? 1 : 0;
   }
 
@@ -177,11 +221,16 @@ class TraceRun {
                                                                   "aten::item"};
     t += s.idleGap ? b_.between(2000, 20000) : 0;
     t += b_.between(40, 150);
+    // With Python frames the between-step ops are the data loader's.
+    const Ns pyStart = t;
+    const auto pyId = python_ ? b_.openPy() : 0;
+    if (python_) t += us(1);
     for (int j = 0; j < 2; ++j) {
       const Ns d = b_.between(3, 12);
       b_.frame(kSchedOps[static_cast<std::size_t>(b_.rng().range(0, 3))], t, d);
       t += d + b_.between(2, 10);
     }
+    if (python_) b_.pyFrame(kPyNext, pyStart, t - pyStart, pyId, mainPy_);
     w_.commit(w_.mark());
     return t + b_.between(10, 40);
   }
@@ -285,19 +334,49 @@ class TraceRun {
     return t + b_.between(3, 8);
   }
 
-  Ns trainingBody(int i, Ns t) {
-    const int warm = i < opt_.warmupSteps ? 1300 : 1000;
-    t = b_.copy(t, true, 8 * 8192);
-    t = trainingPass(t, false, warm);
-    t = b_.launch(t, "aten::cross_entropy_loss", {{8192, 32000}, {8192}}, {kn::kCrossEntropy, us(30)});
-    t = trainingPass(t, true, warm);
-    t = trainingCollective(i, t);
+  Ns trainingOptimizer(Ns t) {
     const Ns optStart = t;
     t = b_.launch(t + b_.between(2, 5), "aten::_fused_adamw_", {{std::int64_t(opt_.layers) * 4096 * 4096}},
                   {kn::kAdam, b_.jitter(us(40), 980, 1020)});
     t = b_.launch(t, "aten::zero_", {{std::int64_t(opt_.layers) * 4096 * 4096}}, {kn::kFill, us(6)});
     t += b_.between(1, 3);
     b_.frame("Optimizer.step#AdamW.step", optStart, t - optStart);
+    return t;
+  }
+
+  // Runs `body` inside nested Python frames (outermost first) under the
+  // step's train_step frame. Each frame starts 1 us before and ends 1 us
+  // after the one it encloses, so a tree builder that sorts by ts and drops
+  // children bleeding past their parent keeps every frame. Without
+  // --python-functions it is just body(t): no extra random draws, so the
+  // trace keeps its bytes.
+  template <class Body>
+  Ns inPython(Ns t, std::initializer_list<std::string_view> frames, Body&& body) {
+    if (!python_) return body(t);
+    std::array<std::int64_t, 4> ids{};
+    const std::size_t n = std::min(frames.size(), ids.size());
+    for (std::size_t k = 0; k < n; ++k) ids[k] = b_.openPy();
+    const Ns end = body(t + static_cast<Ns>(n) * us(1));
+    for (std::size_t k = n; k-- > 0;) {
+      const Ns ts = t + static_cast<Ns>(k) * us(1);
+      const Ns frameEnd = end + static_cast<Ns>(n - k) * us(1);
+      b_.pyFrame(frames.begin()[k], ts, frameEnd - ts, ids[k], k ? ids[k - 1] : stepPy_);
+    }
+    return end + static_cast<Ns>(n + 1) * us(1);
+  }
+
+  Ns trainingBody(int i, Ns t) {
+    const int warm = i < opt_.warmupSteps ? 1300 : 1000;
+    const auto parity = static_cast<std::size_t>(i % 2);
+    t = b_.copy(t, true, 8 * 8192);
+    t = inPython(t, {kPyWrappedCall, kPyCallImpl[parity], kPyForward},
+                 [&](Ns at) { return trainingPass(at, false, warm); });
+    t = inPython(t, {kPyCrossEntropy}, [&](Ns at) {
+      return b_.launch(at, "aten::cross_entropy_loss", {{8192, 32000}, {8192}}, {kn::kCrossEntropy, us(30)});
+    });
+    t = inPython(t, {kPyTensorBackward, kPyAutogradBackward},
+                 [&](Ns at) { return trainingCollective(i, trainingPass(at, true, warm)); });
+    t = inPython(t, {kPyOptimizerWrapper, kPyAdamwStep}, [&](Ns at) { return trainingOptimizer(at); });
     t = b_.copy(t + b_.between(2, 5), false, 4);
     return b_.syncStream(t);
   }
@@ -313,6 +392,10 @@ class TraceRun {
   std::string zeroTid_;
   int collectives_ = 0;
   double collectiveSumUs_ = 0;
+  const bool annotated_;  // false: --annotation none
+  const bool python_;     // --python-functions
+  std::int64_t mainPy_ = 0;
+  std::int64_t stepPy_ = 0;  // Python id of the current step's train_step
 };
 
 }  // namespace

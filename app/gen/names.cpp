@@ -205,7 +205,7 @@ ParsedCounts trainingStepName(int index, std::string& name) {
 std::string annotationFormat(const Options& opt) {
   switch (opt.style) {
     case Style::Diffusion: return "diffusion_native";
-    case Style::Training: return "profiler_step";
+    case Style::Training: return opt.annotation == Annotation::None ? "none" : "profiler_step";
     default: return std::string(styleName(opt.style)) + "_" + annotationName(opt.annotation);
   }
 }

@@ -25,7 +25,9 @@ Output
 
 Workload
   --style S                 vllm | sglang | atom | diffusion | training (default vllm)
-  --annotation A            native | detailed step annotations (vllm/sglang/atom)
+  --annotation A            native | detailed step annotations (vllm/sglang/atom);
+                            none (training only): no ProfilerStep#N or other
+                            user_annotation, the steps live only in the call tree
   --steps N                 number of steps (default 300)
   --seed S                  random seed (default 1); same seed -> same bytes
   --target-bytes B          choose the step count so the JSON is about B bytes
@@ -41,6 +43,9 @@ Workload
   --collective-us US        training: all-reduce kernel duration (default 300)
   --first-collective-factor F
                             training: multiply step 0's all-reduce by F (default 1)
+  --python-functions        training: python_function frames on the CPU thread
+                            (train.py main > per step train_step > module
+                            frames around the cpu_ops; with_stack 1)
 
 Awkward shapes
   --graph-steps FRAC        fraction of eligible steps (decode-only; every step for
@@ -108,6 +113,8 @@ bool parseAnnotation(std::string_view s, Annotation& out) {
     out = Annotation::Native;
   else if (s == "detailed")
     out = Annotation::Detailed;
+  else if (s == "none")
+    out = Annotation::None;
   else
     return false;
   return true;
@@ -175,6 +182,7 @@ const std::map<std::string_view, FlagHandler>& flagOptions() {
       {"--unsorted", [](Options& o) { o.unsorted = true; }},
       {"--overlap-kernels", [](Options& o) { o.overlapKernels = true; }},
       {"--epoch", [](Options& o) { o.epoch = true; }},
+      {"--python-functions", [](Options& o) { o.pythonFunctions = true; }},
       {"--quiet", [](Options& o) { o.quiet = true; }},
   };
   return m;
@@ -220,6 +228,11 @@ std::optional<Options> parseOptions(int argc, char** argv, int& exitCode) {
     if (!v->second(o, value)) return fail(exitCode, "bad value '" + std::string(value) + "' for " + std::string(arg));
   }
   if (o.out.empty()) return fail(exitCode, "no output file (-o)");
+  // Only the training loop has a call tree that marks its steps.
+  if (o.annotation == Annotation::None && o.style != Style::Training)
+    return fail(exitCode, "--annotation none needs --style training");
+  if (o.pythonFunctions && o.style != Style::Training)
+    return fail(exitCode, "--python-functions needs --style training");
   return o;
 }
 
@@ -234,6 +247,13 @@ const char* styleName(Style s) {
   return "?";
 }
 
-const char* annotationName(Annotation a) { return a == Annotation::Native ? "native" : "detailed"; }
+const char* annotationName(Annotation a) {
+  switch (a) {
+    case Annotation::Native: return "native";
+    case Annotation::Detailed: return "detailed";
+    case Annotation::None: return "none";
+  }
+  return "?";
+}
 
 }  // namespace steadyscope::gen

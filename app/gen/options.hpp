@@ -9,7 +9,8 @@
 namespace steadyscope::gen {
 
 enum class Style { Vllm, Sglang, Atom, Diffusion, Training };
-enum class Annotation { Native, Detailed };
+// None: training without any step annotation (the steps live only in the call tree).
+enum class Annotation { Native, Detailed, None };
 
 struct Options {
   std::string out;
@@ -31,6 +32,7 @@ struct Options {
   double firstCollectiveFactor = 1.0;
   double collectiveUs = 300.0;
   int warmupSteps = 2;
+  bool pythonFunctions = false;  // python_function frames (with_stack)
   // awkward shapes
   double graphSteps = 0.0;
   bool bePairs = false;

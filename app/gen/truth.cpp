@@ -14,10 +14,10 @@ constexpr std::string_view kPhOrder = "XBEsfiM";
 
 constexpr std::array<std::string_view, kCatCount> catNames(bool old) {
   if (old)
-    return {"Kernel", "Memcpy", "Memset", "Runtime", "Operator", "user_annotation", "gpu_user_annotation",
-            "ac2g",   "Trace"};
+    return {"Kernel", "Memcpy", "Memset",         "Runtime", "Operator", "user_annotation", "gpu_user_annotation",
+            "ac2g",   "Trace",  "python_function"};
   return {"kernel",          "gpu_memcpy",          "gpu_memset", "cuda_runtime", "cpu_op",
-          "user_annotation", "gpu_user_annotation", "ac2g",       "Trace"};
+          "user_annotation", "gpu_user_annotation", "ac2g",       "Trace",        "python_function"};
 }
 
 void appendEvents(std::string& s, const Options& opt, const EventCounts& c) {

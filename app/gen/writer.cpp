@@ -10,10 +10,11 @@ constexpr std::size_t kFlushBytes = 8u << 20;
 
 constexpr std::array<std::string_view, kCatCount> kCatNames = {
     "kernel",          "gpu_memcpy",          "gpu_memset", "cuda_runtime", "cpu_op",
-    "user_annotation", "gpu_user_annotation", "ac2g",       "Trace"};
+    "user_annotation", "gpu_user_annotation", "ac2g",       "Trace",        "python_function"};
 // Category names of 2021-era PyTorch profiler traces.
 constexpr std::array<std::string_view, kCatCount> kOldCatNames = {
-    "Kernel", "Memcpy", "Memset", "Runtime", "Operator", "user_annotation", "gpu_user_annotation", "ac2g", "Trace"};
+    "Kernel", "Memcpy", "Memset",         "Runtime", "Operator", "user_annotation", "gpu_user_annotation",
+    "ac2g",   "Trace",  "python_function"};
 
 }  // namespace
 

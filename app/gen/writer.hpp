@@ -31,6 +31,7 @@ enum class Cat : std::uint8_t {
   GpuUserAnnotation,
   Flow,
   Trace,
+  PythonFunction,
   Count
 };
 constexpr std::size_t kCatCount = static_cast<std::size_t>(Cat::Count);

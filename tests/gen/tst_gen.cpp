@@ -1,6 +1,8 @@
 // Tests of steadyscope-gen: determinism, validity of every style and awkward
 // option (parsed with simdjson's DOM API, counts equal the printed ground
-// truth), gzip output and atomic writing.
+// truth), gzip output and atomic writing, pinned bytes of existing styles and
+// the call-tree-only training variant (--annotation none --python-functions).
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -205,6 +207,79 @@ class Counter {
 
 std::uint64_t u(simdjson::dom::element e) { return uint64_t(e); }
 
+// One X event of the call-tree check, with what the check needs of its args.
+struct Span {
+  std::string cat, name, track;
+  double ts = 0, end = 0;
+  int64_t pyId = -1, pyParent = -1;  // python_function; parent 0 = null
+  int64_t corr = -1;
+  bool contains(const Span& o) const { return track == o.track && ts <= o.ts && o.end <= end; }
+};
+
+struct Flow {
+  std::string track, cat;
+  double ts = 0;
+  bool bindEnclosing = false;  // "bp": "e"
+};
+
+// The events of a trace that the call-tree checks look at.
+struct CallTreeScan {
+  std::vector<Span> python, cpuOps, runtime, kernels;
+  std::map<int64_t, Flow> flowS, flowF;
+  std::uint64_t annotations = 0, profilerStepNames = 0;
+
+  void read(const QByteArray& trace) {
+    simdjson::dom::parser parser;
+    for (simdjson::dom::element e : parser.parse(trace.constData(), size_t(trace.size()))["traceEvents"].get_array())
+      event(e.get_object());
+  }
+
+ private:
+  void event(simdjson::dom::object ev) {
+    const std::string_view ph(ev["ph"]);
+    std::string_view cat, name;
+    if (ev["cat"].get(cat) != simdjson::SUCCESS) cat = {};  // M, E and i events have none
+    if (ev["name"].get(name) != simdjson::SUCCESS) name = {};
+    if (cat == "user_annotation" || cat == "gpu_user_annotation") ++annotations;
+    if (name.find("ProfilerStep") != std::string_view::npos) ++profilerStepNames;
+    const std::string track = idKey(ev["pid"]) + "/" + idKey(ev["tid"]);
+    if (ph == "s" || ph == "f") {
+      std::string_view bp;
+      const bool enclosing = ev["bp"].get(bp) == simdjson::SUCCESS && bp == "e";
+      (ph == "s" ? flowS : flowF)[int64_t(ev["id"])] = {track, std::string(cat), double(ev["ts"]), enclosing};
+    }
+    if (ph != "X") return;
+    Span sp{std::string(cat), std::string(name), track, double(ev["ts"]), 0};
+    sp.end = sp.ts + double(ev["dur"]);
+    const auto args = ev["args"];
+    if (args["correlation"].get(sp.corr) != simdjson::SUCCESS) sp.corr = -1;
+    if (cat == "python_function") {
+      sp.pyId = int64_t(args["Python id"]);
+      sp.pyParent = args["Python parent id"].is_null() ? 0 : int64_t(args["Python parent id"]);
+      python.push_back(sp);
+    } else if (cat == "cpu_op") {
+      cpuOps.push_back(sp);
+    } else if (cat == "cuda_runtime") {
+      runtime.push_back(sp);
+    } else if (cat == "kernel") {
+      kernels.push_back(sp);
+    }
+  }
+};
+
+// Index of the span in `frames` (sorted by ts, disjoint) that contains `e`, or -1.
+int enclosing(const std::vector<Span>& frames, const Span& e) {
+  auto it = std::upper_bound(frames.begin(), frames.end(), e.ts, [](double ts, const Span& f) { return ts < f.ts; });
+  if (it == frames.begin()) return -1;
+  --it;
+  return it->contains(e) ? int(it - frames.begin()) : -1;
+}
+
+QString stripLine(const std::string& name) {
+  static const QRegularExpression line(QStringLiteral(R"(\(\d+\): )"));
+  return QString::fromStdString(name).replace(line, QStringLiteral(": "));
+}
+
 }  // namespace
 
 class TestGen : public QObject {
@@ -236,6 +311,10 @@ class TestGen : public QObject {
     const auto r = runGen({QStringLiteral("--help")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("--target-bytes"));
+    QVERIFY(r.out.contains("--python-functions"));
+    // The call-tree-only variant exists for training alone.
+    for (const char* bad : {"--annotation=none", "--python-functions"})
+      QCOMPARE(runGen({QStringLiteral("-o"), path("x.json"), QString::fromLatin1(bad)}).exitCode, 2);
     QCOMPARE(runGen({QStringLiteral("--no-such-option")}).exitCode, 2);
     QCOMPARE(
         runGen({QStringLiteral("-o"), path("x.json"), QStringLiteral("--style"), QStringLiteral("bogus")}).exitCode, 2);
@@ -270,6 +349,14 @@ class TestGen : public QObject {
                               << QStringList{QStringLiteral("--first-collective-factor"), QStringLiteral("6")};
     QTest::newRow("graph-steps") << QStringLiteral("vllm") << n
                                  << QStringList{QStringLiteral("--graph-steps"), QStringLiteral("0.5")};
+    const QString none = QStringLiteral("none"), py = QStringLiteral("--python-functions");
+    QTest::newRow("training-none") << QStringLiteral("training") << none << QStringList{};
+    QTest::newRow("training-none-python") << QStringLiteral("training") << none << QStringList{py};
+    QTest::newRow("training-python") << QStringLiteral("training") << n << QStringList{py};
+    QTest::newRow("training-none-python-awkward")
+        << QStringLiteral("training") << none
+        << QStringList{py, QStringLiteral("--graph-steps"), QStringLiteral("0.3"), QStringLiteral("--be-pairs"),
+                       QStringLiteral("--unsorted")};
     QTest::newRow("graph-training") << QStringLiteral("training") << n
                                     << QStringList{QStringLiteral("--graph-steps"), QStringLiteral("0.3")};
     QTest::newRow("be-pairs") << QStringLiteral("vllm") << n << QStringList{QStringLiteral("--be-pairs")};
@@ -326,16 +413,24 @@ class TestGen : public QObject {
     QVERIFY(r.metaNoTs >= 1);
 
     const auto steps = t["steps"];
-    QCOMPARE(u(steps["total"]), r.roots);
-    QCOMPARE(u(steps["prefill_only"]), r.prefillOnly);
-    QCOMPARE(u(steps["prefill_decode"]), r.prefillDecode);
-    QCOMPARE(u(steps["decode_only"]), r.decodeOnly);
-    QCOMPARE(u(steps["idle"]), r.idle);
+    const bool annotated = annotation != QLatin1String("none");
+    if (annotated) {
+      QCOMPARE(u(steps["total"]), r.roots);
+      QCOMPARE(u(steps["prefill_only"]), r.prefillOnly);
+      QCOMPARE(u(steps["prefill_decode"]), r.prefillDecode);
+      QCOMPARE(u(steps["decode_only"]), r.decodeOnly);
+      QCOMPARE(u(steps["idle"]), r.idle);
+      QVERIFY(r.roots > 0 && r.roots <= 60);
+    } else {
+      // No roots to recount: the truth still counts the planned steps.
+      QCOMPARE(u(steps["total"]), 60u);
+      QCOMPARE(u(steps["decode_only"]), 60u);
+      QCOMPARE(r.roots + r.mirrors, 0u);
+    }
     QCOMPARE(u(steps["graph"]), r.graphOnlyLaunches);
     QCOMPARE(u(t["annotations"]["user_annotation"]), r.roots);
     QCOMPARE(u(t["annotations"]["gpu_user_annotation"]), r.mirrors);
     QCOMPARE(r.rootsNotMatching, 0u);
-    QVERIFY(r.roots > 0 && r.roots <= 60);
 
     const auto an = t["anomalies"];
     QCOMPARE(u(an["missing_dur"]), r.missingDur);
@@ -356,8 +451,10 @@ class TestGen : public QObject {
         QVERIFY(r.byCat.count("Kernel") && !r.byCat.count("kernel") && r.byCat.count("Operator"));
       if (opt == QLatin1String("--string-ids")) QVERIFY(trace.contains("\"tid\": \"stream 7\""));
       if (opt == QLatin1String("--epoch")) QVERIFY(trace.contains("\"ts\": 17671893"));
+      if (opt == QLatin1String("--python-functions"))
+        QVERIFY(r.byCat["python_function"] > 0 && trace.contains("\"with_stack\": 1"));
     }
-    checkRegions(t, r.roots);
+    checkRegions(t, u(steps["total"]));
     if (style == QLatin1String("training") && r.collectives > 1 &&
         extra.contains(QStringLiteral("--first-collective-factor"))) {
       const double mean = r.otherCollectiveSum / double(r.collectives - 1);
@@ -402,6 +499,158 @@ class TestGen : public QObject {
       return c.r.minified;
     };
     QVERIFY(minifiedSorted(plain) == minifiedSorted(shuffled));
+  }
+
+  // Pinned SHA-256 of existing outputs: adding a variant must not move a byte
+  // of them (the training rows guard the shared training code path). Update a
+  // hash only when an output changes on purpose.
+  void oldOutputsUnchanged_data() {
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<QByteArray>("sha256");
+    QTest::newRow("training") << QStringLiteral("--style training --steps 40 --seed 3")
+                              << QByteArray("ab0e254951f901e1362d38c4c049e980514272196e7ce5f8bd512e52c818a7a7");
+    QTest::newRow("training-awkward")
+        << QStringLiteral(
+               "--style training --steps 30 --seed 2 --graph-steps 0.3 --first-collective-factor 6 --be-pairs "
+               "--bad-dur 0.1 --string-ids --old-categories --unsorted --overlap-kernels --epoch")
+        << QByteArray("c68dc02abf790e01ba49ab42ecbd20522ded71b39b52dd485568372e08a52dab");
+    QTest::newRow("sglang-detailed") << QStringLiteral("--style sglang --annotation detailed --steps 40 --seed 3")
+                                     << QByteArray("4b5ceaeffe1affec3f01cdf76869d585b7c9f91ae394d33c6444d744df9625d3");
+    QTest::newRow("diffusion") << QStringLiteral("--style diffusion --steps 20 --seed 3")
+                               << QByteArray("08c47f872bb461f93cae5f56fb6b95d6f8515e26996302dd72005d9861fed2c3");
+  }
+
+  void oldOutputsUnchanged() {
+    QFETCH(QString, args);
+    QFETCH(QByteArray, sha256);
+    const QString out = path(QStringLiteral("pin_%1.json").arg(QString::fromLatin1(QTest::currentDataTag())));
+    const auto r = runGen(QStringList{QStringLiteral("-o"), out, QStringLiteral("--quiet")} +
+                          args.split(QLatin1Char(' '), Qt::SkipEmptyParts));
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(QCryptographicHash::hash(readAll(out), QCryptographicHash::Sha256).toHex(), sha256);
+  }
+
+  // --annotation none --python-functions: no annotation at all, the steps
+  // show only as repeated frames of the host thread's call tree.
+  void callTreeTraining() {
+    const QStringList args{QStringLiteral("--style"),
+                           QStringLiteral("training"),
+                           QStringLiteral("--annotation"),
+                           QStringLiteral("none"),
+                           QStringLiteral("--python-functions"),
+                           QStringLiteral("--steps"),
+                           QStringLiteral("30"),
+                           QStringLiteral("--seed"),
+                           QStringLiteral("4")};
+    QByteArray trace, again, other;
+    std::string truth;
+    QVERIFY(generate(args, path(QStringLiteral("ct1.json")), trace, truth));
+    QVERIFY(generate(args, path(QStringLiteral("ct2.json")), again, truth));
+    QVERIFY(generate(args + QStringList{QStringLiteral("--seed"), QStringLiteral("5")},
+                     path(QStringLiteral("ct3.json")), other, truth));
+    QCOMPARE(trace, again);
+    QVERIFY(trace != other);
+    CallTreeScan scan;
+    scan.read(trace);
+    QCOMPARE(scan.annotations, 0u);
+    QCOMPARE(scan.profilerStepNames, 0u);
+    // The helpers report through QVERIFY; stop at the first one that fails.
+    checkPythonStack(scan);
+    std::vector<Span> steps, loaders;
+    if (!QTest::currentTestFailed()) stepFrames(scan, QStringLiteral("train_step"), 30, steps);
+    if (!QTest::currentTestFailed()) stepFrames(scan, QStringLiteral("__next__"), 30, loaders);
+    if (!QTest::currentTestFailed()) checkStepContents(scan, steps, loaders);
+    if (!QTest::currentTestFailed()) checkKernelFlows(scan, steps);
+  }
+
+  // One null-parent frame (main) encloses every host event; every other
+  // frame's parent is the innermost Python frame around it.
+  void checkPythonStack(CallTreeScan& scan) {
+    auto& py = scan.python;
+    QVERIFY(py.size() > 30 * 5);
+    std::stable_sort(py.begin(), py.end(),
+                     [](const Span& a, const Span& b) { return a.ts < b.ts || (a.ts == b.ts && a.end > b.end); });
+    QCOMPARE(py.front().name, std::string("train.py(42): main"));
+    QCOMPARE(py.front().pyParent, 0);
+    std::set<int64_t> ids;
+    std::vector<const Span*> stack;
+    for (const Span& f : py) {
+      QVERIFY(ids.insert(f.pyId).second);
+      QCOMPARE(f.track, py.front().track);
+      while (!stack.empty() && !stack.back()->contains(f)) stack.pop_back();
+      if (&f != &py.front()) QVERIFY2(!stack.empty() && stack.back()->pyId == f.pyParent, f.name.c_str());
+      stack.push_back(&f);
+    }
+    for (const auto* list : {&scan.cpuOps, &scan.runtime})
+      for (const Span& e : *list) QVERIFY(py.front().contains(e));
+  }
+
+  // The per-step frames named `func`: `count` disjoint frames in ts order
+  // under main. train_step alternates two line numbers, so only a name with
+  // the line numbers stripped is shared by all of them.
+  void stepFrames(const CallTreeScan& scan, const QString& func, std::size_t count, std::vector<Span>& out) {
+    std::set<std::string> names;
+    for (const Span& f : scan.python)
+      if (QString::fromStdString(f.name).endsWith(QLatin1String("): ") + func)) {
+        out.push_back(f);
+        names.insert(f.name);
+        QCOMPARE(f.pyParent, scan.python.front().pyId);
+      }
+    QCOMPARE(out.size(), count);
+    for (std::size_t i = 1; i < out.size(); ++i) QVERIFY(out[i - 1].end < out[i].ts);
+    std::set<QString> stripped;
+    for (const auto& n : names) stripped.insert(stripLine(n));
+    QCOMPARE(stripped.size(), 1u);
+    QCOMPARE(names.size(), func == QLatin1String("train_step") ? 2u : 1u);
+  }
+
+  // Every cpu_op lies in its step's train_step frame or in the data loader's
+  // __next__ frame before it (same pid/tid); every step runs the same ops.
+  void checkStepContents(const CallTreeScan& scan, const std::vector<Span>& steps, const std::vector<Span>& loaders) {
+    QCOMPARE(steps.size(), 30u);
+    QCOMPARE(loaders.size(), 30u);
+    std::vector<std::vector<std::string>> perStep(steps.size());
+    for (const Span& op : scan.cpuOps) {
+      const int s = enclosing(steps, op);
+      if (s >= 0) {
+        perStep[size_t(s)].push_back(op.name);
+        continue;
+      }
+      const int l = enclosing(loaders, op);
+      QVERIFY2(l >= 0, op.name.c_str());
+      QVERIFY(loaders[size_t(l)].end < steps[size_t(l)].ts);  // the loader runs before its step
+    }
+    for (const Span& rt : scan.runtime) QVERIFY2(enclosing(steps, rt) >= 0, rt.name.c_str());
+    for (const auto& ops : perStep) QCOMPARE(ops, perStep.front());
+    for (const char* name :
+         {"nn.Module: Transformer", "aten::cross_entropy_loss", "autograd::engine::evaluate_function: MmBackward0",
+          "nccl:all_reduce", "Optimizer.step#AdamW.step"})
+      QCOMPARE(std::count(perStep.front().begin(), perStep.front().end(), std::string(name)), 1);
+  }
+
+  // Each kernel is linked to its launch by an ac2g pair: "s" on the CPU
+  // thread at the launch, "f" (bp "e") on the kernel's stream at its start,
+  // id = correlation; the launch lies inside a train_step frame.
+  void checkKernelFlows(const CallTreeScan& scan, const std::vector<Span>& steps) {
+    std::map<int64_t, const Span*> launches;
+    for (const Span& rt : scan.runtime)
+      if (rt.name == "cudaLaunchKernel") launches[rt.corr] = &rt;
+    QVERIFY(scan.kernels.size() >= 30 * 20);
+    for (const Span& k : scan.kernels) {
+      const auto launch = launches.find(k.corr);
+      QVERIFY(launch != launches.end());
+      const auto s = scan.flowS.find(k.corr);
+      const auto f = scan.flowF.find(k.corr);
+      QVERIFY(s != scan.flowS.end() && f != scan.flowF.end());
+      QCOMPARE(s->second.cat, std::string("ac2g"));
+      QCOMPARE(f->second.cat, std::string("ac2g"));
+      QCOMPARE(s->second.track, launch->second->track);
+      QCOMPARE(s->second.ts, launch->second->ts);
+      QCOMPARE(f->second.track, k.track);
+      QCOMPARE(f->second.ts, k.ts);
+      QVERIFY(f->second.bindEnclosing && !s->second.bindEnclosing);
+      QVERIFY(enclosing(steps, *launch->second) >= 0);
+    }
   }
 
   void targetBytes() {
