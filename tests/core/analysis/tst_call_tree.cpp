@@ -1,0 +1,354 @@
+// The call-tree tiers (spec §2.6) one at a time, each on a small hand-built
+// trace that only it can solve: the name normaliser, period detection, the
+// tree build and its failures, branch descent (E13), sibling roots, frame
+// families, the low-GPU filter, worker-thread reattachment and bookends; and
+// a refused trace's manifest.
+#include <steadyscope/core/analysis/name_normaliser.hpp>
+#include <steadyscope/core/analysis/splitter.hpp>
+#include <steadyscope/core/analysis/tree_tiers.hpp>
+#include <steadyscope/core/io/loader.hpp>
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace steadyscope;
+using namespace steadyscope::analysis;
+
+namespace {
+
+TracePtr load(const std::string& json, const std::string& name = "train.json") {
+  auto r = loadTraceFromString(json, name);
+  if (!r) qFatal("load failed: %s", r.error().describe().c_str());
+  return r.value();
+}
+
+/// Events of a hand-built trace, as JSON objects.
+class Events {
+ public:
+  void frame(const char* cat, const std::string& name, int64_t ts, int64_t dur, int tid = 1) {
+    add(R"({"ph":"X","cat":")" + std::string(cat) + R"(","name":")" + name + R"(","pid":1,"tid":)" +
+        std::to_string(tid) + R"(,"ts":)" + std::to_string(ts) + R"(,"dur":)" + std::to_string(dur) + R"(,"args":{}})");
+  }
+  /// A launch at ts (dur 5) on pid 1 / `tid` and its kernel at kts on pid 0 / tid 7, linked by an ac2g pair.
+  void launch(int64_t ts, int64_t kts, int64_t kdur, const std::string& kernel = "k", int tid = 1) {
+    const std::string c = std::to_string(corr_++);
+    const std::string t = std::to_string(tid);
+    add(R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":)" + t + R"(,"ts":)" +
+        std::to_string(ts) + R"(,"dur":5,"args":{"correlation":)" + c + "}}");
+    add(R"({"ph":"s","cat":"ac2g","name":"ac2g","id":)" + c + R"(,"pid":1,"tid":)" + t + R"(,"ts":)" +
+        std::to_string(ts) + "}");
+    add(R"({"ph":"X","cat":"kernel","name":")" + kernel + R"(","pid":0,"tid":7,"ts":)" + std::to_string(kts) +
+        R"(,"dur":)" + std::to_string(kdur) + R"(,"args":{"correlation":)" + c + "}}");
+    add(R"({"ph":"f","cat":"ac2g","name":"ac2g","id":)" + c + R"(,"pid":0,"tid":7,"ts":)" + std::to_string(kts) +
+        R"(,"bp":"e"})");
+  }
+  void add(const std::string& e) { ev_.push_back(e); }
+  std::string json() const {
+    std::string s = "{\"traceEvents\": [\n";
+    for (size_t i = 0; i < ev_.size(); ++i) s += (i ? ",\n" : "") + ev_[i];
+    return s + "\n]}";
+  }
+
+ private:
+  std::vector<std::string> ev_;
+  int corr_ = 400;
+};
+
+/// E13's trace: one training_loop frame, eight iterations of fwd / bwd, each
+/// with one launch and its kernel.
+Events e13(int iterations = 8) {
+  Events ev;
+  ev.frame("cpu_op", "training_loop", 0, 20000);
+  for (int it = 0; it < iterations; ++it) {
+    const int64_t base = 100 + 2000 * it;
+    ev.frame("cpu_op", "iter_fwd", base, 300);
+    ev.launch(base + 10, base + 50, 20, "iter_fwd_kernel");
+    ev.frame("cpu_op", "iter_bwd", base + 400, 300);
+    ev.launch(base + 410, base + 450, 20, "iter_bwd_kernel");
+  }
+  return ev;
+}
+
+Detection detect(const TracePtr& t) {
+  EventIndex idx(*t);
+  return detectRoots(idx);
+}
+
+QString readText(const QString& p) {
+  QFile f(p);
+  return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+}  // namespace
+
+class TestCallTree : public QObject {
+  Q_OBJECT
+ private slots:
+  void normaliser_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("normalised");
+    QTest::newRow("line number") << "train.py(57): train_step"
+                                 << "train.py: train_step";
+    QTest::newRow("hex address") << "<built-in method 0x7f3a1c2b>"
+                                 << "<built-in method 0xXXXX>";
+    QTest::newRow("two addresses") << "a 0xdead b 0xBEEF"
+                                   << "a 0xXXXX b 0xXXXX";
+    QTest::newRow("0x without hex digit") << "0xg 0x"
+                                          << "0xg 0x";
+    QTest::newRow("no colon after the line") << "a.py(12) b"
+                                             << "a.py(12) b";
+    QTest::newRow("empty parentheses") << "a.py(): f"
+                                       << "a.py(): f";
+    QTest::newRow("launch equivalents") << "hipModuleLaunchKernel"
+                                        << "__kernel_launch__";
+    QTest::newRow("cuLaunchKernel") << "cuLaunchKernel"
+                                    << "__kernel_launch__";
+    QTest::newRow("launch name only as a whole") << "cuLaunchKernelEx"
+                                                 << "cuLaunchKernelEx";
+    QTest::newRow("plain") << "aten::mm"
+                           << "aten::mm";
+  }
+  void normaliser() {
+    QFETCH(QString, name);
+    QFETCH(QString, normalised);
+    QCOMPARE(QString::fromStdString(normalizeNameForComparison(name.toStdString())), normalised);
+  }
+
+  void periodDetection() {
+    // [a b] x 8: period 2 from the start.
+    std::vector<uint32_t> ab;
+    for (int i = 0; i < 8; ++i) ab.insert(ab.end(), {5, 9});
+    auto p = findRepeatingPeriod(ab);
+    QVERIFY(p);
+    QCOMPARE(p->length, size_t(2));
+    QCOMPARE(p->start, size_t(0));
+    QCOMPARE(p->pattern, (std::vector<uint32_t>{5, 9}));
+    // A warm-up prefix is skipped: the longest run starts after it.
+    std::vector<uint32_t> warm = {1, 2, 3};
+    for (int i = 0; i < 6; ++i) warm.insert(warm.end(), {7, 8, 9});
+    p = findRepeatingPeriod(warm);
+    QVERIFY(p);
+    QCOMPARE(p->length, size_t(3));
+    QCOMPARE(p->start, size_t(3));
+    // Three repeats covering exactly half: not a period (more than half needed).
+    QVERIFY(!findRepeatingPeriod({1, 2, 1, 2, 1, 2, 3, 4, 5, 6, 7, 8}));
+    // Fewer than three repeats: none.
+    QVERIFY(!findRepeatingPeriod({1, 2, 1, 2}));
+    // A multiple of a kept period is dropped unless it explains 5 % more.
+    std::vector<uint32_t> abab;
+    for (int i = 0; i < 6; ++i) abab.insert(abab.end(), {1, 2, 1, 3});
+    p = findRepeatingPeriod(abab);
+    QVERIFY(p);
+    QCOMPARE(p->length, size_t(4));  // the anchor (3) recurs every 4
+  }
+
+  // E13: the only loop is the children of training_loop; periods of two.
+  void branchDescentE13() {
+    auto t = load(e13().json());
+    const Detection d = detect(t);
+    QVERIFY(d.usedCallTree);
+    QCOMPARE(d.chosen.method, std::string("generic:branch_descent"));
+    QCOMPARE(d.chosen.status, SplitStatus::Splittable);
+    QCOMPARE(d.chosen.roots.size(), size_t(8));
+    for (size_t k = 0; k < 8; ++k) {
+      QCOMPARE(d.chosen.roots.name(*t, k), std::string_view("training_loop"));
+      QCOMPARE(t->tsUs(d.chosen.roots[k]), 100.0 + 2000.0 * double(k));
+      QCOMPARE(d.chosen.roots.durUs(EventIndex(*t), k), 700.0);
+    }
+    const TreeEvidence& ev = *d.chosen.tree;
+    QCOMPARE(ev.period, std::optional<int64_t>(2));
+    QCOMPARE(ev.depth, int64_t(0));
+    QCOMPARE(ev.source, std::string("period"));
+    QCOMPARE(ev.coverage, 1.0);
+    QCOMPARE(ev.iterGpuTime, 320.0);
+    QCOMPARE(ev.rootGpuTimes, std::vector<double>(8, 40.0));
+    QVERIFY(ev.before.empty() && ev.after.empty());
+    QCOMPARE(d.steps.size(), size_t(3));  // known, unknown (nothing), branch descent
+    QCOMPARE(d.steps[2].name, std::string("branch descent"));
+  }
+
+  // E13 end to end with single iterations: the reference's rows.
+  void branchDescentE13Files() {
+    auto t = load(e13().json(), "train.json");
+    QTemporaryDir dir;
+    Splitter s(t);
+    SplitOptions o;
+    o.outputDir = (dir.path() + "/out").toStdString();
+    o.findSteadyState = true;
+    o.numSteps = 4;
+    o.storeSingleIteration = true;
+    SplitResult r = s.plan(o);
+    QCOMPARE(r.outcome, SplitOutcome::Split);
+    QVERIFY(s.write(r));
+    const QStringList rows = readText(dir.path() + "/out/execution_details.csv").split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(rows.size(), 10);  // header, 8 iterations, the steady state
+    const QString out = dir.path() + "/out/";
+    for (int i = 0; i < 8; ++i)
+      QCOMPARE(rows[1 + i], QString("%1,%2train_iteration_%1.json.gz,10,2,420,40,0,0,1,1,1,1").arg(i).arg(out));
+    QCOMPARE(rows[9], QString("0,%1steady_state_train.json.gz,40,8,1680,160,0,0,4,1,1,4").arg(out));
+    const QString m = readText(out + "split_manifest.json");
+    for (const char* k : {"\"n_gpu_events_extracted\": 16", "\"n_gpu_events_outside_iterations\": 0",
+                          "\"gpu_events_duplicated\": false", "\"gpu_event_retention\": 1.0", "\"period\": 2",
+                          "\"branch_source\": \"period\"", "\"iter_gpu_time\": 320.0"})
+      QVERIFY2(m.contains(QLatin1String(k)), k);
+  }
+
+  // No enclosing frame: the iterations are top-level frames, found among
+  // the entry roots.
+  void siblingRoots() {
+    Events ev;
+    for (int it = 0; it < 6; ++it) {
+      const int64_t base = 100 + 1000 * it;
+      ev.frame("cpu_op", "step_a", base, 200);
+      ev.launch(base + 10, base + 20, 30);
+      ev.frame("cpu_op", "step_b", base + 300, 200);
+      ev.launch(base + 310, base + 320, 30);
+    }
+    auto t = load(ev.json());
+    const Detection d = detect(t);
+    QCOMPARE(d.chosen.method, std::string("generic:sibling_roots"));
+    QCOMPARE(d.chosen.status, SplitStatus::Splittable);
+    QCOMPARE(d.chosen.roots.size(), size_t(6));
+    QCOMPARE(d.chosen.roots.name(*t, 0), std::string_view("step_a"));  // sibling roots keep their names
+    QCOMPARE(d.chosen.tree->tier, std::string("sibling_roots"));
+    QCOMPARE(d.chosen.diagnostics.find("period_label_tier")->asString(), std::string("sibling_roots"));
+  }
+
+  // A conditional loop body: the GPU frame recurs between other frames with
+  // no contiguous period; the frame family is the candidate.
+  void frameFamily() {
+    Events ev;
+    ev.frame("cpu_op", "loop", 0, 100000);
+    int64_t ts = 100;
+    for (int it = 0; it < 6; ++it) {
+      ev.frame("cpu_op", "body", ts, 200);
+      ev.launch(ts + 10, ts + 20, 30);
+      ts += 300;
+      for (int j = 0; j < it % 3; ++j, ts += 100) ev.frame("cpu_op", "log", ts, 50);
+    }
+    auto t = load(ev.json());
+    const Detection d = detect(t);
+    QCOMPARE(d.chosen.method, std::string("generic:branch_descent"));
+    QCOMPARE(d.chosen.tree->source, std::string("frame_family"));
+    QCOMPARE(d.chosen.tree->period, std::optional<int64_t>());
+    QCOMPARE(d.chosen.roots.size(), size_t(6));
+    QCOMPARE(d.chosen.roots.name(*t, 0), std::string_view("body"));
+    QCOMPARE(d.chosen.status, SplitStatus::Splittable);
+  }
+
+  // Roots with far less GPU time than the others (a gap of 10x between
+  // sorted neighbours) are dropped when four or more remain.
+  void lowGpuRootsDropped() {
+    Events ev;
+    ev.frame("cpu_op", "loop", 0, 100000);
+    for (int it = 0; it < 6; ++it) {
+      const int64_t base = 100 + 1000 * it;
+      ev.frame("cpu_op", "body", base, 500);
+      ev.launch(base + 10, base + 20, it == 5 ? 2 : 100);
+    }
+    auto t = load(ev.json());
+    const Detection d = detect(t);
+    QCOMPARE(d.chosen.roots.size(), size_t(5));
+    QCOMPARE(d.chosen.tree->droppedLowGpuRoots, std::optional<int64_t>(1));
+    QCOMPARE(d.chosen.tree->iterGpuTime, 500.0);
+    QCOMPARE(d.chosen.tree->coverage, pyRound(500.0 / 502.0, 4));
+    QCOMPARE(d.chosen.status, SplitStatus::Splittable);  // 0.996
+  }
+
+  // The autograd thread's roots sit inside the host thread's python frames
+  // in time only; reattached, the steps' frames carry their GPU work.
+  void workerThreadsReattached() {
+    Events ev;
+    ev.frame("python_function", "train.py(10): main", 0, 100000);
+    for (int it = 0; it < 5; ++it) {
+      const int64_t base = 100 + 2000 * it;
+      ev.frame("python_function", std::string("train.py(") + (it % 2 ? "20" : "21") + "): step", base, 1500);
+      ev.frame("cpu_op", "aten::add", base + 10, 100);
+      ev.launch(base + 20, base + 30, 10);
+      ev.frame("python_function", "torch/autograd.py(5): backward", base + 200, 1000);
+      ev.frame("cpu_op", "autograd::engine::evaluate_function: MmBackward0", base + 300, 500, 2);
+      ev.launch(base + 310, base + 320, 90, "k", 2);
+    }
+    auto t = load(ev.json());
+    {
+      EventIndex idx(*t);
+      auto built = CallTree::build(idx);
+      QVERIFY(std::holds_alternative<CallTree>(built));
+      CallTree& tree = std::get<CallTree>(built);
+      QCOMPARE(tree.entryRoots().size(), size_t(6));  // main + five worker roots
+      tree.reattachWorkerThreads();
+      QCOMPARE(tree.entryRoots().size(), size_t(1));  // everything under main
+    }
+    const Detection d = detect(t);
+    QCOMPARE(d.chosen.method, std::string("generic:branch_descent"));
+    QCOMPARE(d.chosen.status, SplitStatus::Splittable);  // 100 of 100 GPU µs per step: the normaliser joins 20 and 21
+    QCOMPARE(d.chosen.roots.size(), size_t(5));
+    QCOMPARE(d.chosen.tree->coverage, 1.0);
+  }
+
+  // Half the GPU work in the loop, the rest before and after it: bookends
+  // make it SPLITTABLE; warmup first, wrapup last.
+  void bookends() {
+    Events ev;
+    ev.frame("cpu_op", "loop", 0, 100000);
+    ev.frame("cpu_op", "setup", 50, 40);
+    ev.launch(55, 60, 300);
+    for (int it = 0; it < 4; ++it) {
+      const int64_t base = 1000 + 1000 * it;
+      ev.frame("cpu_op", "body", base, 500);
+      ev.launch(base + 10, base + 20, 100);
+    }
+    ev.frame("cpu_op", "teardown", 9000, 40);
+    ev.launch(9005, 9010, 100);
+    auto t = load(ev.json());
+    const Detection d = detect(t);
+    QCOMPARE(d.steps.back().name, std::string("bookend enhancement"));
+    QCOMPARE(d.chosen.status, SplitStatus::Splittable);
+    QCOMPARE(d.chosen.roots.size(), size_t(6));
+    QCOMPARE(d.chosen.roots.name(*t, 0), std::string_view("warmup"));
+    QCOMPARE(d.chosen.roots.name(*t, 5), std::string_view("wrapup"));
+    QCOMPARE(d.chosen.tree->warmupGpuPct, std::optional<double>(37.5));
+    QCOMPARE(d.chosen.tree->wrapupGpuPct, std::optional<double>(12.5));
+    QVERIFY(d.chosen.coverage);  // the bookend candidate is audited
+    QVERIFY(d.chosen.diagnostics.find("bookend_enhancement"));
+  }
+
+  // The reference's tree build reads every metadata event's value: an
+  // unknown metadata name makes it fail, and the cascade keeps the best
+  // annotation family — or reports that nothing is left.
+  void treeBuildFailure() {
+    Events ev = e13();
+    ev.add(R"({"ph":"M","name":"process_uptime","pid":1,"args":{"value":1}})");
+    const Detection d = detect(load(ev.json()));
+    QVERIFY(!d.treeFailure.empty());
+    QCOMPARE(d.chosen.method, std::string("none"));
+    QCOMPARE(d.reason, std::string("tree build failed and no annotations"));
+  }
+
+  // A loop that explains too little GPU work is refused; the manifest says
+  // so the way the reference writes it, and nothing else is written.
+  void refusedManifest() {
+    Events ev = e13();
+    ev.frame("cpu_op", "eval", 30000, 2000);
+    ev.launch(30010, 30020, 2000, "eval_kernel");
+    auto t = load(ev.json());
+    QTemporaryDir dir;
+    Splitter s(t);
+    SplitOptions o;
+    o.outputDir = (dir.path() + "/out").toStdString();
+    o.findSteadyState = true;
+    SplitResult r = s.plan(o);
+    QCOMPARE(r.outcome, SplitOutcome::Refused);
+    QVERIFY(s.write(r));
+    const QString m = readText(dir.path() + "/out/split_manifest.json");
+    QVERIFY(m.startsWith("{\n  \"status\": 2,\n  \"method\": \"generic:branch_descent\""));
+    QVERIFY(m.contains("\"aborted\": true"));
+    QVERIFY(m.contains("\"coverage_selected_roots\": null"));
+    QVERIFY(!QFile::exists(dir.path() + "/out/execution_details.csv"));
+    QCOMPARE(r.detection.fallback, std::string("last resort"));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestCallTree)
+#include "tst_call_tree.moc"
