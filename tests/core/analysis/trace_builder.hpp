@@ -79,4 +79,38 @@ inline std::vector<StepSpec> e6Steps() {
   return out;
 }
 
+/// Root durations of spec E8 / E14 (the duration finder's worked example).
+inline std::vector<int64_t> e8Durations() { return {3100, 3050, 5200, 3080, 3070, 3090, 3060, 3075, 3085, 4900}; }
+
+/// The `xdit_trace.json.gz` trace of spec E8: top-level key `traceEvents`
+/// only; `ProfilerStep#i` user_annotation roots on pid 1 / tid 1, back to
+/// back from ts 1000000 with e8Durations(); per step 8 cpu_op "aten::mm" at
+/// ts + 10 + 300j (dur 200, correlation, Input Dims [[256,1024],[1024,1024]]),
+/// each with one kernel "gemm" 10 µs later (dur 180) on pid 1 / tid 2. No
+/// launches, flows or metadata.
+inline std::string e8Trace() {
+  std::string ev;
+  auto add = [&](const std::string& s) {
+    if (!ev.empty()) ev += ",\n";
+    ev += s;
+  };
+  int64_t ts = 1000000;
+  int c = 1;
+  const std::vector<int64_t> durs = e8Durations();
+  for (size_t i = 0; i < durs.size(); ++i) {
+    add(R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#)" + std::to_string(i) +
+        R"(","pid":1,"tid":1,"ts":)" + std::to_string(ts) + R"(,"dur":)" + std::to_string(durs[i]) + "}");
+    for (int j = 0; j < 8; ++j, ++c) {
+      const int64_t b = ts + 10 + 300LL * j;
+      const std::string cs = std::to_string(c);
+      add(R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":)" + std::to_string(b) +
+          R"(,"dur":200,"args":{"correlation":)" + cs + R"(,"Input Dims":[[256,1024],[1024,1024]]}})");
+      add(R"({"ph":"X","cat":"kernel","name":"gemm","pid":1,"tid":2,"ts":)" + std::to_string(b + 10) +
+          R"(,"dur":180,"args":{"correlation":)" + cs + "}}");
+    }
+    ts += durs[i];
+  }
+  return "{\"traceEvents\": [\n" + ev + "\n]}";
+}
+
 }  // namespace sstest
