@@ -2,8 +2,10 @@
 #include "commands.hpp"
 #include "thread_count.hpp"
 
+#include <steadyscope/core/analysis/event_index.hpp>
 #include <steadyscope/core/io/loader.hpp>
 #include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/timeline/format.hpp>
 #include <steadyscope/core/util/json_value.hpp>
 
 #include <cstdio>
@@ -25,20 +27,52 @@ std::string jsonEscape(std::string_view s) {
 }
 
 struct Summary {
-  std::map<std::string, uint64_t> stepAnnotations;  // family -> count (CPU side)
-  uint64_t profilerSteps = 0;
+  std::map<std::string, uint64_t> stepAnnotations;     // family -> count (CPU side)
+  uint64_t profilerSteps = 0;                          // as the splitter sees them (isSplitterAnnotation)
+  std::map<std::string, uint64_t> otherProfilerSteps;  // category -> count: ProfilerStep#N it does not see
+  uint64_t legacyGpuEvents = 0;                        // GPU events under the 2021 names (Kernel, ...)
+  std::string legacyGpuNames;                          // "Kernel, Memcpy, Memset" (those present)
 };
+
+// "ProfilerStep#" + decimal digits, the name profiler.step() writes.
+bool isProfilerStepName(std::string_view n) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  if (n.size() <= kPrefix.size() || n.substr(0, kPrefix.size()) != kPrefix) return false;
+  for (char c : n.substr(kPrefix.size()))
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// What the splitter's event index takes as an annotation (a candidate step):
+// a user_annotation with ts and dur and without Input Dims, not a flow event.
+bool isSplitterAnnotation(const Trace& t, EventIdx i) {
+  const uint16_t f = t.flags[i];
+  if (t.catOf(i) != "user_annotation" || !(f & ev::HasTs) || (f & ev::TsPresentNull) || !(f & ev::HasDur)) return false;
+  return !(f & ev::HasInputDims) && t.ph[i] != Ph::FlowStart && t.ph[i] != Ph::FlowEnd;
+}
+
+// The 2021 GPU category names, counted from the loader's per-category counts.
+void countLegacyGpuEvents(const Trace& t, Summary& s) {
+  for (const auto& [cat, n] : t.stats.perCat) {
+    if (!analysis::isLegacyGpuCategory(cat) || n == 0) continue;
+    s.legacyGpuEvents += n;
+    s.legacyGpuNames += (s.legacyGpuNames.empty() ? "" : ", ") + cat;
+  }
+}
 
 Summary summarise(const Trace& t) {
   Summary s;
+  countLegacyGpuEvents(t, s);
   for (EventIdx i = 0; i < t.size(); ++i) {
-    CatClass c = t.classOf(i);
-    if (c != CatClass::UserAnnotation || t.ph[i] == Ph::Metadata) continue;
     std::string_view n = t.nameOf(i);
-    if (n.rfind("ProfilerStep#", 0) == 0) {
-      ++s.profilerSteps;
+    if (isProfilerStepName(n) && t.ph[i] != Ph::Metadata) {
+      if (isSplitterAnnotation(t, i))
+        ++s.profilerSteps;
+      else
+        ++s.otherProfilerSteps[std::string(t.catOf(i))];
       continue;
     }
+    if (t.classOf(i) != CatClass::UserAnnotation || t.ph[i] == Ph::Metadata) continue;
     if (n.rfind("execute_context_", 0) == 0)
       ++s.stepAnnotations["vllm_native"];
     else if (n.rfind("execute_diffusion", 0) == 0)
@@ -51,6 +85,28 @@ Summary summarise(const Trace& t) {
       ++s.stepAnnotations["atom"];
   }
   return s;
+}
+
+// Why the splitter's counts differ from info's (empty when they do not).
+std::string legacyGpuText(const Summary& s) {
+  if (s.legacyGpuEvents == 0) return {};
+  return fmt::format(
+      "    {} of them use legacy category names ({}): the splitter does not count them as GPU work without --fix "
+      "legacy-categories\n",
+      timeline::formatCount(s.legacyGpuEvents), s.legacyGpuNames);
+}
+
+std::string otherStepsText(const Summary& s) {
+  std::string o;
+  for (const auto& [cat, n] : s.otherProfilerSteps) {
+    const std::string why =
+        cat == "user_annotation" ? "user_annotation without a duration or with Input Dims" : "category " + cat;
+    o += fmt::format(
+        "    {} ProfilerStep#N event{} ({}) not a step to the splitter: it takes them from user_annotation "
+        "events with a duration only, with or without --fix legacy-categories\n",
+        timeline::formatCount(n), n == 1 ? "" : "s", why);
+  }
+  return o;
 }
 
 std::string usKey(int64_t ns) { return fmt::format("{:.3f}", ns / 1000.0); }
@@ -81,7 +137,9 @@ std::string infoJson(const Trace& t, const Summary& s, size_t gpuLanes) {
     first = false;
   }
   o += fmt::format("],\n  \"span_us\": [{}, {}],\n", usKey(t.stats.firstTsNs), usKey(t.stats.lastEndNs));
+  o += fmt::format("  \"legacy_gpu_events\": {},\n", s.legacyGpuEvents);
   o += fmt::format("  \"profiler_steps\": {},\n", s.profilerSteps);
+  o += "  \"profiler_steps_not_annotations\": " + jsonCounts(s.otherProfilerSteps) + ",\n";
   o += "  \"step_annotations\": " + jsonCounts(s.stepAnnotations) + ",\n  \"anomalies\": [";
   first = true;
   for (const auto& a : t.anomalies) {
@@ -98,6 +156,7 @@ std::string infoText(const Trace& t, const Summary& s, size_t gpuLanes) {
   o += fmt::format("{}\n  {} bytes on disk ({}), {} bytes of JSON\n", t.path, t.stats.fileBytes, t.stats.compression,
                    t.stats.jsonBytes);
   o += fmt::format("  {} events, {} GPU events (kernel/memcpy/memset)\n", t.size(), t.stats.gpuEvents);
+  o += legacyGpuText(s);
   o += "  per ph: ";
   for (auto& [k, v] : t.stats.perPh) o += fmt::format("{}={} ", k, v);
   o += "\n  per cat: ";
@@ -110,6 +169,7 @@ std::string infoText(const Trace& t, const Summary& s, size_t gpuLanes) {
   }
   o += fmt::format("  time span {:.3f} ms\n", (t.stats.lastEndNs - t.stats.firstTsNs) / 1e6);
   o += fmt::format("  ProfilerStep annotations: {}\n", s.profilerSteps);
+  o += otherStepsText(s);
   for (auto& [k, v] : s.stepAnnotations) o += fmt::format("  {} step annotations: {}\n", k, v);
   if (t.anomalies.empty())
     o += "  anomalies: none\n";

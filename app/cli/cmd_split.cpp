@@ -123,7 +123,11 @@ void printSplitHelp(const std::string& prog) {
       "                        ");
   auto names = analysis::fixNames();
   for (size_t i = 0; i < names.size(); ++i) std::printf("%s%s", i ? ", " : "", names[i].c_str());
-  std::printf(", all\n  --json                print the structured result as JSON instead of the log\n");
+  std::printf(
+      ", all\n"
+      "                        (legacy-categories: the 2021 names Kernel, Memcpy, Memset count as GPU work;\n"
+      "                        the reference, and the default, find no GPU work in such a trace)\n"
+      "  --json                print the structured result as JSON instead of the log\n");
   std::printf("  --threads THREADS     %s\n", threadsHelp().c_str());
 }
 

@@ -3,6 +3,8 @@
 #include <steadyscope/core/util/phase_timer.hpp>
 #include <steadyscope/core/util/side_by_side.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <cctype>
@@ -58,7 +60,29 @@ void CorrKeySet::finish() {
 
 bool CorrKeySet::containsSparse(const CorrKey& k) const { return std::binary_search(keys_.begin(), keys_.end(), k); }
 
+bool isLegacyGpuCategory(std::string_view cat) { return cat == "Kernel" || cat == "Memcpy" || cat == "Memset"; }
+
+std::string_view modernCategoryName(std::string_view cat) {
+  if (cat == "Kernel") return "kernel";
+  if (cat == "Memcpy") return "gpu_memcpy";
+  if (cat == "Memset") return "gpu_memset";
+  if (cat == "Runtime") return "cuda_runtime";
+  if (cat == "Operator") return "cpu_op";
+  return cat;
+}
+
 namespace {
+
+// "9,096" (as timeline::formatCount; the analysis area does not link the timeline).
+std::string groupedCount(uint64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t k = 0; k < digits.size(); ++k) {
+    if (k && (digits.size() - k) % 3 == 0) out.push_back(',');
+    out.push_back(digits[k]);
+  }
+  return out;
+}
 
 bool containsCi(std::string_view hay, std::string_view needle) {
   if (needle.size() > hay.size()) return false;
@@ -88,9 +112,9 @@ std::jthread warmKernelList(EventList& kernels, bool parallel) {
 }  // namespace
 
 EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options)
-    : trace_(&trace), threads_(options.threads) {
+    : trace_(&trace), threads_(options.threads), legacyCategories_(options.legacyCategories) {
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
-  assignRoles();
+  assignRoles(options.legacyCategories);
   scan(options);
   timer.mark("  index: scan");
   gpuSlotsDense_ = gpuKeys_.dense();
@@ -105,11 +129,23 @@ EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options)
       [&] { sortAnnotations(); });
 }
 
-void EventIndex::assignRoles() {
+// Roles by exact category text, as the reference compares them. The legacy
+// GPU names are counted here from the loader's per-category counts (the scan
+// stays as it is) and, under the fix, read as their newer names. Runtime and
+// Operator need no role of their own: like cuda_runtime and cpu_op they are
+// CPU events (the call-tree tiers tell them apart by category()).
+void EventIndex::assignRoles(bool legacy) {
   const Trace& trace = *trace_;
   roles_.resize(trace.categories.size(), CatRole::Cpu);
+  for (const char* name : {"Kernel", "Memcpy", "Memset"}) {
+    auto it = trace.stats.perCat.find(name);
+    if (it == trace.stats.perCat.end() || it->second == 0) continue;
+    nLegacyGpuEvents += it->second;
+    legacyGpuNames += (legacyGpuNames.empty() ? "" : ", ") + std::string(name);
+  }
   for (size_t c = 0; c < trace.categories.size(); ++c) {
     std::string_view t = trace.strings.view(trace.categories[c]);
+    if (legacy) t = modernCategoryName(t);
     if (t == "user_annotation")
       roles_[c] = CatRole::UserAnnotation;
     else if (t == "gpu_user_annotation")
@@ -263,6 +299,19 @@ CorrGroupings EventIndex::groupingsFor(const CorrKeySet& keys) const {
       threads_, kernels.size() >= kBigGrouping, [&] { restricted(g.flows, [&](auto&& fn) { forEachFlow(fn); }); },
       [&] { restricted(g.gpu, [&](auto&& fn) { forEachCorrelatedGpu(fn); }); });
   return g;
+}
+
+std::string legacyCategoryNote(const EventIndex& index) {
+  const uint64_t n = index.nLegacyGpuEvents;
+  if (n == 0) return {};
+  const char* events = n == 1 ? "event" : "events";
+  if (index.legacyCategories())
+    return fmt::format("Counting {} GPU {} with legacy category names ({}) as GPU work (--fix legacy-categories).",
+                       groupedCount(n), events, index.legacyGpuNames);
+  return fmt::format(
+      "{} GPU {} {} legacy category names ({}) that the reference does not count; "
+      "--fix legacy-categories counts them.",
+      groupedCount(n), events, n == 1 ? "uses" : "use", index.legacyGpuNames);
 }
 
 std::pair<size_t, size_t> EventIndex::laneBounds(uint32_t lane, double aUs, double bUs) const {

@@ -12,14 +12,14 @@ bool excludedFromInputDimsVote(std::string_view opName) {
 
 namespace {
 
-// The cpu_op events with Input Dims starting in the window and no longer
-// than it, in (ts, index) order.
+// The cpu_op events (also Operator under the legacy-categories fix) with
+// Input Dims starting in the window and no longer than it, in (ts, index) order.
 EventList votingOps(const EventIndex& index, double a, double b, double len) {
   const Trace& t = index.trace();
   EventList evs;
   for (uint32_t l = 0; l < t.lanes.size(); ++l)
     index.forEachInLane(l, a, b, [&](EventIdx e) {
-      if (!index.isExtractionCpu(e) || t.catOf(e) != "cpu_op" || !t.has(e, ev::HasInputDims)) return;
+      if (!index.isExtractionCpu(e) || index.category(e) != "cpu_op" || !t.has(e, ev::HasInputDims)) return;
       const double ts = index.tsUs(e);
       if (a <= ts && ts < b && index.durUs(e) <= len) evs.push_back(e);
     });

@@ -215,6 +215,7 @@ JsonValue splitResultToJson(const SplitResult& r) {
   if (!r.error.empty()) o.set("error", JsonValue::string(r.error));
   o.set("base_name", JsonValue::string(r.baseName));
   o.set("output_dir", JsonValue::string(r.outputDir));
+  o.set("n_legacy_gpu_events", JsonValue::integer(static_cast<int64_t>(r.nLegacyGpuEvents)));
   o.set("detection", detectionJson(r.detection));
   o.set("roots", arrayOf(r.roots, rootJson));
   o.set("gap_fill", JsonValue::boolean(r.gapFill));

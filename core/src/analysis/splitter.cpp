@@ -46,6 +46,7 @@ constexpr FixName kFixes[] = {
     {"gpu-annotations-not-work", &SplitFixes::gpuAnnotationsNotWork},
     {"flows-ac2g-only", &SplitFixes::flowsAc2gOnly},
     {"no-batch-override", &SplitFixes::noBatchOverride},
+    {"legacy-categories", &SplitFixes::legacyCategories},
 };
 
 int mkdirs(const std::string& path) {
@@ -184,13 +185,15 @@ std::vector<std::string> fixNames() {
 
 Splitter::Splitter(TracePtr trace) : trace_(std::move(trace)) {}
 
-const EventIndex& Splitter::index(bool metadataAllM, unsigned threads) {
-  if (!index_ || indexMetadataAllM_ != metadataAllM) {
+const EventIndex& Splitter::index(const SplitFixes& fixes, unsigned threads) {
+  if (!index_ || indexMetadataAllM_ != fixes.metadataAllM || indexLegacyCategories_ != fixes.legacyCategories) {
     EventIndexOptions o;
-    o.metadataAllM = metadataAllM;
+    o.metadataAllM = fixes.metadataAllM;
+    o.legacyCategories = fixes.legacyCategories;
     o.threads = threads;
     index_ = std::make_unique<EventIndex>(*trace_, o);
-    indexMetadataAllM_ = metadataAllM;
+    indexMetadataAllM_ = fixes.metadataAllM;
+    indexLegacyCategories_ = fixes.legacyCategories;
     detection_.reset();
   }
   index_->setThreads(threads);
@@ -224,14 +227,16 @@ SplitResult Splitter::plan(const SplitOptions& o, JobControl* control) {
   const unsigned threads = jobThreads(o.threads);
   SplitResult r = newResult(*trace_, o);
   if (!enter(control, "index")) return cancelledResult();
-  const EventIndex& idx = index(o.fixes.metadataAllM, threads);
+  const EventIndex& idx = index(o.fixes, threads);
   timer.mark("index");
   r.log.push_back(fmt::format("Loaded {} events", trace_->size()));
+  r.nLegacyGpuEvents = idx.nLegacyGpuEvents;
   if (idx.noGpuWork) {
     r.outcome = SplitOutcome::NoGpuWork;
     r.log.push_back("No GPU work in trace; nothing to split.");
-    return r;
   }
+  if (idx.nLegacyGpuEvents) r.log.push_back(legacyCategoryNote(idx));  // after the reference's own line
+  if (idx.noGpuWork) return r;
   if (!enter(control, "detection")) return cancelledResult();
   r.detection = detection(idx, o.fixes.trimKeepsStatus, threads);
   timer.mark("detection");

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -28,6 +29,14 @@ enum class CatRole : uint8_t {
   Memset,             // "gpu_memset"
 };
 inline bool isGpuKernelRole(CatRole r) { return r == CatRole::Kernel || r == CatRole::Memcpy || r == CatRole::Memset; }
+
+/// The 2021 Kineto names of the GPU categories ("Kernel", "Memcpy", "Memset"),
+/// which the reference does not count as GPU work.
+bool isLegacyGpuCategory(std::string_view cat);
+/// The newer name of a 2021 Kineto category ("Kernel" -> "kernel", "Memcpy" ->
+/// "gpu_memcpy", "Memset" -> "gpu_memset", "Runtime" -> "cuda_runtime",
+/// "Operator" -> "cpu_op"); any other category unchanged.
+std::string_view modernCategoryName(std::string_view cat);
 
 /// A correlation id / flow id with Python equality (1 == 1.0, 1 != "1").
 struct CorrKey {
@@ -145,6 +154,10 @@ struct EventIndexOptions {
   /// Fix for spec §8 B4: every ph "M" event is metadata (the reference keeps
   /// only events without ts).
   bool metadataAllM = false;
+  /// Reads the 2021 Kineto category names as the newer ones
+  /// (modernCategoryName): their kernels, copies and sets become GPU work.
+  /// Off, as in the reference, they are ordinary CPU-side events.
+  bool legacyCategories = false;
   /// Threads the index's passes may use (0: jobThreads()); 1 = all on the caller's thread.
   unsigned threads = 0;
 };
@@ -188,9 +201,21 @@ class EventIndex {
   bool hasCollectives = false;
   uint64_t nGpuEventsInTrace = 0;  // every event with a kernel/memcpy/memset category
   bool noGpuWork = false;          // sum of kernel durations == 0
+  /// Events whose category is a legacy GPU name (isLegacyGpuCategory):
+  /// counted in nGpuEventsInTrace only with legacyCategories.
+  uint64_t nLegacyGpuEvents = 0;
+  /// Those legacy names as they occur in the trace ("Kernel, Memcpy, Memset").
+  std::string legacyGpuNames;
+  bool legacyCategories() const { return legacyCategories_; }
 
   // ---- per-event helpers ----
   CatRole role(EventIdx i) const { return roles_[trace_->cat[i]]; }
+  /// The category as the splitter compares it: the text as written, or its
+  /// newer name under legacyCategories (for checks by name such as "cpu_op").
+  std::string_view category(EventIdx i) const {
+    const std::string_view c = trace_->catOf(i);
+    return legacyCategories_ ? modernCategoryName(c) : c;
+  }
   bool hasTs(EventIdx i) const {
     const uint16_t f = trace_->flags[i];
     return (f & ev::HasTs) && !(f & ev::TsPresentNull);
@@ -234,7 +259,7 @@ class EventIndex {
   PyNum totalGpuTime() const { return totalGpu_; }
 
  private:
-  void assignRoles();
+  void assignRoles(bool legacy);
   void scan(const EventIndexOptions& options);
   void sumKernels();
   void sortAnnotations();
@@ -245,6 +270,7 @@ class EventIndex {
   void forEachFlow(Fn&& fn) const;
   const Trace* trace_;
   unsigned threads_ = 0;
+  bool legacyCategories_ = false;
   std::vector<CatRole> roles_;
   PyNum totalGpu_;
   KeyRange gpuKeys_, flowKeys_;  // what the scan saw of the ids
@@ -253,6 +279,11 @@ class EventIndex {
   mutable std::once_flag groupingsOnce_;
   mutable CorrGroupings groupings_;
 };
+
+/// What the split log says when the trace has legacy-named GPU events: that
+/// the reference does not count them and which fix does, or (with the fix)
+/// that they are counted. "" when there are none.
+std::string legacyCategoryNote(const EventIndex& index);
 
 template <typename ForEach, typename KeyFn>
 void CorrGroups::build(const KeyRange& range, ForEach&& forEach, KeyFn&& key) {

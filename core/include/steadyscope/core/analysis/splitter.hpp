@@ -41,6 +41,7 @@ struct SplitFixes {
   bool gpuAnnotationsNotWork = false;  // B15 gpu_user_annotation events are not GPU work in the stats
   bool flowsAc2gOnly = false;          // B13 copy only ac2g flows
   bool noBatchOverride = false;        // B10 keep the batch sizes parsed from the root names
+  bool legacyCategories = false;       //     2021 Kineto Kernel/Memcpy/Memset are GPU work (EventIndexOptions)
 };
 
 /// Parses a comma-separated list of fix names ("metadata-all-m,trim-keeps-status,...");
@@ -134,6 +135,9 @@ struct SplitResult {
   std::string error;  // Error outcome
   std::string baseName;
   std::string outputDir;
+  /// GPU events under legacy category names (EventIndex::nLegacyGpuEvents):
+  /// not GPU work unless fixes.legacyCategories; the log says which.
+  uint64_t nLegacyGpuEvents = 0;
   // Stage 1
   Detection detection;
   Column<RootInfo> roots;  // detected roots after the trim, ts order
@@ -173,17 +177,18 @@ class Splitter {
   Expected<void> write(const SplitResult& result, JobControl* control = nullptr, unsigned threads = 0) const;
   /// The event index plan(options) works on, for analyses of its plans (chunk
   /// evidence): built on first use, kept until a plan with another
-  /// fixes.metadataAllM.
+  /// fixes.metadataAllM or fixes.legacyCategories.
   const EventIndex& eventIndex(const SplitOptions& options) {
-    return index(options.fixes.metadataAllM, jobThreads(options.threads));
+    return index(options.fixes, jobThreads(options.threads));
   }
 
  private:
-  const EventIndex& index(bool metadataAllM, unsigned threads);
+  const EventIndex& index(const SplitFixes& fixes, unsigned threads);
   const Detection& detection(const EventIndex& idx, bool trimKeepsStatus, unsigned threads);
   TracePtr trace_;
   std::unique_ptr<EventIndex> index_;
   bool indexMetadataAllM_ = false;
+  bool indexLegacyCategories_ = false;
   std::optional<Detection> detection_;  // cached for the current index
   bool detectionTrimKeepsStatus_ = false;
 };
