@@ -19,12 +19,16 @@ struct CatRoles {
   std::vector<uint8_t> host, cpuOp, runtime, python, ac2g, gpu;
 };
 
-CatRoles catRoles(const Trace& t) {
+// Under the legacy-categories fix the 2021 names (Operator, Runtime, Kernel,
+// ...) read as the newer ones, as everywhere else in the index.
+CatRoles catRoles(const EventIndex& idx) {
+  const Trace& t = idx.trace();
   CatRoles r;
   const size_t n = t.categories.size();
   for (auto* v : {&r.host, &r.cpuOp, &r.runtime, &r.python, &r.ac2g, &r.gpu}) v->assign(n, 0);
   for (size_t c = 0; c < n; ++c) {
-    const std::string_view s = t.strings.view(t.categories[c]);
+    const std::string_view text = t.strings.view(t.categories[c]);
+    const std::string_view s = idx.legacyCategories() ? modernCategoryName(text) : text;
     r.cpuOp[c] = s == "cpu_op";
     r.runtime[c] = s == "cuda_runtime" || s == "cuda_driver";
     r.python[c] = s == "python_function";
@@ -166,7 +170,7 @@ CallTree::CallTree(const EventIndex& index) : index_(&index), trace_(&index.trac
 std::variant<CallTree, std::string> CallTree::build(const EventIndex& index) {
   CallTree tree(index);
   const Trace& t = index.trace();
-  const CatRoles roles = catRoles(t);
+  const CatRoles roles = catRoles(index);
   tree.gpuCat_ = roles.gpu;
   if (std::string why = checkMetadata(t); !why.empty()) return why;
   if (std::string why = tree.buildHostStacks(); !why.empty()) return why;
@@ -204,7 +208,7 @@ size_t CallTree::childCount(EventIdx e) const {
 std::string CallTree::buildHostStacks() {
   const Trace& t = *trace_;
   const EventIndex& idx = *index_;
-  const CatRoles roles = catRoles(t);
+  const CatRoles roles = catRoles(idx);
   std::vector<EventIdx> order;
   for (EventIdx e = 0; e < t.size(); ++e) {
     if (!roles.host[t.cat[e]]) continue;
@@ -261,7 +265,7 @@ void CallTree::markGpuUpwards(EventIdx e) {
 // event in file order with the flow end's pid, tid and id).
 std::string CallTree::linkGpuEvents() {
   const Trace& t = *trace_;
-  const CatRoles roles = catRoles(t);
+  const CatRoles roles = catRoles(*index_);
   auto chosen = chooseLinkKey(t, roles);
   if (auto* why = std::get_if<std::string>(&chosen)) return *why;
   const LinkKey link = std::get<LinkKey>(chosen);
@@ -347,7 +351,7 @@ std::vector<EventIdx> CallTree::entryRoots() const {
 void CallTree::reattachWorkerThreads() {
   const Trace& t = *trace_;
   const EventIndex& idx = *index_;
-  const CatRoles roles = catRoles(t);
+  const CatRoles roles = catRoles(idx);
   std::vector<uint32_t> pyCount(t.lanes.size(), 0);
   std::vector<uint32_t> laneOrder;  // lanes in first python_function order
   for (EventIdx e = 0; e < t.size(); ++e)
