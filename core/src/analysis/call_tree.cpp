@@ -3,16 +3,19 @@
 // throws (the cascade then keeps the annotation candidates).
 #include <steadyscope/core/analysis/call_tree.hpp>
 
+#include <steadyscope/core/util/phase_timer.hpp>
+
+#include <steadyscope/core/util/side_by_side.hpp>
+
 #include <simdjson.h>
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 namespace steadyscope::analysis {
 
-namespace {
-
-constexpr EventIdx kNone = CallTree::kNone;
+namespace tree_detail {
 
 /// What the tree needs to know of a category, by its exact text.
 struct CatRoles {
@@ -38,6 +41,15 @@ CatRoles catRoles(const EventIndex& idx) {
   }
   return r;
 }
+
+}  // namespace tree_detail
+
+using tree_detail::CatRoles;
+using tree_detail::catRoles;
+
+namespace {
+
+constexpr EventIdx kNone = CallTree::kNone;
 
 /// The args key a metadata event's value is read from, or null for a name
 /// the reference's metadata table does not know (its build then fails).
@@ -119,40 +131,6 @@ std::variant<LinkKey, std::string> chooseLinkKey(const Trace& t, const CatRoles&
   return LinkKey{false};
 }
 
-/// (lane, key) -> the last event in file order, for the lookups asked for.
-class LaneKeyTable {
- public:
-  void ask(uint32_t lane, const CorrKey& k) { rows_.push_back({lane, k, kNone}); }
-  /// Offers every event with a key, in file order; call finishAsking() first.
-  void finishAsking() {
-    std::sort(rows_.begin(), rows_.end(), less);
-    rows_.erase(std::unique(rows_.begin(), rows_.end(), same), rows_.end());
-  }
-  void offer(uint32_t lane, const CorrKey& k, EventIdx e) {
-    if (Row* r = find(lane, k)) r->event = e;
-  }
-  EventIdx get(uint32_t lane, const CorrKey& k) {
-    Row* r = find(lane, k);
-    return r ? r->event : kNone;
-  }
-  bool empty() const { return rows_.empty(); }
-
- private:
-  struct Row {
-    uint32_t lane;
-    CorrKey key;
-    EventIdx event;
-  };
-  static bool less(const Row& a, const Row& b) { return a.lane != b.lane ? a.lane < b.lane : a.key < b.key; }
-  static bool same(const Row& a, const Row& b) { return a.lane == b.lane && a.key == b.key; }
-  Row* find(uint32_t lane, const CorrKey& k) {
-    Row probe{lane, k, kNone};
-    auto it = std::lower_bound(rows_.begin(), rows_.end(), probe, less);
-    return it != rows_.end() && same(*it, probe) ? &*it : nullptr;
-  }
-  std::vector<Row> rows_;
-};
-
 bool laneHasPidTid(const Trace& t, uint32_t lane) {
   return t.lanes[lane].pid.type != JsonKey::Type::None && t.lanes[lane].tid.type != JsonKey::Type::None;
 }
@@ -163,35 +141,61 @@ CallTree::CallTree(const EventIndex& index) : index_(&index), trace_(&index.trac
   const size_t n = trace_->size();
   parent_.assign(n, kNone);
   head_.assign(n, kNone);
-  tail_.assign(n, kNone);
   flags_.assign(n, 0);
 }
 
-std::variant<CallTree, std::string> CallTree::build(const EventIndex& index) {
-  CallTree tree(index);
+/// What links launches to their GPU events, grouped by id: the ac2g flow
+/// events and the other events that carry the link key.
+struct CallTree::GpuLinks {
+  LinkKey link;
+  CorrGroups flows, linked;
+};
+
+std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, unsigned threads) {
   const Trace& t = index.trace();
   const CatRoles roles = catRoles(index);
-  tree.gpuCat_ = roles.gpu;
-  if (std::string why = checkMetadata(t); !why.empty()) return why;
-  if (std::string why = tree.buildHostStacks(); !why.empty()) return why;
-  if (std::string why = tree.linkGpuEvents(); !why.empty()) return why;
-  tree.labelNonGpuPaths();
-  return tree;
+  // The groupings read the trace only: on big traces they are made on
+  // another core while the host stacks are built.
+  std::variant<GpuLinks, std::string> links;
+  std::optional<CallTree> tree;
+  std::string metadataWhy, stacksWhy;
+  PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
+  runSideBySide(
+      threads, t.size() >= (size_t(1) << 18),
+      [&] {
+        PhaseTimer t2("STEADYSCOPE_SPLIT_TIMING", "split");
+        links = groupGpuLinks(index, roles);
+        t2.mark("    tree: link groups");
+      },
+      [&] {
+        tree.emplace(CallTree(index));
+        timer.mark("    tree: arrays");
+        tree->gpuCat_ = roles.gpu;
+        metadataWhy = checkMetadata(t);
+        if (metadataWhy.empty()) stacksWhy = tree->buildHostStacks();
+        timer.mark("    tree: host stacks");
+      });
+  timer.mark("    tree: join");
+  // The reference's build reads the link key, the metadata and the flows before it stacks frames.
+  if (auto* why = std::get_if<std::string>(&links); why && why->rfind("launch", 0) == 0) return *why;
+  if (!metadataWhy.empty()) return metadataWhy;
+  if (auto* why = std::get_if<std::string>(&links)) return *why;
+  if (!stacksWhy.empty()) return stacksWhy;
+  tree->linkGpuEvents(std::get<GpuLinks>(links), roles);
+  timer.mark("    tree: GPU links");
+  return std::move(*tree);
 }
 
 void CallTree::addChild(EventIdx p, EventIdx c) {
-  const auto entry = static_cast<uint32_t>(entries_.size());
-  entries_.push_back({c, kNone});
-  if (tail_[p] == kNone)
-    head_[p] = entry;
-  else
-    entries_[tail_[p]].next = entry;
-  tail_[p] = entry;
+  // Prepended (no tail pointers to keep): a list runs from the last child to the first.
+  entries_.push_back({c, head_[p]});
+  head_[p] = static_cast<uint32_t>(entries_.size() - 1);
 }
 
 std::vector<EventIdx> CallTree::children(EventIdx e) const {
   std::vector<EventIdx> out;
   for (uint32_t k = head_[e]; k != kNone; k = entries_[k].next) out.push_back(entries_[k].child);
+  std::reverse(out.begin(), out.end());
   return out;
 }
 
@@ -201,55 +205,101 @@ size_t CallTree::childCount(EventIdx e) const {
   return n;
 }
 
+namespace {
+
+/// The events of `lane` that `keep` accepts, in (ts, file order): the
+/// lane's own list is sorted by ts with longer events first among equal ts,
+/// the reference's sort keeps file order among them.
+template <typename Keep>
+std::vector<EventIdx> laneInFileOrderTies(const EventIndex& idx, uint32_t lane, Keep&& keep) {
+  std::vector<EventIdx> out;
+  for (EventIdx e : idx.trace().lanes[lane].events)
+    if (keep(e)) out.push_back(e);
+  auto less = [&](EventIdx a, EventIdx b) {
+    const double ta = idx.tsUs(a), tb = idx.tsUs(b);
+    return ta != tb ? ta < tb : a < b;
+  };
+  size_t i = 0;
+  while (i < out.size()) {  // runs of one ts: sort each by file order
+    size_t j = i + 1;
+    while (j < out.size() && idx.tsUs(out[j]) == idx.tsUs(out[i])) ++j;
+    if (j - i > 1)
+      std::sort(out.begin() + static_cast<std::ptrdiff_t>(i), out.begin() + static_cast<std::ptrdiff_t>(j));
+    i = j;
+  }
+  if (!std::is_sorted(out.begin(), out.end(), less)) std::sort(out.begin(), out.end(), less);  // ts finer than 1 ns
+  return out;
+}
+
+}  // namespace
+
 // Host frames per thread by a stack over the time-sorted events, as the
 // reference does: a frame ends its predecessors when it starts at or after
 // their end; one that bleeds past its enclosing frame by under 1 µs replaces
-// it (when that frame is nested), a longer bleed drops the frame.
+// it (when that frame is nested), a longer bleed drops the frame. Threads are
+// independent, so each is walked on its own; the cpu_op roots are then put
+// in the reference's global (ts, file) order.
 std::string CallTree::buildHostStacks() {
   const Trace& t = *trace_;
   const EventIndex& idx = *index_;
   const CatRoles roles = catRoles(idx);
-  std::vector<EventIdx> order;
+  size_t hostEvents = 0;
   for (EventIdx e = 0; e < t.size(); ++e) {
     if (!roles.host[t.cat[e]]) continue;
     if (!idx.hasTs(e)) return "call-tree event " + std::to_string(e) + " has no ts";
-    order.push_back(e);
+    ++hostEvents;
   }
-  std::stable_sort(order.begin(), order.end(), [&](EventIdx a, EventIdx b) { return idx.tsPy(a) < idx.tsPy(b); });
-  std::vector<std::vector<EventIdx>> stacks(t.lanes.size());
-  std::vector<uint32_t> cpuOps(t.lanes.size(), 0);
-  auto pop = [&](std::vector<EventIdx>& st, uint32_t lane) {
-    if (roles.cpuOp[t.cat[st.back()]]) --cpuOps[lane];
+  // One entry per host frame with a parent, one per linked GPU event (about one per kernel).
+  reserveFresh(entries_, hostEvents + idx.kernels.size());
+  std::vector<Frame> stack;
+  for (uint32_t lane = 0; lane < t.lanes.size(); ++lane) {
+    const auto order = laneInFileOrderTies(idx, lane, [&](EventIdx e) { return roles.host[t.cat[e]] != 0; });
+    if (std::string why = stackLane(order, roles.cpuOp, stack); !why.empty()) return why;
+  }
+  std::sort(cpuRootNodes_.begin(), cpuRootNodes_.end(), [&](EventIdx a, EventIdx b) {
+    const double ta = idx.tsUs(a), tb = idx.tsUs(b);
+    return ta != tb ? ta < tb : a < b;
+  });
+  return {};
+}
+
+std::string CallTree::stackLane(const std::vector<EventIdx>& order, const std::vector<uint8_t>& isCpuOp,
+                                std::vector<Frame>& st) {
+  const Trace& t = *trace_;
+  const EventIndex& idx = *index_;
+  st.clear();
+  uint32_t cpuOps = 0;
+  auto pop = [&] {
+    if (isCpuOp[t.cat[st.back().event]]) --cpuOps;
     st.pop_back();
   };
   auto noEnd = [](EventIdx e) { return "call-tree event " + std::to_string(e) + " has no dur"; };
   for (EventIdx e : order) {
-    const uint32_t lane = t.lane[e];
-    auto& st = stacks[lane];
     const PyNum ts = idx.tsPy(e);
     while (!st.empty()) {
-      if (!idx.hasDur(st.back())) return noEnd(st.back());
-      if (!(ts >= idx.endPy(st.back()))) break;
-      pop(st, lane);
+      if (!st.back().end) return noEnd(st.back().event);
+      if (!(ts >= *st.back().end)) break;
+      pop();
     }
+    const std::optional<PyNum> end = idx.hasDur(e) ? std::optional<PyNum>(ts + idx.durPy(e)) : std::nullopt;
     if (!st.empty()) {
-      if (!idx.hasDur(e)) return noEnd(e);
-      const PyNum topEnd = idx.endPy(st.back());
-      if (idx.endPy(e) > topEnd) {
+      if (!end) return noEnd(e);
+      const PyNum topEnd = *st.back().end;
+      if (*end > topEnd) {
         if ((topEnd - ts).asDouble() < 1.0 && st.size() >= 2)
-          pop(st, lane);
+          pop();
         else
           continue;
       }
     }
     if (!st.empty()) {
-      parent_[e] = st.back();
-      addChild(st.back(), e);
+      parent_[e] = st.back().event;
+      addChild(st.back().event, e);
     }
-    st.push_back(e);
-    if (roles.cpuOp[t.cat[e]]) {
-      if (cpuOps[lane] == 0) cpuRootNodes_.push_back(e);
-      ++cpuOps[lane];
+    st.push_back({e, end});
+    if (isCpuOp[t.cat[e]]) {
+      if (cpuOps == 0) cpuRootNodes_.push_back(e);
+      ++cpuOps;
     }
   }
   return {};
@@ -260,74 +310,70 @@ void CallTree::markGpuUpwards(EventIdx e) {
   for (EventIdx a = e; a != kNone && !(flags_[a] & kHasGpuEvents); a = parent_[a]) flags_[a] |= kHasGpuEvents;
 }
 
+std::variant<CallTree::GpuLinks, std::string> CallTree::groupGpuLinks(const EventIndex& index, const CatRoles& roles) {
+  const Trace& t = index.trace();
+  auto chosen = chooseLinkKey(t, roles);
+  if (auto* why = std::get_if<std::string>(&chosen)) return *why;
+  GpuLinks g;
+  g.link = std::get<LinkKey>(chosen);
+  auto isFlow = [&](EventIdx e) {
+    return roles.ac2g[t.cat[e]] && (t.ph[e] == Ph::FlowStart || t.ph[e] == Ph::FlowEnd);
+  };
+  KeyRange flowRange, linkRange;
+  for (EventIdx e = 0; e < t.size(); ++e) {
+    if (isFlow(e)) {
+      if (!t.has(e, ev::HasId)) return "flow event " + std::to_string(e) + " has no id";
+      flowRange.add(flowId(t, e));
+    } else if (!roles.ac2g[t.cat[e]]) {
+      if (auto k = g.link.of(t, e)) linkRange.add(*k);
+    }
+  }
+  g.flows.build(
+      flowRange,
+      [&](auto&& fn) {
+        for (EventIdx e = 0; e < t.size(); ++e)
+          if (isFlow(e)) fn(e);
+      },
+      [&](EventIdx e) { return flowId(t, e); });
+  g.linked.build(
+      linkRange,
+      [&](auto&& fn) {
+        for (EventIdx e = 0; e < t.size(); ++e)
+          if (!roles.ac2g[t.cat[e]] && g.link.of(t, e)) fn(e);
+      },
+      [&](EventIdx e) { return *g.link.of(t, e); });
+  return g;
+}
+
 // Each launch's GPU events: a graph launch owns every GPU event with its
 // link id; another launch the one its ac2g flow pair points at (the last
 // event in file order with the flow end's pid, tid and id).
-std::string CallTree::linkGpuEvents() {
+void CallTree::linkGpuEvents(const GpuLinks& g, const CatRoles& roles) {
   const Trace& t = *trace_;
-  const CatRoles roles = catRoles(*index_);
-  auto chosen = chooseLinkKey(t, roles);
-  if (auto* why = std::get_if<std::string>(&chosen)) return *why;
-  const LinkKey link = std::get<LinkKey>(chosen);
-  std::map<CorrKey, EventIdx> starts, ends;
-  for (EventIdx e = 0; e < t.size(); ++e) {
-    if (!roles.ac2g[t.cat[e]] || (t.ph[e] != Ph::FlowStart && t.ph[e] != Ph::FlowEnd)) continue;
-    if (!t.has(e, ev::HasId)) return "flow event " + std::to_string(e) + " has no id";
-    (t.ph[e] == Ph::FlowStart ? starts : ends)[flowId(t, e)] = e;
-  }
   const StrId cudaGraph = t.strings.find("cudaGraphLaunch"), hipGraph = t.strings.find("hipGraphLaunch");
-  auto isGraphLaunch = [&](EventIdx e) {
-    return (cudaGraph != kNoStr && t.name[e] == cudaGraph) || (hipGraph != kNoStr && t.name[e] == hipGraph);
-  };
-  // What the launches will look up: the flow ends' (lane, id), the graph launches' ids.
-  LaneKeyTable outputs;
-  std::map<CorrKey, std::vector<EventIdx>> graphEvents;
   for (EventIdx e = 0; e < t.size(); ++e) {
     if (!roles.runtime[t.cat[e]]) continue;
-    const auto key = link.of(t, e);
-    if (isGraphLaunch(e)) {
-      if (key) graphEvents[*key];
+    const auto key = g.link.of(t, e);
+    if (!key) continue;
+    if ((cudaGraph != kNoStr && t.name[e] == cudaGraph) || (hipGraph != kNoStr && t.name[e] == hipGraph)) {
+      for (EventIdx x : g.linked.eventsOf(*key))
+        if (roles.gpu[t.cat[x]]) linkChild(e, x);
       continue;
     }
-    if (!key || !starts.count(*key)) continue;
-    auto f = ends.find(*key);
-    if (f != ends.end() && laneHasPidTid(t, t.lane[f->second])) outputs.ask(t.lane[f->second], flowId(t, f->second));
+    EventIdx s = kNone, f = kNone;  // the last of each, as a dict keeps the last
+    for (EventIdx x : g.flows.eventsOf(*key)) (t.ph[x] == Ph::FlowStart ? s : f) = x;
+    if (s == kNone || f == kNone || !laneHasPidTid(t, t.lane[f])) continue;
+    EventIdx out = kNone;
+    for (EventIdx x : g.linked.eventsOf(flowId(t, f)))
+      if (t.lane[x] == t.lane[f]) out = x;
+    if (out != kNone) linkChild(e, out);
   }
-  outputs.finishAsking();
-  for (EventIdx e = 0; e < t.size(); ++e) {
-    if (roles.ac2g[t.cat[e]]) continue;
-    const auto key = link.of(t, e);
-    if (!key) continue;
-    if (!outputs.empty()) outputs.offer(t.lane[e], *key, e);
-    if (roles.gpu[t.cat[e]] && !graphEvents.empty())
-      if (auto g = graphEvents.find(*key); g != graphEvents.end()) g->second.push_back(e);
-  }
-  std::vector<EventIdx> found;
-  for (EventIdx e = 0; e < t.size(); ++e) {
-    if (!roles.runtime[t.cat[e]]) continue;
-    found.clear();
-    const auto key = link.of(t, e);
-    if (isGraphLaunch(e)) {
-      if (key) found = graphEvents[*key];
-    } else if (key && starts.count(*key)) {
-      auto f = ends.find(*key);
-      if (f != ends.end() && laneHasPidTid(t, t.lane[f->second])) {
-        const EventIdx out = outputs.get(t.lane[f->second], flowId(t, f->second));
-        if (out != kNone) found.push_back(out);
-      }
-    }
-    for (EventIdx g : found) {
-      addChild(e, g);
-      parent_[g] = e;
-      markGpuUpwards(e);
-    }
-  }
-  return {};
 }
 
-void CallTree::labelNonGpuPaths() {
-  for (EventIdx e = 0; e < trace_->size(); ++e)
-    if (!isGpuKernel(e) && !(flags_[e] & kHasGpuEvents)) flags_[e] |= kNonGpuPath;
+void CallTree::linkChild(EventIdx launch, EventIdx g) {
+  addChild(launch, g);
+  parent_[g] = launch;
+  markGpuUpwards(launch);
 }
 
 std::vector<EventIdx> CallTree::entryRoots() const {
@@ -360,13 +406,11 @@ void CallTree::reattachWorkerThreads() {
   uint32_t host = laneOrder.front();
   for (uint32_t l : laneOrder)
     if (pyCount[l] > pyCount[host]) host = l;
-  std::vector<EventIdx> hostNodes;
-  for (EventIdx e = 0; e < t.size(); ++e)
-    if (t.lane[e] == host && idx.hasTs(e) && idx.hasDur(e)) hostNodes.push_back(e);
+  const std::vector<EventIdx> roots = entryRoots();
+  if (std::none_of(roots.begin(), roots.end(), [&](EventIdx r) { return t.lane[r] != host; })) return;
+  const std::vector<EventIdx> hostNodes = laneInFileOrderTies(idx, host, [&](EventIdx e) { return idx.hasDur(e); });
   if (hostNodes.empty()) return;
-  std::stable_sort(hostNodes.begin(), hostNodes.end(),
-                   [&](EventIdx a, EventIdx b) { return idx.tsPy(a) < idx.tsPy(b); });
-  for (EventIdx root : entryRoots()) {
+  for (EventIdx root : roots) {
     if (t.lane[root] == host || !idx.hasTs(root) || !idx.hasDur(root)) continue;
     const PyNum lo = idx.tsPy(root), hi = idx.endPy(root);
     auto it = std::upper_bound(hostNodes.begin(), hostNodes.end(), lo,
@@ -382,7 +426,7 @@ void CallTree::reattachWorkerThreads() {
     if (container == kNone) continue;
     parent_[root] = container;
     addChild(container, root);
-    for (EventIdx a = container; a != kNone && (flags_[a] & kNonGpuPath); a = parent_[a]) flags_[a] &= ~kNonGpuPath;
+    for (EventIdx a = container; a != kNone && nonGpuPath(a); a = parent_[a]) flags_[a] |= kGpuPathByReattach;
   }
 }
 
@@ -400,7 +444,10 @@ double CallTree::descendantGpuTime(std::span<const EventIdx> nodes) const {
     if (seen_[e] == stamp_) continue;
     seen_[e] = stamp_;
     if (isGpuKernel(e) && index_->hasDur(e)) total += index_->durUs(e);
+    // The children in attach order onto the stack: the list runs backwards.
+    const size_t at = stack.size();
     for (uint32_t k = head_[e]; k != kNone; k = entries_[k].next) stack.push_back(entries_[k].child);
+    std::reverse(stack.begin() + static_cast<std::ptrdiff_t>(at), stack.end());
   }
   return total;
 }

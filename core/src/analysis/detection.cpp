@@ -492,9 +492,11 @@ void chooseNone(Detection& d, const char* reason) {
 }
 
 // Tiers 3-5 on the call tree; true when one of them is SPLITTABLE.
-bool tryTreeTiers(const EventIndex& index, Detection& d) {
+bool tryTreeTiers(const EventIndex& index, Detection& d, unsigned threads) {
   d.usedCallTree = true;
-  auto built = CallTree::build(index);
+  PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
+  auto built = CallTree::build(index, threads);
+  timer.mark("  tree: build");
   if (auto* why = std::get_if<std::string>(&built)) {
     d.treeFailure = *why;
     if (const DetectionCandidate* best = bestCovered(d.tried, false)) {
@@ -508,11 +510,14 @@ bool tryTreeTiers(const EventIndex& index, Detection& d) {
   CallTree& tree = std::get<CallTree>(built);
   tree.reattachWorkerThreads();
   const std::vector<EventIdx> entry = tree.entryRoots();
+  timer.mark("  tree: reattach");
   const double g = index.totalGpuTime().asDouble();
   TreeNames names(index.trace());
   auto branch = detectBranchDescent(tree, names, entry, g);
+  timer.mark("  tree: branches");
   if (tryStep(d, "branch descent", branch)) return true;
   auto sibling = detectSiblingRoots(tree, names, entry, g);
+  timer.mark("  tree: siblings");
   if (tryStep(d, "sibling roots", sibling)) return true;
   std::optional<DetectionCandidate> bookends;
   for (const auto* c : {&branch, &sibling}) {
@@ -532,7 +537,7 @@ Detection detectRoots(const EventIndex& index, const DetectionOptions& options) 
   Detection d;
   const bool done = tryStep(d, "known annotations", detectKnownAnnotations(index, options.threads)) ||
                     tryStep(d, "unknown families", detectUnknownFamilies(index, options.threads)) ||
-                    tryTreeTiers(index, d);
+                    tryTreeTiers(index, d, options.threads);
   if (!done) {
     if (const DetectionCandidate* usable = bestCovered(d.tried, true)) {
       d.fallback = "best usable";

@@ -6,6 +6,7 @@
 // events (EventIdx); the tree only adds links and two marks.
 #include <steadyscope/core/analysis/event_index.hpp>
 
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -13,13 +14,17 @@
 
 namespace steadyscope::analysis {
 
+namespace tree_detail {
+struct CatRoles;  // what the tree reads of each category (call_tree.cpp)
+}
+
 class CallTree {
  public:
   static constexpr EventIdx kNone = UINT32_MAX;
 
   /// The tree of `index`'s trace, or why the reference's build would have
   /// failed on it (its detection then falls back to the annotation tiers).
-  static std::variant<CallTree, std::string> build(const EventIndex& index);
+  static std::variant<CallTree, std::string> build(const EventIndex& index, unsigned threads = 0);
 
   /// Folds the roots of other threads under the host thread's enclosing
   /// frames (the host: the thread with the most python_function events).
@@ -34,7 +39,7 @@ class CallTree {
   std::vector<EventIdx> children(EventIdx e) const;
   size_t childCount(EventIdx e) const;
   /// No GPU work below (the reference's non_gpu_path mark).
-  bool nonGpuPath(EventIdx e) const { return (flags_[e] & kNonGpuPath) != 0; }
+  bool nonGpuPath(EventIdx e) const { return !isGpuKernel(e) && !(flags_[e] & (kHasGpuEvents | kGpuPathByReattach)); }
   /// A kernel, memcpy or memset by its category as written.
   bool isGpuKernel(EventIdx e) const { return gpuCat_[trace_->cat[e]]; }
   /// GPU time of the kernels below `nodes` (the nodes included), each counted
@@ -45,15 +50,23 @@ class CallTree {
   const EventIndex& index() const { return *index_; }
 
  private:
-  enum : uint8_t { kHasGpuEvents = 1, kNonGpuPath = 2 };
+  enum : uint8_t { kHasGpuEvents = 1, kGpuPathByReattach = 2 };
   struct ChildEntry {
     EventIdx child;
     uint32_t next;
   };
   explicit CallTree(const EventIndex& index);
   std::string buildHostStacks();
-  std::string linkGpuEvents();
-  void labelNonGpuPaths();
+  struct Frame {  // an open frame of a thread's stack
+    EventIdx event;
+    std::optional<PyNum> end;  // none: the event has no dur
+  };
+  std::string stackLane(const std::vector<EventIdx>& order, const std::vector<uint8_t>& isCpuOp,
+                        std::vector<Frame>& stack);
+  struct GpuLinks;
+  static std::variant<GpuLinks, std::string> groupGpuLinks(const EventIndex& index, const tree_detail::CatRoles& roles);
+  void linkGpuEvents(const GpuLinks& links, const tree_detail::CatRoles& roles);
+  void linkChild(EventIdx launch, EventIdx gpuEvent);
   void addChild(EventIdx parent, EventIdx child);
   void markGpuUpwards(EventIdx e);
 
@@ -61,8 +74,8 @@ class CallTree {
   const Trace* trace_;
   std::vector<uint8_t> gpuCat_;  // by category index
   Column<EventIdx> parent_;
-  Column<uint32_t> head_, tail_;  // first / last entry of a child list (kNone: none)
-  std::vector<ChildEntry> entries_;
+  Column<uint32_t> head_;       // an event's last-attached child entry (kNone: none)
+  Column<ChildEntry> entries_;  // child lists, linked from the last child to the first
   Column<uint8_t> flags_;
   std::vector<EventIdx> cpuRootNodes_;  // cpu_ops pushed with no cpu_op below them on their thread
   mutable Column<uint32_t> seen_;       // descendantGpuTime's visit stamps
