@@ -108,6 +108,16 @@ JsonValue detectionJson(const Detection& d) {
   return det;
 }
 
+JsonValue storyJson(const DetectionStory& s) {
+  JsonValue x = JsonValue::object();
+  x.set("splits", JsonValue::boolean(s.splits));
+  x.set("verdict", JsonValue::string(s.verdict));
+  JsonValue a = JsonValue::array();
+  for (const auto& line : s.attempts) a.push(JsonValue::string(line));
+  x.set("attempts", std::move(a));
+  return x;
+}
+
 JsonValue rootJson(const RootInfo& ri) {
   JsonValue x = JsonValue::object();
   x.set("event", JsonValue::integer(ri.event));
@@ -217,6 +227,7 @@ JsonValue splitResultToJson(const SplitResult& r) {
   o.set("output_dir", JsonValue::string(r.outputDir));
   o.set("n_legacy_gpu_events", JsonValue::integer(static_cast<int64_t>(r.nLegacyGpuEvents)));
   o.set("detection", detectionJson(r.detection));
+  o.set("explanation", storyJson(r.story));
   o.set("roots", arrayOf(r.roots, rootJson));
   o.set("gap_fill", JsonValue::boolean(r.gapFill));
   o.set("n_overlapping_roots", JsonValue::integer(r.nOverlappingRoots));

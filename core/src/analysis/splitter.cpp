@@ -97,6 +97,8 @@ SplitResult refused(SplitResult& r, JsonValue m) {
   r.manifest = std::move(m);
   r.log.push_back(fmt::format("Refusing to split: status={}{}", splitStatusName(det.status),
                               det.status == SplitStatus::Degraded ? " (use --allow-degraded)" : ""));
+  r.log.push_back("  " + r.story.verdict);
+  for (const std::string& a : r.story.attempts) r.log.push_back("  tried " + a);
   return std::move(r);
 }
 
@@ -239,6 +241,7 @@ SplitResult Splitter::plan(const SplitOptions& o, JobControl* control) {
   if (idx.noGpuWork) return r;
   if (!enter(control, "detection")) return cancelledResult();
   r.detection = detection(idx, o.fixes.trimKeepsStatus, threads);
+  r.story = explainDetection(*trace_, r.detection, o.allowDegraded);
   timer.mark("detection");
   const DetectionCandidate& det = r.detection.chosen;
   const bool proceed =

@@ -1,5 +1,6 @@
 // The review of a split directory: the pipeline's listing (§6.3) and row
 // matching (§6.4), the gate, and the directory-level findings.
+#include <steadyscope/core/gate/manifest.hpp>
 #include <steadyscope/core/gate/review.hpp>
 
 #include <steadyscope/core/util/paths.hpp>
@@ -125,6 +126,7 @@ class DirectoryReview {
   }
 
   GateResult run() {
+    refusalFinding();
     readDetails();
     const RuleEvaluation layout = layoutRule();
     matchRows();
@@ -140,10 +142,19 @@ class DirectoryReview {
  private:
   // ---- execution_details.csv ----
 
+  // A refused split writes only its manifest: say why, in the manifest's words.
+  void refusalFinding() {
+    const auto facts = readManifestFacts(paths::join(splitDir_, names::kManifestFile));
+    if (!facts || !facts->aborted) return;
+    aborted_ = true;
+    findings_.push_back(dirFinding("split_refused", false, refusalSentence(*facts)));
+  }
+
   void readDetails() {
     std::error_code ec;
     if (!fs::exists(csvPath_, ec)) {
       in_.details = DetailsState::Absent;
+      if (aborted_) return;  // a refused split writes no details: nothing is passed unchecked
       findings_.push_back(
           dirFinding("details_csv_missing", true,
                      fmt::format("{} does not exist; the pipeline passes any chunk unchecked", csvPath_)));
@@ -197,16 +208,6 @@ class DirectoryReview {
 
   // ---- the layout note for the record ----
 
-  static bool manifestSaysAborted(const std::string& manifest) {
-    std::ifstream mf(manifest, std::ios::binary);
-    std::stringstream ss;
-    ss << mf.rdbuf();
-    const std::string text = ss.str();
-    const auto k = text.find("\"aborted\"");
-    return k != std::string::npos && text.find("true", k) != std::string::npos &&
-           text.find("true", k) < text.find_first_of(",}", k);
-  }
-
   RuleEvaluation layoutRule() const {
     std::error_code ec;
     const std::string manifest = paths::join(splitDir_, names::kManifestFile);
@@ -217,7 +218,7 @@ class DirectoryReview {
                                      {"rows", static_cast<int64_t>(rows_.size())}});
     std::string s = hasManifest ? "split_manifest.json present (newest layout)"
                                 : "no split_manifest.json (Aug-2026 layout or older, or not written)";
-    if (hasManifest && manifestSaysAborted(manifest)) {
+    if (hasManifest && aborted_) {
       s += "; the manifest says the split was aborted";
       i.set("aborted", true);
     }
@@ -342,6 +343,7 @@ class DirectoryReview {
   std::vector<ChunkRow> rows_;
   std::vector<std::string> resolvedRows_;
   bool hasRatioColumn_ = false;
+  bool aborted_ = false;  // the manifest says the split was refused
   std::array<std::optional<ChunkRow>, 4> byPath_, byName_;
   std::vector<Finding> findings_;  // about the directory, before the gate's own
 };

@@ -1,5 +1,7 @@
 #include <steadyscope/core/util/split_names.hpp>
 
+#include <cstdio>
+
 #include <fmt/format.h>
 
 namespace steadyscope::names {
@@ -101,6 +103,16 @@ std::string_view modeDisplayName(ChunkMode m) {
     case ChunkMode::Generic: return "generic";
   }
   return "mixed";
+}
+
+std::string percentText(double share) {
+  const double pct = share * 100.0;
+  char buf[32];
+  if (pct >= 99.95 || pct == static_cast<double>(static_cast<int64_t>(pct)))
+    std::snprintf(buf, sizeof buf, "%.0f %%", pct);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f %%", pct);
+  return buf;
 }
 
 }  // namespace steadyscope::names

@@ -12,6 +12,7 @@
 //   auto w = splitter.write(r);                                 // chunk .json.gz, manifest, details
 #include <steadyscope/core/analysis/annotation.hpp>
 #include <steadyscope/core/analysis/detection.hpp>
+#include <steadyscope/core/analysis/detection_story.hpp>
 #include <steadyscope/core/analysis/event_index.hpp>
 #include <steadyscope/core/analysis/extraction.hpp>
 #include <steadyscope/core/analysis/pyfmt.hpp>
@@ -155,6 +156,7 @@ struct SplitResult {
   JsonValue executionDetails;     // array (empty: files not written)
   std::string executionDetailsCsv;
   std::vector<std::string> warnings;
+  DetectionStory story;          // the detection in plain words (set once roots are detected)
   std::vector<std::string> log;  // human-readable decision log
 };
 

@@ -90,4 +90,9 @@ bool chunkStemNamesTrace(std::string_view chunkStem, std::string_view base);
 /// Words for people: "mixed", "decode only", "prefill + decode", "generic".
 std::string_view modeDisplayName(ChunkMode m);
 
+/// A share for people: "95 %", "2.7 %", "100 %".
+std::string percentText(double share);
+/// What the splitter's coverage gate asks, in the words the CLI, the gate and the window use.
+inline constexpr const char* kSplitNeedsText = "a split needs 95 %, or 75 % when degraded splits are allowed";
+
 }  // namespace steadyscope::names
