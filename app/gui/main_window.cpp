@@ -625,6 +625,7 @@ void MainWindow::onSplit(const SplitView& v, const TracePtr& trace) {
   if (doc_.trace != trace) return;  // planned on a trace no longer shown
   splitDir_.clear();
   setSplitResult(v.overlays, v.chunks, v.rootTier);
+  if (!v.noChunks.isEmpty()) chunks_->setPlaceholder(v.noChunks);
   setGateSource(v.gate);
   flash(tr("Split: %1").arg(v.summary), 8000);
 }

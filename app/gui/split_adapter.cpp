@@ -3,6 +3,8 @@
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/util/split_names.hpp>
 
+#include <QObject>
+
 #include <cmath>
 
 namespace steadyscope::app {
@@ -35,9 +37,9 @@ std::vector<StepBand> stepBands(const analysis::SplitResult& r, const Trace& tra
     const analysis::RootInfo& root = r.roots[i];
     StepBand s;
     s.index = int32_t(i);
-    if (root.event < trace.size()) {
+    if (root.event < trace.size()) {  // a call-tree root spans its own duration, not its event's
       s.beginNs = trace.tsNs[root.event];
-      s.endNs = trace.endNs(root.event);
+      s.endNs = s.beginNs + usToNs(root.durUs);
     } else {
       s.beginNs = usToNs(root.tsUs);
       s.endNs = usToNs(root.tsUs + root.durUs);
@@ -75,6 +77,57 @@ widgets::ChunkRow chunkRowOf(const analysis::SplitResult& r, const analysis::Win
   }
   return row;
 }
+/// Where the steps come from, in words (not the manifest's method names).
+QString rootsLabel(const analysis::DetectionCandidate& c) {
+  const std::string& m = c.method;
+  if (m == "annotation:tier")
+    return c.tier == "detailed" ? QObject::tr("serving annotations") : QObject::tr("serving annotations, short form");
+  if (m == "family:unknown_only") return QObject::tr("step annotations");
+  if (m == "generic:branch_descent") return QObject::tr("repeating calls in the call tree");
+  if (m == "generic:sibling_roots") return QObject::tr("repeating top-level calls");
+  return QObject::tr("no steps found");
+}
+
+/// Plain text with `names` as HTML, for a rich-text label.
+QString richText(const std::string& text) {
+  QString out;
+  bool code = false;
+  for (const QString& part : QString::fromStdString(text).split(QLatin1Char('`'))) {
+    out += code ? QStringLiteral("<code>%1</code>").arg(part.toHtmlEscaped()) : part.toHtmlEscaped();
+    code = !code;
+  }
+  return out;
+}
+
+/// Why a split has no chunks, where the chunks would be: the verdict and what each step of the search found.
+QString noChunksText(const analysis::SplitResult& r) {
+  using analysis::SplitOutcome;
+  if (r.outcome == SplitOutcome::Split && !r.chunks.empty()) return {};
+  if (r.outcome == SplitOutcome::NoGpuWork) {
+    QString t = QObject::tr(
+        "<b>Nothing to split.</b><br>The trace has no GPU work: no kernel, copy or memset with "
+        "a duration under the category names the splitter reads.");
+    if (r.nLegacyGpuEvents > 0)
+      t += QObject::tr(
+               "<br>%1 GPU events use the 2021 category names (Kernel, Memcpy, Memset), which the reference "
+               "does not count; <code>steadyscope-cli split --fix legacy-categories</code> counts them.")
+               .arg(r.nLegacyGpuEvents);
+    return t;
+  }
+  if (r.outcome == SplitOutcome::Error) return QObject::tr("<b>The split failed.</b><br>%1").arg(richText(r.error));
+  std::string verdict = r.story.verdict;
+  if (verdict.rfind("Refused: ", 0) == 0) verdict = verdict.substr(9);
+  QString t = r.outcome == SplitOutcome::Refused ? QObject::tr("<b>This trace cannot be split.</b><br>")
+                                                 : QObject::tr("<b>The split made no chunk.</b><br>");
+  t += richText(verdict);
+  if (!r.story.attempts.empty()) {
+    t += QObject::tr("<br><br>What was tried, in order:");
+    for (const std::string& a : r.story.attempts) t += QStringLiteral("<br>• ") + richText(a);
+  }
+  if (!r.roots.empty()) t += QObject::tr("<br><br>The steps it found are marked on the timeline's step ruler.");
+  return t;
+}
+
 }  // namespace
 
 SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace) {
@@ -108,12 +161,11 @@ SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace) {
     v.chunks.push_back(chunkRowOf(r, w, c));
   }
   v.overlays = ov;
-  const std::string& tier = r.detection.chosen.tier;
-  v.rootTier =
-      QString::fromStdString(r.detection.chosen.method.empty() ? std::string("no roots") : r.detection.chosen.method) +
-      (tier.empty() ? QString() : QStringLiteral(", ") + QString::fromStdString(tier));
+  v.rootTier = rootsLabel(r.detection.chosen);
   v.summary = QStringLiteral("%1 steps, %2 windows (%3)").arg(ov->steps.size()).arg(v.chunks.size()).arg(v.rootTier);
   if (!r.error.empty()) v.summary += QStringLiteral(" — ") + QString::fromStdString(r.error);
+  if (r.outcome == analysis::SplitOutcome::Refused) v.summary = QObject::tr("refused — %1").arg(v.summary);
+  v.noChunks = noChunksText(r);
   return v;
 }
 

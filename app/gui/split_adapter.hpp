@@ -27,6 +27,7 @@ struct SplitView {
   QVector<widgets::ChunkRow> chunks;
   QString rootTier;                        // e.g. "annotation tier, native"
   QString summary;                         // one line for the status bar / explanation
+  QString noChunks;                        // rich text shown where the chunks would be ("" when there are chunks)
   std::shared_ptr<const GateSource> gate;  // the gate's input for this split (with evidence)
 };
 

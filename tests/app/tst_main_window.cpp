@@ -7,6 +7,7 @@
 #include "app_test_support.hpp"
 #include "gui_main.hpp"
 #include "main_window.hpp"
+#include "support/shared_data.hpp"
 
 #include "panels/anomalies_panel.hpp"
 #include "panels/chunks_panel.hpp"
@@ -91,6 +92,7 @@ class TstMainWindow : public QObject {
   void keyboardShortcuts();
   void splitDirectoryFindsSourceTrace();
   void splitFillsRulerChunksAndStatus();
+  void refusedSplitSaysWhyAndKeepsSteps();
   void cancelledSplitNeverReachesTheWindow();
   void staleLoadIsDropped();
   void screenshotWritesPng();
@@ -301,6 +303,30 @@ void TstMainWindow::splitFillsRulerChunksAndStatus() {
   QVERIFY(w.selectMode(rows.first().mode));
   QCOMPARE(w.selection()->chunk(), 0);
   QVERIFY(rows.first().busyUnion >= 0.0 && rows.first().busyUnion <= 1.0);
+}
+
+// A trace the splitter refuses (6 ProfilerStep# steps cover half the GPU
+// time): the chunks pane says why in words, the ruler keeps the steps.
+void TstMainWindow::refusedSplitSaysWhyAndKeepsSteps() {
+  const QString trace = kReal + QStringLiteral("hta/trace_diff/control/control.json.gz");
+  SHARED_OR_SKIP(trace);
+  MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
+  w.show();
+  w.openFile(trace);
+  STEADYSCOPE_WAIT_IDLE(w);
+  w.runSplit();
+  STEADYSCOPE_WAIT_IDLE(w);
+  QVERIFY(w.document().overlays);
+  QCOMPARE(w.document().overlays->steps.size(), size_t(6));
+  QVERIFY(w.chunksPanel()->model()->chunks().isEmpty());
+  const QString why = w.chunksPanel()->placeholderText();
+  QVERIFY2(why.contains(QStringLiteral("This trace cannot be split")), qPrintable(why));
+  QVERIFY2(why.contains(QStringLiteral("<code>ProfilerStep#</code> annotations cover 51.0 % of the GPU time; a split "
+                                       "needs 95 %")),
+           qPrintable(why));
+  QVERIFY2(why.contains(QStringLiteral("branch descent: nothing found")), qPrintable(why));
+  QVERIFY2(!why.contains(QStringLiteral("§")) && !why.contains(QStringLiteral("family:unknown_only")), qPrintable(why));
+  QVERIFY2(w.statusText().contains(QStringLiteral("6 steps (step annotations)")), qPrintable(w.statusText()));
 }
 
 void TstMainWindow::cancelledSplitNeverReachesTheWindow() {

@@ -89,6 +89,8 @@ ChunksPanel::ChunksPanel(QWidget* parent) : QWidget(parent) {
   placeholder_ = new QLabel(this);
   placeholder_->setWordWrap(true);
   placeholder_->setAlignment(Qt::AlignCenter);
+  placeholder_->setTextFormat(Qt::RichText);
+  placeholder_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* l = new QVBoxLayout(this);
   l->setContentsMargins(2, 2, 2, 2);
   l->addWidget(placeholder_);
@@ -131,6 +133,8 @@ void ChunksPanel::updateChunks(QVector<ChunkRow> rows) {
   model_->updateChunks(std::move(rows));
   view_->resizeColumnsToContents();
 }
+
+QString ChunksPanel::placeholderText() const { return placeholder_->text(); }
 
 void ChunksPanel::setPlaceholder(const QString& text) {
   placeholder_->setText(text);

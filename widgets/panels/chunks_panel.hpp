@@ -54,6 +54,7 @@ class ChunksPanel : public QWidget {
   void updateChunks(QVector<ChunkRow> rows);
   /// Shown instead of the table when there are no chunks.
   void setPlaceholder(const QString& text);
+  QString placeholderText() const;
   ChunkModel* model() const { return model_; }
   QTableView* view() const { return view_; }
 
