@@ -7,7 +7,7 @@ namespace steadyscope::analysis {
 void RootList::insertSpan(size_t pos, EventIdx e, RootSpan s) {
   if (spans_.size() != events_.size()) throw std::logic_error("RootList: spans mixed with plain events");
   events_.insert(events_.begin() + static_cast<std::ptrdiff_t>(pos), e);
-  spans_.insert(spans_.begin() + static_cast<std::ptrdiff_t>(pos), s);
+  spans_.insert(spans_.begin() + static_cast<std::ptrdiff_t>(pos), std::move(s));
 }
 
 void RootList::eraseFront() {

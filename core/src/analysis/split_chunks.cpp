@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <unordered_set>
+
 namespace steadyscope::analysis {
 
 const char* chunkKindName(ChunkKind k) {
@@ -44,6 +46,18 @@ std::string phaseFileName(const SplitResult& r, const PendingChunk& p, const Chu
                                    r.baseName);
 }
 
+// An explicit range's chunk also carries its roots' enclosing call-tree
+// frames, each once. The reference appends its tree's copies of them even
+// when the event itself is already selected, so they are appended here too.
+void appendAncestors(const RootList& detected, const std::vector<size_t>& roots, EventList& events) {
+  std::unordered_set<EventIdx> seen;
+  for (size_t k : roots)
+    for (EventIdx a : detected.ancestors(k)) {
+      if (!seen.insert(a).second) break;  // the rest of this chain is in already
+      events.push_back(a);
+    }
+}
+
 }  // namespace
 
 CorrGroupings chunkGroupings(const EventIndex& index, const Column<RootInfo>& roots, const TileSet* tiles,
@@ -56,7 +70,7 @@ CorrGroupings chunkGroupings(const EventIndex& index, const Column<RootInfo>& ro
 }
 
 ChunkInputs chunkInputs(const EventIndex& index, const SplitResult& r, const TileSet* tiles, const SplitFixes& fixes) {
-  ChunkInputs in{index, r.roots, tiles, {}, !fixes.noBatchOverride};
+  ChunkInputs in{index, r.roots, r.detection.chosen.roots, tiles, {}, !fixes.noBatchOverride};
   in.extraction.dedupeGpuEvents = fixes.dedupeGpuEvents;
   in.extraction.gpuAnnotationsNotWork = fixes.gpuAnnotationsNotWork;
   in.extraction.flowsAc2gOnly = fixes.flowsAc2gOnly;
@@ -74,7 +88,9 @@ ChunkPlan makeChunk(const ChunkInputs& in, const PendingChunk& p, const CorrGrou
   }
   ChunkSelection sel = selectChunk(in.index, rootListOf(in.roots, &p.roots), in.tiles, in.extraction, groups);
   c.events = std::move(sel.events);
+  if (p.kind == ChunkKind::Range) appendAncestors(in.detected, p.roots, c.events);
   c.stats = sel.stats;
+  c.stats.eventCount = static_cast<int64_t>(c.events.size());
   c.steps.reserve(p.roots.size());
   for (size_t k : p.roots) c.steps.push_back(in.roots[k].step);
   if (p.structured && in.batchOverride) {

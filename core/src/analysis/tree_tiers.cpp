@@ -134,6 +134,14 @@ Siblings groupSiblings(const CallTree& tree, TreeNames& names, const std::vector
   return s;
 }
 
+// The frames above e in the tree, innermost first.
+std::vector<EventIdx> ancestorsOf(const CallTree& tree, EventIdx e) {
+  std::vector<EventIdx> out;
+  for (EventIdx p = tree.parent(e); p != CallTree::kNone && out.size() < tree.trace().size(); p = tree.parent(p))
+    out.push_back(p);
+  return out;
+}
+
 PyNum tsOr0(const EventIndex& idx, EventIdx e) { return idx.hasTs(e) ? idx.tsPy(e) : PyNum::fromInt(0); }
 PyNum endOf(const EventIndex& idx, EventIdx e) { return idx.hasDur(e) ? tsOr0(idx, e) + idx.durPy(e) : tsOr0(idx, e); }
 
@@ -215,7 +223,7 @@ std::optional<DetectionCandidate> periodicCandidate(const Siblings& s, std::opti
   double sum = 0.0;
   for (const auto& b : blocks) {
     const std::string_view name = parent ? t.nameOf(*parent) : t.nameOf(b.front());
-    roots.pushSpan(b.front(), {name, endOf(idx, b.back()) - tsOr0(idx, b.front())});
+    roots.pushSpan(b.front(), {name, endOf(idx, b.back()) - tsOr0(idx, b.front()), ancestorsOf(s.tree, b.front())});
     gpuTimes.push_back(s.tree.descendantGpuTime(b));
     sum += gpuTimes.back();
   }
@@ -248,7 +256,7 @@ std::optional<DetectionCandidate> groupedCandidate(const Siblings& s, double tot
   }
   DetectionCandidate c = branchCandidate(s.gpu.at(*best), totalGpu, depth, "frame_family");
   for (EventIdx e : inst) {
-    c.roots.pushSpan(e, {t.nameOf(e), idx.hasDur(e) ? idx.durPy(e) : PyNum::fromInt(0)});
+    c.roots.pushSpan(e, {t.nameOf(e), idx.hasDur(e) ? idx.durPy(e) : PyNum::fromInt(0), ancestorsOf(s.tree, e)});
     c.tree->rootGpuTimes.push_back(s.tree.descendantGpuTime(std::span<const EventIdx>(&e, 1)));
   }
   setBookendMaterial(*c.tree, prefix, suffix, blocked);
@@ -364,7 +372,8 @@ namespace {
 std::pair<EventIdx, RootSpan> spanOf(const CallTree& tree, std::vector<EventIdx> events, std::string_view name) {
   const EventIndex& idx = tree.index();
   events = sortedByTs(tree, std::move(events));
-  return {events.front(), {name, endOf(idx, events.back()) - tsOr0(idx, events.front())}};
+  return {events.front(),
+          {name, endOf(idx, events.back()) - tsOr0(idx, events.front()), ancestorsOf(tree, events.front())}};
 }
 
 }  // namespace

@@ -194,6 +194,23 @@ class TestCallTree : public QObject {
       QVERIFY2(m.contains(QLatin1String(k)), k);
   }
 
+  // An explicit range of call-tree roots carries their enclosing frames
+  // (here training_loop, longer than any window), once.
+  void explicitRangeCarriesAncestors() {
+    auto t = load(e13().json(), "train.json");
+    Splitter s(t);
+    SplitOptions o;
+    o.outputDir = "out";
+    o.iterations = "2:5";
+    SplitResult r = s.plan(o);
+    QCOMPARE(r.outcome, SplitOutcome::Split);
+    QCOMPARE(r.chunks.size(), size_t(1));
+    const ChunkPlan& c = r.chunks.front();
+    QCOMPARE(c.kind, ChunkKind::Range);
+    QCOMPARE(std::count(c.events.begin(), c.events.end(), EventIdx(0)), std::ptrdiff_t(1));  // training_loop
+    QCOMPARE(c.stats.eventCount, int64_t(3 * 10 + 1));  // 3 steps of 10 events, and the ancestor
+  }
+
   // No enclosing frame: the iterations are top-level frames, found among
   // the entry roots.
   void siblingRoots() {

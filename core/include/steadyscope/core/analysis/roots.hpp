@@ -17,6 +17,9 @@ namespace steadyscope::analysis {
 struct RootSpan {
   std::string_view name;  // into the trace's strings, or a literal
   PyNum dur;
+  /// The copied event's enclosing frames in the call tree, innermost first:
+  /// an explicit range's chunk carries them (spec §4.2).
+  std::vector<EventIdx> ancestors;
 };
 
 class RootList {
@@ -41,10 +44,15 @@ class RootList {
   void push_back(EventIdx e) { events_.push_back(e); }
   /// A root with its own name and duration (a call-tree copy of `e`). A list
   /// holds either events standing for themselves or spans only.
-  void pushSpan(EventIdx e, RootSpan s) { insertSpan(size(), e, s); }
+  void pushSpan(EventIdx e, RootSpan s) { insertSpan(size(), e, std::move(s)); }
   void insertSpan(size_t pos, EventIdx e, RootSpan s);
   void eraseFront();
 
+  /// Root k's enclosing call-tree frames (none for an event standing for itself).
+  const std::vector<EventIdx>& ancestors(size_t k) const {
+    static const std::vector<EventIdx> kNone;
+    return spans_.empty() ? kNone : spans_[k].ancestors;
+  }
   std::string_view name(const Trace& t, size_t k) const {
     return spans_.empty() ? t.nameOf(events_[k]) : spans_[k].name;
   }

@@ -106,7 +106,8 @@ CorrGroupings chunkGroupings(const EventIndex& index, const Column<RootInfo>& ro
 struct ChunkInputs {
   const EventIndex& index;
   const Column<RootInfo>& roots;
-  const TileSet* tiles;  // global tiles, nullptr without gap fill
+  const RootList& detected;  // the same roots as detected (their call-tree ancestors)
+  const TileSet* tiles;      // global tiles, nullptr without gap fill
   ExtractionOptions extraction;
   bool batchOverride = true;  // off: --fix no-batch-override
 };
