@@ -212,22 +212,29 @@ namespace {
 /// the reference's sort keeps file order among them.
 template <typename Keep>
 std::vector<EventIdx> laneInFileOrderTies(const EventIndex& idx, uint32_t lane, Keep&& keep) {
+  const Trace& t = idx.trace();
   std::vector<EventIdx> out;
-  for (EventIdx e : idx.trace().lanes[lane].events)
-    if (keep(e)) out.push_back(e);
-  auto less = [&](EventIdx a, EventIdx b) {
-    const double ta = idx.tsUs(a), tb = idx.tsUs(b);
-    return ta != tb ? ta < tb : a < b;
-  };
+  bool exact = true;  // every ts an exact double of its ns: ns order is float order
+  constexpr int64_t kExact = int64_t(1) << 53;
+  for (EventIdx e : t.lanes[lane].events)
+    if (keep(e)) {
+      out.push_back(e);
+      exact = exact && !t.has(e, ev::TsInexact) && t.tsNs[e] > -kExact && t.tsNs[e] < kExact;
+    }
   size_t i = 0;
   while (i < out.size()) {  // runs of one ts: sort each by file order
     size_t j = i + 1;
-    while (j < out.size() && idx.tsUs(out[j]) == idx.tsUs(out[i])) ++j;
+    while (j < out.size() && t.tsNs[out[j]] == t.tsNs[out[i]]) ++j;
     if (j - i > 1)
       std::sort(out.begin() + static_cast<std::ptrdiff_t>(i), out.begin() + static_cast<std::ptrdiff_t>(j));
     i = j;
   }
-  if (!std::is_sorted(out.begin(), out.end(), less)) std::sort(out.begin(), out.end(), less);  // ts finer than 1 ns
+  auto less = [&](EventIdx a, EventIdx b) {
+    const double ta = idx.tsUs(a), tb = idx.tsUs(b);
+    return ta != tb ? ta < tb : a < b;
+  };
+  // Huge or finer-than-1-ns ts may tie or order differently as floats.
+  if (!exact && !std::is_sorted(out.begin(), out.end(), less)) std::sort(out.begin(), out.end(), less);
   return out;
 }
 
@@ -256,10 +263,13 @@ std::string CallTree::buildHostStacks() {
     const auto order = laneInFileOrderTies(idx, lane, [&](EventIdx e) { return roles.host[t.cat[e]] != 0; });
     if (std::string why = stackLane(order, roles.cpuOp, stack); !why.empty()) return why;
   }
-  std::sort(cpuRootNodes_.begin(), cpuRootNodes_.end(), [&](EventIdx a, EventIdx b) {
+  auto byTsThenFile = [&](EventIdx a, EventIdx b) {
     const double ta = idx.tsUs(a), tb = idx.tsUs(b);
     return ta != tb ? ta < tb : a < b;
-  });
+  };
+  // Each thread's roots are in order already; several threads need a merge.
+  if (!std::is_sorted(cpuRootNodes_.begin(), cpuRootNodes_.end(), byTsThenFile))
+    std::sort(cpuRootNodes_.begin(), cpuRootNodes_.end(), byTsThenFile);
   return {};
 }
 
@@ -319,15 +329,21 @@ std::variant<CallTree::GpuLinks, std::string> CallTree::groupGpuLinks(const Even
   auto isFlow = [&](EventIdx e) {
     return roles.ac2g[t.cat[e]] && (t.ph[e] == Ph::FlowStart || t.ph[e] == Ph::FlowEnd);
   };
+  // Lookups ask for GPU events (graph launches) and for events on the lanes
+  // flows end on: only those are grouped.
   KeyRange flowRange, linkRange;
+  std::vector<uint8_t> flowEndLane(t.lanes.size(), 0);
   for (EventIdx e = 0; e < t.size(); ++e) {
-    if (isFlow(e)) {
-      if (!t.has(e, ev::HasId)) return "flow event " + std::to_string(e) + " has no id";
-      flowRange.add(flowId(t, e));
-    } else if (!roles.ac2g[t.cat[e]]) {
-      if (auto k = g.link.of(t, e)) linkRange.add(*k);
-    }
+    if (!isFlow(e)) continue;
+    if (!t.has(e, ev::HasId)) return "flow event " + std::to_string(e) + " has no id";
+    flowRange.add(flowId(t, e));
+    if (t.ph[e] == Ph::FlowEnd) flowEndLane[t.lane[e]] = 1;
   }
+  auto linkable = [&](EventIdx e) {
+    return !roles.ac2g[t.cat[e]] && (flowEndLane[t.lane[e]] || roles.gpu[t.cat[e]]) && g.link.of(t, e).has_value();
+  };
+  for (EventIdx e = 0; e < t.size(); ++e)
+    if (linkable(e)) linkRange.add(*g.link.of(t, e));
   g.flows.build(
       flowRange,
       [&](auto&& fn) {
@@ -339,7 +355,7 @@ std::variant<CallTree::GpuLinks, std::string> CallTree::groupGpuLinks(const Even
       linkRange,
       [&](auto&& fn) {
         for (EventIdx e = 0; e < t.size(); ++e)
-          if (!roles.ac2g[t.cat[e]] && g.link.of(t, e)) fn(e);
+          if (linkable(e)) fn(e);
       },
       [&](EventIdx e) { return *g.link.of(t, e); });
   return g;
@@ -371,6 +387,13 @@ void CallTree::linkGpuEvents(const GpuLinks& g, const CatRoles& roles) {
 }
 
 void CallTree::linkChild(EventIdx launch, EventIdx g) {
+  if (parent_[g] != kNone || head_[g] != kNone || g == launch) {  // already in the tree: walks must not count it twice
+    sharedNodes_ = true;
+    // Linking an enclosing frame under its own launch would close a loop
+    // (the reference's build never returns on it): leave that link out.
+    for (EventIdx a = launch; a != kNone; a = parent_[a])
+      if (a == g) return;
+  }
   addChild(launch, g);
   parent_[g] = launch;
   markGpuUpwards(launch);
@@ -423,21 +446,54 @@ void CallTree::reattachWorkerThreads() {
         break;
       }
     }
-    if (container == kNone) continue;
+    if (container == kNone || isAncestor(root, container)) continue;  // never a loop
     parent_[root] = container;
     addChild(container, root);
     for (EventIdx a = container; a != kNone && nonGpuPath(a); a = parent_[a]) flags_[a] |= kGpuPathByReattach;
   }
 }
 
+bool CallTree::isAncestor(EventIdx a, EventIdx e) const {
+  for (EventIdx p = e; p != kNone; p = parent_[p])
+    if (p == a) return true;
+  return false;
+}
+
+CallTree::GpuTimes CallTree::descendantGpuTimes(std::span<const EventIdx> nodes) const {
+  GpuTimes out;
+  if (sharedNodes_) {  // each walk needs its own visit marks
+    out.total = descendantGpuTime(nodes);
+    for (EventIdx n : nodes) out.each.push_back(descendantGpuTime(std::span<const EventIdx>(&n, 1)));
+    return out;
+  }
+  // A forest, and siblings share no descendants: one walk in the reference's
+  // order (the last node's subtree first) gives both sums, each with its own
+  // additions in the order a walk of that node alone makes them.
+  out.each.assign(nodes.size(), 0.0);
+  std::vector<EventIdx> stack;
+  for (size_t k = nodes.size(); k-- > 0;) {
+    stack.assign(1, nodes[k]);
+    double& mine = out.each[k];
+    walk(stack, [&](double dur) {
+      out.total += dur;
+      mine += dur;
+    });
+  }
+  return out;
+}
+
 double CallTree::descendantGpuTime(std::span<const EventIdx> nodes) const {
+  double total = 0.0;
+  std::vector<EventIdx> stack(nodes.begin(), nodes.end());
+  if (!sharedNodes_) {  // a forest: no node is reached twice
+    walk(stack, [&](double dur) { total += dur; });
+    return total;
+  }
   if (seen_.empty()) seen_.assign(trace_->size(), 0);
   if (++stamp_ == 0) {  // wrapped: start the stamps again
     std::fill(seen_.begin(), seen_.end(), 0);
     stamp_ = 1;
   }
-  double total = 0.0;
-  std::vector<EventIdx> stack(nodes.begin(), nodes.end());
   while (!stack.empty()) {
     const EventIdx e = stack.back();
     stack.pop_back();

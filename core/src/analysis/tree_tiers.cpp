@@ -117,7 +117,8 @@ struct Siblings {
   std::vector<uint32_t> code;        // per sibling
   std::vector<uint32_t> groupOrder;  // codes in first-appearance order
   std::unordered_map<uint32_t, std::vector<EventIdx>> members;
-  std::unordered_map<uint32_t, double> gpu;  // per code
+  std::unordered_map<uint32_t, double> gpu;                     // per code
+  std::unordered_map<uint32_t, std::vector<double>> memberGpu;  // per code: each member's own
 };
 
 Siblings groupSiblings(const CallTree& tree, TreeNames& names, const std::vector<EventIdx>& ordered) {
@@ -130,7 +131,11 @@ Siblings groupSiblings(const CallTree& tree, TreeNames& names, const std::vector
     if (fresh) s.groupOrder.push_back(c);
     it->second.push_back(e);
   }
-  for (uint32_t c : s.groupOrder) s.gpu[c] = tree.descendantGpuTime(s.members[c]);
+  for (uint32_t c : s.groupOrder) {
+    auto times = tree.descendantGpuTimes(s.members[c]);
+    s.gpu[c] = times.total;
+    s.memberGpu[c] = std::move(times.each);
+  }
   return s;
 }
 
@@ -255,10 +260,9 @@ std::optional<DetectionCandidate> groupedCandidate(const Siblings& s, double tot
     if (!(tsOr0(idx, e) < lastEnd)) suffix.push_back(e);
   }
   DetectionCandidate c = branchCandidate(s.gpu.at(*best), totalGpu, depth, "frame_family");
-  for (EventIdx e : inst) {
+  for (EventIdx e : inst)
     c.roots.pushSpan(e, {t.nameOf(e), idx.hasDur(e) ? idx.durPy(e) : PyNum::fromInt(0), ancestorsOf(s.tree, e)});
-    c.tree->rootGpuTimes.push_back(s.tree.descendantGpuTime(std::span<const EventIdx>(&e, 1)));
-  }
+  c.tree->rootGpuTimes = s.memberGpu.at(*best);
   setBookendMaterial(*c.tree, prefix, suffix, blocked);
   return c;
 }

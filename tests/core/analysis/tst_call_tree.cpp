@@ -331,6 +331,43 @@ class TestCallTree : public QObject {
     QVERIFY(d.chosen.diagnostics.find("bookend_enhancement"));
   }
 
+  // Links the reference cannot build without looping (a flow that ends on
+  // its own launch or on a frame enclosing it) are left out: no hang, and
+  // walks count shared events once.
+  void loopingAndSharedLinks() {
+    Events ev = e13(4);
+    // A flow pair whose end sits on the CPU thread: it points back at its own launch.
+    ev.add(
+        R"({"ph":"X","cat":"cpu_op","name":"outer","pid":1,"tid":1,"ts":20000,"dur":100,"args":{"correlation":900}})");
+    ev.add(
+        R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":20010,"dur":5,"args":{"correlation":900}})");
+    ev.add(R"({"ph":"s","cat":"ac2g","name":"ac2g","id":900,"pid":1,"tid":1,"ts":20010})");
+    ev.add(R"({"ph":"f","cat":"ac2g","name":"ac2g","id":900,"pid":1,"tid":1,"ts":20010,"bp":"e"})");
+    // Two graph launches with one id: their kernels have two parents each.
+    for (int g = 0; g < 2; ++g)
+      ev.add(R"({"ph":"X","cat":"cuda_runtime","name":"cudaGraphLaunch","pid":1,"tid":1,"ts":)" +
+             std::to_string(21000 + 100 * g) + R"(,"dur":5,"args":{"correlation":901}})");
+    ev.add(R"({"ph":"X","cat":"kernel","name":"g","pid":0,"tid":7,"ts":21500,"dur":7,"args":{"correlation":901}})");
+    auto t = load(ev.json());
+    EventIndex idx(*t);
+    auto built = CallTree::build(idx);
+    QVERIFY(std::holds_alternative<CallTree>(built));
+    const CallTree& tree = std::get<CallTree>(built);
+    const EventIdx launch = 1 + 4 * 10 + 1;  // after e13(4)'s 41 events and "outer"
+    QCOMPARE(t->nameOf(launch), std::string_view("hipLaunchKernel"));
+    QVERIFY(tree.children(launch).empty());  // its own flow's end is itself: no link
+    const EventIdx graph0 = launch + 3, graph1 = launch + 4, kernel = launch + 5;
+    QCOMPARE(tree.children(graph0), std::vector<EventIdx>{kernel});
+    QCOMPARE(tree.children(graph1), std::vector<EventIdx>{kernel});
+    const std::vector<EventIdx> both{graph0, graph1};
+    QCOMPARE(tree.descendantGpuTime(both), 7.0);  // the shared kernel once
+    const auto times = tree.descendantGpuTimes(both);
+    QCOMPARE(times.total, 7.0);
+    QCOMPARE(times.each, (std::vector<double>{7.0, 7.0}));
+    const Detection d = detect(t);  // and the cascade finishes
+    QVERIFY(d.usedCallTree);
+  }
+
   // The reference's tree build reads every metadata event's value: an
   // unknown metadata name makes it fail, and the cascade keeps the best
   // annotation family — or reports that nothing is left.

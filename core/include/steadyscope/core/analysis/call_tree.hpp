@@ -6,6 +6,7 @@
 // events (EventIdx); the tree only adds links and two marks.
 #include <steadyscope/core/analysis/event_index.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <span>
 #include <string>
@@ -45,6 +46,12 @@ class CallTree {
   /// GPU time of the kernels below `nodes` (the nodes included), each counted
   /// once, summed in the reference's depth-first order. Not thread-safe.
   double descendantGpuTime(std::span<const EventIdx> nodes) const;
+  /// descendantGpuTime of `nodes` together and of each alone (siblings).
+  struct GpuTimes {
+    double total = 0.0;
+    std::vector<double> each;
+  };
+  GpuTimes descendantGpuTimes(std::span<const EventIdx> nodes) const;
 
   const Trace& trace() const { return *trace_; }
   const EventIndex& index() const { return *index_; }
@@ -69,6 +76,20 @@ class CallTree {
   void linkChild(EventIdx launch, EventIdx gpuEvent);
   void addChild(EventIdx parent, EventIdx child);
   void markGpuUpwards(EventIdx e);
+  bool isAncestor(EventIdx a, EventIdx e) const;  // a is e or above it
+  /// Depth-first from the stack's nodes (the last first, children in attach
+  /// order), calling add(dur) for every kernel; for a forest only.
+  template <typename Add>
+  void walk(std::vector<EventIdx>& stack, Add&& add) const {
+    while (!stack.empty()) {
+      const EventIdx e = stack.back();
+      stack.pop_back();
+      if (isGpuKernel(e) && index_->hasDur(e)) add(index_->durUs(e));
+      const size_t at = stack.size();
+      for (uint32_t k = head_[e]; k != kNone; k = entries_[k].next) stack.push_back(entries_[k].child);
+      std::reverse(stack.begin() + static_cast<std::ptrdiff_t>(at), stack.end());
+    }
+  }
 
   const EventIndex* index_;
   const Trace* trace_;
@@ -78,7 +99,8 @@ class CallTree {
   Column<ChildEntry> entries_;  // child lists, linked from the last child to the first
   Column<uint8_t> flags_;
   std::vector<EventIdx> cpuRootNodes_;  // cpu_ops pushed with no cpu_op below them on their thread
-  mutable Column<uint32_t> seen_;       // descendantGpuTime's visit stamps
+  bool sharedNodes_ = false;            // some event has two parents: walks mark what they visit
+  mutable Column<uint32_t> seen_;       // descendantGpuTime's visit stamps (shared nodes only)
   mutable uint32_t stamp_ = 0;
 };
 
