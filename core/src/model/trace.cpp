@@ -1,6 +1,7 @@
 #include <steadyscope/core/model/trace.hpp>
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
@@ -104,19 +105,59 @@ std::string_view EventText::operator()(EventIdx i) {
   return read(i, v) ? v : std::string_view{};
 }
 
+namespace {
+
+__extension__ typedef __int128 Int128;  // GCC/Clang: exact products of 64-bit values
+
+// sign(ns / 1000 - a * 2^k), exactly (ns >= 0, |a| < 2^55, -64 < k < 64 in use).
+int compareToScaled(uint64_t ns, Int128 a, int k) {
+  Int128 lhs = static_cast<Int128>(ns), rhs = a * 1000;
+  if (k >= 0)
+    rhs <<= k;
+  else
+    lhs <<= -k;
+  return lhs < rhs ? -1 : lhs > rhs ? 1 : 0;
+}
+
+// The double nearest to ns / 1000 (ties to even), for ns >= 2^53: the long
+// double quotient is within an ulp (with x86's 64-bit mantissa it is already
+// right); the midpoints to its neighbours, compared exactly in 128-bit
+// integers, settle it wherever long double is narrower.
+double nearestMicros(uint64_t ns) {
+  double d = static_cast<double>(static_cast<long double>(ns) / 1000.0L);
+  for (int step = 0; step < 4; ++step) {
+    int e = 0;
+    const double fr = std::frexp(d, &e);
+    const auto m = static_cast<int64_t>(std::ldexp(fr, 53));  // d = m * 2^(e - 53)
+    const int k = e - 53;
+    const int up = compareToScaled(ns, 2 * Int128(m) + 1, k - 1);  // against the midpoint above
+    // Below a power of two the neighbour is half an ulp away.
+    const bool pow2 = m == (int64_t(1) << 52);
+    const int down =
+        pow2 ? compareToScaled(ns, 4 * Int128(m) - 1, k - 2) : compareToScaled(ns, 2 * Int128(m) - 1, k - 1);
+    if (up > 0 || (up == 0 && (m & 1))) {
+      d = std::nextafter(d, INFINITY);
+    } else if (down < 0 || (down == 0 && (m & 1))) {
+      d = std::nextafter(d, 0.0);
+    } else {
+      return d;
+    }
+  }
+  return d;
+}
+
+}  // namespace
+
 double nsToUsExact(int64_t ns) {
   constexpr int64_t kExact = int64_t(1) << 53;
   if (ns > -kExact && ns < kExact)
     return static_cast<double>(ns) / 1000.0;  // both exact: one correctly rounded division
-  // Beyond 2^53 the int->double step would round first; go through the decimal text.
-  char buf[48];
-  bool neg = ns < 0;
-  uint64_t u = neg ? uint64_t(0) - uint64_t(ns) : uint64_t(ns);
-  int n = std::snprintf(buf, sizeof buf, "%s%llu.%03llu", neg ? "-" : "", static_cast<unsigned long long>(u / 1000),
-                        static_cast<unsigned long long>(u % 1000));
-  double d = 0;
-  std::from_chars(buf, buf + n, d);
-  return d;
+  // Beyond 2^53 the int->double step would round first (the decimal text's
+  // float() is the reference): round the exact quotient instead.
+  const bool neg = ns < 0;
+  const uint64_t u = neg ? uint64_t(0) - uint64_t(ns) : uint64_t(ns);
+  const double d = nearestMicros(u);
+  return neg ? -d : d;
 }
 
 double Trace::tsUsSlow(EventIdx i) const {

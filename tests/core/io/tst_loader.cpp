@@ -772,6 +772,34 @@ class TestLoader : public QObject {
       QCOMPARE(p.d, expected);
   }
 
+  // Beyond 2^53 ns the µs double is rounded from the exact quotient: it must
+  // be the double Python's float() gives for the decimal text, every time.
+  void nsToUsMatchesDecimalText() {
+    auto viaText = [](int64_t ns) {
+      const bool neg = ns < 0;
+      const uint64_t u = neg ? uint64_t(0) - uint64_t(ns) : uint64_t(ns);
+      const std::string frac = std::to_string(u % 1000);
+      const std::string text =
+          (neg ? "-" : "") + std::to_string(u / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+      double d = 0;
+      std::from_chars(text.data(), text.data() + text.size(), d);
+      return d;
+    };
+    std::mt19937_64 rng(7);
+    std::vector<int64_t> values = {int64_t(1) << 53,     (int64_t(1) << 53) + 1, INT64_MAX,
+                                   INT64_MIN + 1,        1773709742341309550LL,  1773709742341309551LL,
+                                   4503599627370496500LL};
+    for (int p = 54; p < 63; ++p)  // around the powers of two, where the ulp changes
+      for (int64_t off = -1500; off <= 1500; ++off) values.push_back((int64_t(1) << p) + off);
+    for (int k = 0; k < 200000; ++k) {
+      int64_t v = static_cast<int64_t>(rng() >> (1 + rng() % 10));
+      if (v < (int64_t(1) << 53)) v += int64_t(1) << 53;
+      values.push_back(k % 2 ? -v : v);
+    }
+    for (int64_t ns : values)
+      if (nsToUsExact(ns) != viaText(ns)) QFAIL(qPrintable(QStringLiteral("ns %1").arg(ns)));
+  }
+
   void compressedFormats() {
     QTemporaryDir dir;
     std::string json = kinetoTrace(50, false);
