@@ -7,6 +7,7 @@
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/analysis/tree_tiers.hpp>
 #include <steadyscope/core/io/loader.hpp>
+#include "support/load_json.hpp"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -17,11 +18,7 @@ using namespace steadyscope::analysis;
 
 namespace {
 
-TracePtr load(const std::string& json, const std::string& name = "train.json") {
-  auto r = loadTraceFromString(json, name);
-  if (!r) qFatal("load failed: %s", r.error().describe().c_str());
-  return r.value();
-}
+TracePtr load(const std::string& json, const std::string& name = "train.json") { return sstest::loadJson(json, name); }
 
 /// Events of a hand-built trace, as JSON objects.
 class Events {

@@ -6,6 +6,7 @@
 
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/io/loader.hpp>
+#include "support/load_json.hpp"
 
 #include <QtTest>
 
@@ -17,11 +18,7 @@ using namespace steadyscope::analysis;
 
 namespace {
 
-TracePtr load(const std::string& json) {
-  auto r = loadTraceFromString(json, "legacy.pt.trace.json.gz");
-  if (!r) qFatal("load failed: %s", r.error().describe().c_str());
-  return r.value();
-}
+TracePtr load(const std::string& json) { return sstest::loadJson(json, "legacy.pt.trace.json.gz"); }
 
 // Eight ProfilerStep#N user annotations on pid 1 / tid 1, each enclosing
 // `launches` Operator + Runtime launch + Kernel triples linked by correlation;

@@ -6,6 +6,7 @@
 #include <steadyscope/core/analysis/input_dims_vote.hpp>
 #include <steadyscope/core/analysis/split_stages.hpp>
 #include <steadyscope/core/io/loader.hpp>
+#include "support/load_json.hpp"
 
 #include <QDir>
 #include <QTemporaryDir>
@@ -17,9 +18,7 @@ using namespace steadyscope::analysis;
 namespace {
 
 TracePtr load(const std::string& json, const std::string& name = "foo.pt.trace.json.gz") {
-  auto r = loadTraceFromString(json, name);
-  if (!r) qFatal("load failed: %s", r.error().describe().c_str());
-  return r.value();
+  return sstest::loadJson(json, name);
 }
 
 std::string cpuOp(const std::string& name, int64_t ts, int64_t dur, const std::string& dims) {

@@ -4,6 +4,7 @@
 
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/io/loader.hpp>
+#include "support/load_json.hpp"
 
 #include <QDir>
 #include <QFile>
@@ -22,9 +23,7 @@ using namespace steadyscope::analysis;
 namespace {
 
 TracePtr load(const std::string& json, const std::string& name = "foo.pt.trace.json.gz") {
-  auto r = loadTraceFromString(json, name);
-  if (!r) qFatal("load failed: %s", r.error().describe().c_str());
-  return r.value();
+  return sstest::loadJson(json, name);
 }
 
 SplitResult planE6(const SplitOptions& o, const std::vector<sstest::StepSpec>& steps = sstest::e6Steps()) {
