@@ -359,9 +359,10 @@ std::vector<uint32_t> kernelLanes(const EventIndex& index) {
   return lanes;
 }
 
-// The GPU kernels starting inside a root's span, in (ts, index) order.
-EventList kernelsInSpan(const EventIndex& index, const std::vector<uint32_t>& lanes, const RootList& roots, size_t k) {
-  EventList out;
+// The GPU kernels starting inside a root's span, in (ts, index) order, into `out`.
+void kernelsInSpan(const EventIndex& index, const std::vector<uint32_t>& lanes, const RootList& roots, size_t k,
+                   EventList& out) {
+  out.clear();
   const double a = index.tsUs(roots[k]), b = roots.endPy(index, k).asDouble();
   for (uint32_t l : lanes) {
     index.forEachInLane(l, a, b, [&](EventIdx e) {
@@ -370,11 +371,11 @@ EventList kernelsInSpan(const EventIndex& index, const std::vector<uint32_t>& la
       if (a <= ts && ts < b) out.push_back(e);
     });
   }
-  std::stable_sort(out.begin(), out.end(), [&](EventIdx x, EventIdx y) {
+  auto byTs = [&](EventIdx x, EventIdx y) {
     const double tx = index.tsUs(x), ty = index.tsUs(y);
     return tx != ty ? tx < ty : x < y;
-  });
-  return out;
+  };
+  if (!std::is_sorted(out.begin(), out.end(), byTs)) std::stable_sort(out.begin(), out.end(), byTs);
 }
 
 // Each kernel name's time in root 0 against its median over the later roots:
@@ -384,24 +385,26 @@ void compareFirstRoot(const EventIndex& index, const RootList& roots, TrimInfo& 
   const std::vector<uint32_t> lanes = kernelLanes(index);
   // first: per-name totals of root 0 in first-occurrence order.
   std::vector<StrId> names;
-  std::unordered_map<StrId, size_t> pos;
+  std::vector<uint32_t> pos(t.strings.size(), UINT32_MAX);  // by name: index into names
   std::vector<double> first;
-  for (EventIdx e : kernelsInSpan(index, lanes, roots, 0)) {
-    auto [it, fresh] = pos.try_emplace(t.name[e], names.size());
-    if (fresh) {
+  EventList kernels;
+  kernelsInSpan(index, lanes, roots, 0, kernels);
+  for (EventIdx e : kernels) {
+    uint32_t& p = pos[t.name[e]];
+    if (p == UINT32_MAX) {
+      p = static_cast<uint32_t>(names.size());
       names.push_back(t.name[e]);
       first.push_back(0.0);
     }
-    first[it->second] += index.durUs(e);
+    first[p] += index.durUs(e);
   }
   std::vector<std::vector<double>> later(names.size());
   std::vector<double> tot(names.size());
   for (size_t r = 1; r < roots.size(); ++r) {
     std::fill(tot.begin(), tot.end(), 0.0);
-    for (EventIdx e : kernelsInSpan(index, lanes, roots, r)) {
-      auto it = pos.find(t.name[e]);
-      if (it != pos.end()) tot[it->second] += index.durUs(e);
-    }
+    kernelsInSpan(index, lanes, roots, r, kernels);
+    for (EventIdx e : kernels)
+      if (const uint32_t p = pos[t.name[e]]; p != UINT32_MAX) tot[p] += index.durUs(e);
     for (size_t k = 0; k < names.size(); ++k)
       if (tot[k] > 0) later[k].push_back(tot[k]);
   }
