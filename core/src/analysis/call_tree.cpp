@@ -10,6 +10,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <unordered_map>
 
@@ -137,11 +138,13 @@ bool laneHasPidTid(const Trace& t, uint32_t lane) {
 
 }  // namespace
 
-CallTree::CallTree(const EventIndex& index) : index_(&index), trace_(&index.trace()) {
-  const size_t n = trace_->size();
-  parent_.assign(n, kNone);
-  head_.assign(n, kNone);
-  flags_.assign(n, 0);
+CallTree::CallTree(const EventIndex& index) : index_(&index), trace_(&index.trace()) {}
+
+void CallTree::allocateParents() { parent_.assign(trace_->size(), kNone); }
+
+void CallTree::allocateHeads() {
+  head_.assign(trace_->size(), kNone);
+  flags_.assign(trace_->size(), 0);
 }
 
 /// What links launches to their GPU events, grouped by id: the ac2g flow
@@ -156,23 +159,38 @@ std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, uns
   const CatRoles roles = catRoles(index);
   // The groupings read the trace only: on big traces they are made on
   // another core while the host stacks are built.
+  // The tree's arrays are fresh memory: on big traces half of them is made
+  // there too, first, while this core makes the other half.
   std::variant<GpuLinks, std::string> links;
-  std::optional<CallTree> tree;
+  CallTree tree(index);
+  tree.gpuCat_ = roles.gpu;
   std::string metadataWhy, stacksWhy;
+  const bool parallel = sideBySide(threads, t.size() >= (size_t(1) << 18));
+  std::atomic<bool> headsReady{false};
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
   runSideBySide(
       threads, t.size() >= (size_t(1) << 18),
       [&] {
         PhaseTimer t2("STEADYSCOPE_SPLIT_TIMING", "split");
+        if (parallel) {
+          tree.allocateHeads();
+          headsReady.store(true, std::memory_order_release);
+          headsReady.notify_one();
+          t2.mark("    tree: arrays (heads)");
+        }
         links = groupGpuLinks(index, roles);
         t2.mark("    tree: link groups");
       },
       [&] {
-        tree.emplace(CallTree(index));
-        timer.mark("    tree: arrays");
-        tree->gpuCat_ = roles.gpu;
+        tree.allocateParents();
+        timer.mark("    tree: arrays (parents)");
         metadataWhy = checkMetadata(t);
-        if (metadataWhy.empty()) stacksWhy = tree->buildHostStacks();
+        if (!metadataWhy.empty()) return;
+        if (parallel)
+          headsReady.wait(false, std::memory_order_acquire);
+        else
+          tree.allocateHeads();
+        stacksWhy = tree.buildHostStacks();
         timer.mark("    tree: host stacks");
       });
   timer.mark("    tree: join");
@@ -181,9 +199,9 @@ std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, uns
   if (!metadataWhy.empty()) return metadataWhy;
   if (auto* why = std::get_if<std::string>(&links)) return *why;
   if (!stacksWhy.empty()) return stacksWhy;
-  tree->linkGpuEvents(std::get<GpuLinks>(links), roles);
+  tree.linkGpuEvents(std::get<GpuLinks>(links), roles);
   timer.mark("    tree: GPU links");
-  return std::move(*tree);
+  return tree;
 }
 
 void CallTree::addChild(EventIdx p, EventIdx c) {

@@ -56,7 +56,7 @@ class Events {
 /// with one launch and its kernel.
 Events e13(int iterations = 8) {
   Events ev;
-  ev.frame("cpu_op", "training_loop", 0, 20000);
+  ev.frame("cpu_op", "training_loop", 0, std::max<int64_t>(20000, 2000LL * iterations + 1000));
   for (int it = 0; it < iterations; ++it) {
     const int64_t base = 100 + 2000 * it;
     ev.frame("cpu_op", "iter_fwd", base, 300);
@@ -189,6 +189,29 @@ class TestCallTree : public QObject {
                           "\"gpu_events_duplicated\": false", "\"gpu_event_retention\": 1.0", "\"period\": 2",
                           "\"branch_source\": \"period\"", "\"iter_gpu_time\": 320.0"})
       QVERIFY2(m.contains(QLatin1String(k)), k);
+  }
+
+  // Big traces build the tree on two cores (link groups and half the arrays
+  // beside the host stacks): the plan is the same on 1, 2 and 16 threads.
+  void threadsDoNotChangeTheTree() {
+    auto t = load(e13(27000).json());  // 270,001 events: above the side-by-side threshold
+    QVERIFY(t->size() >= (size_t(1) << 18));
+    std::string first;
+    for (unsigned threads : {1u, 2u, 16u}) {
+      Splitter s(t);
+      SplitOptions o;
+      o.outputDir = "out";
+      o.findSteadyState = true;
+      o.threads = threads;
+      const SplitResult r = s.plan(o);
+      QCOMPARE(r.outcome, SplitOutcome::Split);
+      QCOMPARE(r.detection.chosen.roots.size(), size_t(27000));
+      const std::string m = r.manifest.dump(JsonStyle::pythonFile()) + r.executionDetailsCsv;
+      if (first.empty())
+        first = m;
+      else
+        QCOMPARE(m, first);
+    }
   }
 
   // An explicit range of call-tree roots carries their enclosing frames

@@ -62,7 +62,9 @@ class CallTree {
     EventIdx child;
     uint32_t next;
   };
-  explicit CallTree(const EventIndex& index);
+  explicit CallTree(const EventIndex& index);  // no arrays yet: allocateParents, allocateHeads
+  void allocateParents();
+  void allocateHeads();  // and the marks
   std::string buildHostStacks();
   struct Frame {  // an open frame of a thread's stack
     EventIdx event;
