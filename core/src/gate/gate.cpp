@@ -40,6 +40,13 @@ GateResult evaluateGate(const GateInput& in, const GateOptions& opt) {
   const detail::Readings rd = readRows(in);
   GateResult res = detail::decide(in, opt, rd);
   res.chunks = summarize(in, opt, rd, res);
+  if (!in.splitRefusal.empty()) {
+    Finding f;
+    f.code = "split_refused";
+    f.affectsVerdict = false;  // the pipeline's verdict is the missing chunk; this says why
+    f.sentence = in.splitRefusal;
+    res.findings.insert(res.findings.begin(), std::move(f));
+  }
   detail::addRowFindings(in, opt, rd, res);
   finalizeStrict(res);
   return res;

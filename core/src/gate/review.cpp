@@ -147,7 +147,7 @@ class DirectoryReview {
     const auto facts = readManifestFacts(paths::join(splitDir_, names::kManifestFile));
     if (!facts || !facts->aborted) return;
     aborted_ = true;
-    findings_.push_back(dirFinding("split_refused", false, refusalSentence(*facts)));
+    in_.splitRefusal = refusalSentence(*facts);
   }
 
   void readDetails() {

@@ -79,6 +79,10 @@ gate::GateInput gateInputFromSplit(const analysis::SplitResult& r, const analysi
   in.details = split && !r.chunks.empty() ? gate::DetailsState::Readable : gate::DetailsState::Absent;
   in.traceInput = traceInput;
   in.splitReturnCode = r.exitStatus;
+  if (r.outcome == analysis::SplitOutcome::Refused) {
+    const std::string& v = r.story.verdict;
+    in.splitRefusal = "The splitter refused the trace: " + (v.rfind("Refused: ", 0) == 0 ? v.substr(9) : v);
+  }
   for (gate::Mode m : gate::kAllModes) {
     const size_t mi = gate::modeIndex(m);
     in.rowMatch[mi] = gate::RowMatch::Supplied;

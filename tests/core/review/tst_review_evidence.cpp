@@ -3,6 +3,7 @@
 // dominant kernel, an inflated first iteration, and the findings the gate
 // derives from that evidence.
 #include <steadyscope/core/analysis/chunk_evidence.hpp>
+#include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/io/loader.hpp>
 #include <steadyscope/core/review/split_gate.hpp>
 
@@ -234,6 +235,41 @@ class TstReviewEvidence : public QObject {
     QVERIFY(*rep.evidence.startupTransientInside);
     QVERIFY2(review::transientReason(rep.measured).find("ncclDevKernel_AllReduce") != std::string::npos,
              review::transientReason(rep.measured).c_str());
+  }
+
+  // A refused split in memory: the gate's input carries the splitter's words
+  // and the review reports them (split_refused), not a missing file.
+  void refusedSplitSaysWhy() {
+    std::string ev = R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":10})";
+    for (int i = 0; i < 4; ++i) {  // four steps with one kernel each, and as much GPU work outside them
+      const std::string c = std::to_string(10 + i), st = std::to_string(100 * i);
+      ev += R"(,{"ph":"X","cat":"user_annotation","name":"ProfilerStep#)" + std::to_string(i + 2) +
+            R"(","pid":1,"tid":1,"ts":)" + st + R"(,"dur":50})";
+      ev += R"(,{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":)" + st +
+            R"(,"dur":5,"args":{"correlation":)" + c + "}}";
+      ev += R"(,{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + st +
+            R"(,"dur":10,"args":{"correlation":)" + c + "}}";
+      ev += R"(,{"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":)" + std::to_string(100 * i + 60) +
+            R"(,"dur":10,"args":{}})";
+    }
+    auto t = loadTraceFromString("{\"traceEvents\": [" + ev + "]}", "refused.json");
+    QVERIFY(t.ok());
+    analysis::Splitter s(t.value());
+    analysis::SplitOptions o;
+    o.outputDir = "out";
+    o.findSteadyState = true;
+    const analysis::SplitResult r = s.plan(o);
+    QCOMPARE(r.outcome, analysis::SplitOutcome::Refused);
+    const gate::GateInput in = review::gateInputFromSplit(r, o, nullptr);
+    QVERIFY2(in.splitRefusal.rfind("The splitter refused the trace: ", 0) == 0, in.splitRefusal.c_str());
+    gate::GateOptions go;
+    go.mode = gate::Mode::Generic;
+    const gate::GateResult g = gate::evaluateGate(in, go);
+    const gate::Finding* f = finding(g, "split_refused");
+    QVERIFY(f);
+    QVERIFY2(f->sentence.find("cover 50 % of the GPU time; a split needs 95 %") != std::string::npos,
+             f->sentence.c_str());
+    QVERIFY(!f->affectsVerdict);
   }
 
   void statisticsEqualTheSplitter() {

@@ -127,6 +127,9 @@ struct GateInput {
   std::array<std::optional<ChunkRow>, 4> rows;
   std::array<RowMatch, 4> rowMatch{RowMatch::Supplied, RowMatch::Supplied, RowMatch::Supplied, RowMatch::Supplied};
   std::array<std::optional<ChunkEvidence>, 4> evidence;
+  /// Why the splitter refused the trace, in plain words (empty: it did not):
+  /// reported as the finding split_refused.
+  std::string splitRefusal;
   // Context copied into the warnings (null when unknown).
   std::optional<std::string> traceInput;
   std::optional<int> splitReturnCode;
