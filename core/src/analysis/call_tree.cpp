@@ -18,11 +18,6 @@ namespace steadyscope::analysis {
 
 namespace tree_detail {
 
-/// What the tree needs to know of a category, by its exact text.
-struct CatRoles {
-  std::vector<uint8_t> host, cpuOp, runtime, python, ac2g, gpu;
-};
-
 // Under the legacy-categories fix the 2021 names (Operator, Runtime, Kernel,
 // ...) read as the newer ones, as everywhere else in the index.
 CatRoles catRoles(const EventIndex& idx) {
@@ -62,10 +57,9 @@ const char* metadataLabel(std::string_view name) {
 }
 
 /// True when event e's text is an object whose args object has `key`.
-bool argsHave(EventText& text, EventIdx e, const char* key) {
+bool argsHave(EventText& text, simdjson::ondemand::parser& parser, EventIdx e, const char* key) {
   std::string_view raw;
   if (!text.read(e, raw)) return false;
-  simdjson::ondemand::parser parser;
   simdjson::padded_string padded(raw);
   simdjson::ondemand::document doc;
   if (parser.iterate(padded).get(doc)) return false;
@@ -84,34 +78,25 @@ bool argsHave(EventText& text, EventIdx e, const char* key) {
 /// before it builds anything: a missing one makes its build throw.
 std::string checkMetadata(const Trace& t) {
   EventText text(t);
+  simdjson::ondemand::parser parser;
   for (EventIdx e = 0; e < t.size(); ++e) {
     if (t.ph[e] == Ph::Missing) return "event " + std::to_string(e) + " has no ph";
     if (t.ph[e] != Ph::Metadata) continue;
     const char* label = metadataLabel(t.nameOf(e));
     if (!label) return "metadata event " + std::to_string(e) + " has an unknown name";
-    if (!argsHave(text, e, label)) return "metadata event " + std::to_string(e) + " has no args." + label;
+    if (!argsHave(text, parser, e, label)) return "metadata event " + std::to_string(e) + " has no args." + label;
   }
   return {};
 }
 
-/// An id with the reference's key semantics, by the trace's link key.
+/// An event's link id, by the trace's link key.
 struct LinkKey {
   bool correlation = true;  // args.correlation, else args["External id"]
-  std::optional<CorrKey> of(const Trace& t, EventIdx e) const {
-    const uint16_t f = t.flags[e];
-    if (correlation) {
-      if (!(f & ev::HasCorr)) return std::nullopt;
-      return CorrKey{t.corr[e], static_cast<uint8_t>((f & ev::CorrIsStr) ? 1 : (f & ev::CorrIsReal) ? 2 : 0)};
-    }
-    if (!(f & ev::HasExtId)) return std::nullopt;
-    return CorrKey{t.extId[e], static_cast<uint8_t>((f & ev::ExtIsStr) ? 1 : 0)};
+  std::optional<CorrKey> of(const EventIndex& idx, EventIdx e) const {
+    if (correlation) return idx.hasCorr(e) ? std::optional<CorrKey>(idx.corrKey(e)) : std::nullopt;
+    return idx.hasExtId(e) ? std::optional<CorrKey>(idx.extKey(e)) : std::nullopt;
   }
 };
-
-CorrKey flowId(const Trace& t, EventIdx e) {
-  const uint16_t f = t.flags[e];
-  return CorrKey{t.corr[e], static_cast<uint8_t>((f & ev::CorrIsStr) ? 1 : (f & ev::CorrIsReal) ? 2 : 0)};
-}
 
 bool containsLaunch(std::string_view name) {
   std::string lower(name);
@@ -125,7 +110,8 @@ std::variant<LinkKey, std::string> chooseLinkKey(const Trace& t, const CatRoles&
     if (!roles.runtime[t.cat[e]] || !containsLaunch(t.nameOf(e))) continue;
     if (t.has(e, ev::HasCorr)) return LinkKey{true};
     EventText text(t);
-    if (!t.has(e, ev::HasExtId) && !argsHave(text, e, nullptr))
+    simdjson::ondemand::parser parser;
+    if (!t.has(e, ev::HasExtId) && !argsHave(text, parser, e, nullptr))
       return "launch event " + std::to_string(e) + " has no args";
     return LinkKey{false};
   }
@@ -138,7 +124,7 @@ bool laneHasPidTid(const Trace& t, uint32_t lane) {
 
 }  // namespace
 
-CallTree::CallTree(const EventIndex& index) : index_(&index), trace_(&index.trace()) {}
+CallTree::CallTree(const EventIndex& index) : index_(&index), trace_(&index.trace()), roles_(catRoles(index)) {}
 
 void CallTree::allocateParents() { parent_.assign(trace_->size(), kNone); }
 
@@ -156,14 +142,12 @@ struct CallTree::GpuLinks {
 
 std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, unsigned threads) {
   const Trace& t = index.trace();
-  const CatRoles roles = catRoles(index);
-  // The groupings read the trace only: on big traces they are made on
-  // another core while the host stacks are built.
-  // The tree's arrays are fresh memory: on big traces half of them is made
-  // there too, first, while this core makes the other half.
-  std::variant<GpuLinks, std::string> links;
   CallTree tree(index);
-  tree.gpuCat_ = roles.gpu;
+  const CatRoles& roles = tree.roles_;
+  // The groupings read the trace only: on big traces they are made on
+  // another core while the host stacks are built. The tree's arrays are
+  // fresh memory: half of them is made there too, first.
+  std::variant<GpuLinks, std::string> links;
   std::string metadataWhy, stacksWhy;
   const bool parallel = sideBySide(threads, t.size() >= (size_t(1) << 18));
   std::atomic<bool> headsReady{false};
@@ -199,7 +183,7 @@ std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, uns
   if (!metadataWhy.empty()) return metadataWhy;
   if (auto* why = std::get_if<std::string>(&links)) return *why;
   if (!stacksWhy.empty()) return stacksWhy;
-  tree.linkGpuEvents(std::get<GpuLinks>(links), roles);
+  tree.linkGpuEvents(std::get<GpuLinks>(links));
   timer.mark("    tree: GPU links");
   return tree;
 }
@@ -217,13 +201,16 @@ std::vector<EventIdx> CallTree::children(EventIdx e) const {
   return out;
 }
 
-size_t CallTree::childCount(EventIdx e) const {
-  size_t n = 0;
-  for (uint32_t k = head_[e]; k != kNone; k = entries_[k].next) ++n;
-  return n;
-}
-
 namespace {
+
+/// The reference's order of frames: ts as Python floats, then file order.
+struct TsThenFileOrder {
+  const EventIndex& idx;
+  bool operator()(EventIdx a, EventIdx b) const {
+    const double ta = idx.tsUs(a), tb = idx.tsUs(b);
+    return ta != tb ? ta < tb : a < b;
+  }
+};
 
 /// The events of `lane` that `keep` accepts, in (ts, file order): the
 /// lane's own list is sorted by ts with longer events first among equal ts,
@@ -247,10 +234,7 @@ std::vector<EventIdx> laneInFileOrderTies(const EventIndex& idx, uint32_t lane, 
       std::sort(out.begin() + static_cast<std::ptrdiff_t>(i), out.begin() + static_cast<std::ptrdiff_t>(j));
     i = j;
   }
-  auto less = [&](EventIdx a, EventIdx b) {
-    const double ta = idx.tsUs(a), tb = idx.tsUs(b);
-    return ta != tb ? ta < tb : a < b;
-  };
+  const TsThenFileOrder less{idx};
   // Huge or finer-than-1-ns ts may tie or order differently as floats.
   if (!exact && !std::is_sorted(out.begin(), out.end(), less)) std::sort(out.begin(), out.end(), less);
   return out;
@@ -267,7 +251,7 @@ std::vector<EventIdx> laneInFileOrderTies(const EventIndex& idx, uint32_t lane, 
 std::string CallTree::buildHostStacks() {
   const Trace& t = *trace_;
   const EventIndex& idx = *index_;
-  const CatRoles roles = catRoles(idx);
+  const CatRoles& roles = roles_;
   size_t hostEvents = 0;
   for (EventIdx e = 0; e < t.size(); ++e) {
     if (!roles.host[t.cat[e]]) continue;
@@ -281,10 +265,7 @@ std::string CallTree::buildHostStacks() {
     const auto order = laneInFileOrderTies(idx, lane, [&](EventIdx e) { return roles.host[t.cat[e]] != 0; });
     if (std::string why = stackLane(order, roles.cpuOp, stack); !why.empty()) return why;
   }
-  auto byTsThenFile = [&](EventIdx a, EventIdx b) {
-    const double ta = idx.tsUs(a), tb = idx.tsUs(b);
-    return ta != tb ? ta < tb : a < b;
-  };
+  const TsThenFileOrder byTsThenFile{idx};
   // Each thread's roots are in order already; several threads need a merge.
   if (!std::is_sorted(cpuRootNodes_.begin(), cpuRootNodes_.end(), byTsThenFile))
     std::sort(cpuRootNodes_.begin(), cpuRootNodes_.end(), byTsThenFile);
@@ -349,8 +330,8 @@ void CallTree::markGpuUpwards(EventIdx e) {
   for (EventIdx a = e; a != kNone && !(flags_[a] & kHasGpuEvents); a = parent_[a]) flags_[a] |= kHasGpuEvents;
 }
 
-std::variant<CallTree::GpuLinks, std::string> CallTree::groupGpuLinks(const EventIndex& index, const CatRoles& roles) {
-  const Trace& t = index.trace();
+std::variant<CallTree::GpuLinks, std::string> CallTree::groupGpuLinks(const EventIndex& idx, const CatRoles& roles) {
+  const Trace& t = idx.trace();
   auto chosen = chooseLinkKey(t, roles);
   if (auto* why = std::get_if<std::string>(&chosen)) return *why;
   GpuLinks g;
@@ -365,40 +346,42 @@ std::variant<CallTree::GpuLinks, std::string> CallTree::groupGpuLinks(const Even
   for (EventIdx e = 0; e < t.size(); ++e) {
     if (!isFlow(e)) continue;
     if (!t.has(e, ev::HasId)) return "flow event " + std::to_string(e) + " has no id";
-    flowRange.add(flowId(t, e));
+    flowRange.add(idx.corrKey(e));
     if (t.ph[e] == Ph::FlowEnd) flowEndLane[t.lane[e]] = 1;
   }
   auto linkable = [&](EventIdx e) {
-    return !roles.ac2g[t.cat[e]] && (flowEndLane[t.lane[e]] || roles.gpu[t.cat[e]]) && g.link.of(t, e).has_value();
+    return !roles.ac2g[t.cat[e]] && (flowEndLane[t.lane[e]] || roles.gpu[t.cat[e]]) && g.link.of(idx, e).has_value();
   };
   for (EventIdx e = 0; e < t.size(); ++e)
-    if (linkable(e)) linkRange.add(*g.link.of(t, e));
+    if (linkable(e)) linkRange.add(*g.link.of(idx, e));
   g.flows.build(
       flowRange,
       [&](auto&& fn) {
         for (EventIdx e = 0; e < t.size(); ++e)
           if (isFlow(e)) fn(e);
       },
-      [&](EventIdx e) { return flowId(t, e); });
+      [&](EventIdx e) { return idx.corrKey(e); });
   g.linked.build(
       linkRange,
       [&](auto&& fn) {
         for (EventIdx e = 0; e < t.size(); ++e)
           if (linkable(e)) fn(e);
       },
-      [&](EventIdx e) { return *g.link.of(t, e); });
+      [&](EventIdx e) { return *g.link.of(idx, e); });
   return g;
 }
 
 // Each launch's GPU events: a graph launch owns every GPU event with its
 // link id; another launch the one its ac2g flow pair points at (the last
 // event in file order with the flow end's pid, tid and id).
-void CallTree::linkGpuEvents(const GpuLinks& g, const CatRoles& roles) {
+void CallTree::linkGpuEvents(const GpuLinks& g) {
   const Trace& t = *trace_;
+  const EventIndex& idx = *index_;
+  const CatRoles& roles = roles_;
   const StrId cudaGraph = t.strings.find("cudaGraphLaunch"), hipGraph = t.strings.find("hipGraphLaunch");
   for (EventIdx e = 0; e < t.size(); ++e) {
     if (!roles.runtime[t.cat[e]]) continue;
-    const auto key = g.link.of(t, e);
+    const auto key = g.link.of(idx, e);
     if (!key) continue;
     if ((cudaGraph != kNoStr && t.name[e] == cudaGraph) || (hipGraph != kNoStr && t.name[e] == hipGraph)) {
       for (EventIdx x : g.linked.eventsOf(*key))
@@ -409,7 +392,7 @@ void CallTree::linkGpuEvents(const GpuLinks& g, const CatRoles& roles) {
     for (EventIdx x : g.flows.eventsOf(*key)) (t.ph[x] == Ph::FlowStart ? s : f) = x;
     if (s == kNone || f == kNone || !laneHasPidTid(t, t.lane[f])) continue;
     EventIdx out = kNone;
-    for (EventIdx x : g.linked.eventsOf(flowId(t, f)))
+    for (EventIdx x : g.linked.eventsOf(idx.corrKey(f)))
       if (t.lane[x] == t.lane[f]) out = x;
     if (out != kNone) linkChild(e, out);
   }
@@ -449,7 +432,7 @@ std::vector<EventIdx> CallTree::entryRoots() const {
 void CallTree::reattachWorkerThreads() {
   const Trace& t = *trace_;
   const EventIndex& idx = *index_;
-  const CatRoles roles = catRoles(idx);
+  const CatRoles& roles = roles_;
   std::vector<uint32_t> pyCount(t.lanes.size(), 0);
   std::vector<uint32_t> laneOrder;  // lanes in first python_function order
   for (EventIdx e = 0; e < t.size(); ++e)

@@ -28,13 +28,6 @@ SplitStatus gradeCoverage(double c) {
 
 namespace {
 
-CorrKey extKey(const Trace& t, EventIdx i) {
-  CorrKey k;
-  k.v = t.extId[i];
-  k.tag = t.has(i, ev::ExtIsStr) ? 1 : 0;
-  return k;
-}
-
 struct Span {
   double a, b;
 };
@@ -74,13 +67,13 @@ std::optional<Column<Span>> gpuSpans(const EventIndex& index, const RootList& in
   Column<std::pair<CorrKey, EventIdx>> byExt;  // sorted by key: one sort instead of a map of lists
   reserveFresh(byExt, index.gpuAnnotations.size());
   for (EventIdx g : index.gpuAnnotations)
-    if (t.has(g, ev::HasExtId)) byExt.emplace_back(extKey(t, g), g);
+    if (t.has(g, ev::HasExtId)) byExt.emplace_back(index.extKey(g), g);
   std::sort(byExt.begin(), byExt.end());
   Column<Span> spans;
   reserveFresh(spans, instances.size());
   for (EventIdx r : instances) {
     if (!t.has(r, ev::HasExtId)) return std::nullopt;
-    const CorrKey k = extKey(t, r);
+    const CorrKey k = index.extKey(r);
     auto lo =
         std::lower_bound(byExt.begin(), byExt.end(), k, [](const auto& p, const CorrKey& v) { return p.first < v; });
     if (lo == byExt.end() || !(lo->first == k)) return std::nullopt;

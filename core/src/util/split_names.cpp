@@ -1,7 +1,5 @@
 #include <steadyscope/core/util/split_names.hpp>
 
-#include <cstdio>
-
 #include <fmt/format.h>
 
 namespace steadyscope::names {
@@ -107,12 +105,8 @@ std::string_view modeDisplayName(ChunkMode m) {
 
 std::string percentText(double share) {
   const double pct = share * 100.0;
-  char buf[32];
-  if (pct >= 99.95 || pct == static_cast<double>(static_cast<int64_t>(pct)))
-    std::snprintf(buf, sizeof buf, "%.0f %%", pct);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f %%", pct);
-  return buf;
+  const bool whole = pct >= 99.95 || pct == static_cast<double>(static_cast<int64_t>(pct));
+  return whole ? fmt::format("{:.0f} %", pct) : fmt::format("{:.1f} %", pct);
 }
 
 }  // namespace steadyscope::names

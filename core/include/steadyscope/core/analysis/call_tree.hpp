@@ -16,8 +16,11 @@
 namespace steadyscope::analysis {
 
 namespace tree_detail {
-struct CatRoles;  // what the tree reads of each category (call_tree.cpp)
-}
+/// What the tree reads of each category (by category index): made once per tree.
+struct CatRoles {
+  std::vector<uint8_t> host, cpuOp, runtime, python, ac2g, gpu;
+};
+}  // namespace tree_detail
 
 class CallTree {
  public:
@@ -38,11 +41,10 @@ class CallTree {
   /// events, then reattached roots); an event may be the child of several
   /// launches.
   std::vector<EventIdx> children(EventIdx e) const;
-  size_t childCount(EventIdx e) const;
   /// No GPU work below (the reference's non_gpu_path mark).
   bool nonGpuPath(EventIdx e) const { return !isGpuKernel(e) && !(flags_[e] & (kHasGpuEvents | kGpuPathByReattach)); }
   /// A kernel, memcpy or memset by its category as written.
-  bool isGpuKernel(EventIdx e) const { return gpuCat_[trace_->cat[e]]; }
+  bool isGpuKernel(EventIdx e) const { return roles_.gpu[trace_->cat[e]]; }
   /// GPU time of the kernels below `nodes` (the nodes included), each counted
   /// once, summed in the reference's depth-first order. Not thread-safe.
   double descendantGpuTime(std::span<const EventIdx> nodes) const;
@@ -74,7 +76,7 @@ class CallTree {
                         std::vector<Frame>& stack);
   struct GpuLinks;
   static std::variant<GpuLinks, std::string> groupGpuLinks(const EventIndex& index, const tree_detail::CatRoles& roles);
-  void linkGpuEvents(const GpuLinks& links, const tree_detail::CatRoles& roles);
+  void linkGpuEvents(const GpuLinks& links);
   void linkChild(EventIdx launch, EventIdx gpuEvent);
   void addChild(EventIdx parent, EventIdx child);
   void markGpuUpwards(EventIdx e);
@@ -95,7 +97,7 @@ class CallTree {
 
   const EventIndex* index_;
   const Trace* trace_;
-  std::vector<uint8_t> gpuCat_;  // by category index
+  tree_detail::CatRoles roles_;
   Column<EventIdx> parent_;
   Column<uint32_t> head_;       // an event's last-attached child entry (kNone: none)
   Column<ChildEntry> entries_;  // child lists, linked from the last child to the first

@@ -229,6 +229,14 @@ class EventIndex {
     k.tag = (f & ev::CorrIsStr) ? 1 : (f & ev::CorrIsReal) ? 2 : 0;
     return k;
   }
+  bool hasExtId(EventIdx i) const { return trace_->has(i, ev::HasExtId); }
+  /// args["External id"] with the same key semantics as corrKey.
+  CorrKey extKey(EventIdx i) const {
+    CorrKey k;
+    k.v = trace_->extId[i];
+    k.tag = trace_->has(i, ev::ExtIsStr) ? 1 : 0;
+    return k;
+  }
   double tsUs(EventIdx i) const { return trace_->tsUs(i); }
   double durUs(EventIdx i) const { return trace_->durUs(i); }
   PyNum tsPy(EventIdx i) const { return trace_->tsPy(i); }
