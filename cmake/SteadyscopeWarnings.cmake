@@ -1,7 +1,7 @@
 # Warning and sanitizer flags shared by every Steadyscope target.
 add_library(steadyscope_flags INTERFACE)
 target_compile_options(steadyscope_flags INTERFACE
-  -Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor -Wcast-align
+  -Wall -Wextra -Wpedantic $<$<CXX_COMPILER_ID:GNU>:-Wshadow=local> -Wnon-virtual-dtor -Wcast-align
   -Wno-missing-field-initializers)
 if(STEADYSCOPE_WERROR)
   target_compile_options(steadyscope_flags INTERFACE -Werror)
@@ -9,5 +9,11 @@ endif()
 if(STEADYSCOPE_SANITIZE)
   target_compile_options(steadyscope_flags INTERFACE
     -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_link_options(steadyscope_flags INTERFACE -fsanitize=address,undefined)
+endif()
+if(STEADYSCOPE_FUZZ)
+  # Coverage for libFuzzer on every target (the fuzz targets link the fuzzer's main), with ASan + UBSan.
+  target_compile_options(steadyscope_flags INTERFACE
+    -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   target_link_options(steadyscope_flags INTERFACE -fsanitize=address,undefined)
 endif()

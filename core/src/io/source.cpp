@@ -178,12 +178,14 @@ uint16_t rd16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8
 uint32_t rd32(const uint8_t* p) {
   return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
 }
+uint64_t rd64(const uint8_t* p) { return uint64_t(rd32(p)) | (uint64_t(rd32(p + 4)) << 32); }
 
-/// A zip member's central-directory facts.
+/// A zip member's central-directory facts (64-bit: ZIP64 sizes and offsets).
 struct ZipMember {
   std::string name;
   uint16_t method;
-  uint32_t crc, csize, usize;
+  uint32_t crc;
+  uint64_t csize, usize;
   size_t dataOff;
 };
 
@@ -197,7 +199,7 @@ Expected<OpenedSource> openZipMember(const uint8_t* d, size_t n, const ZipMember
   out.fileBytes = n;
   out.memberName = m.name;
   if (m.method == 0) {
-    if (crc32(0, d + m.dataOff, m.csize) != m.crc)
+    if (crc32_z(0, d + m.dataOff, m.csize) != m.crc)
       return fail(Error::Kind::Compression, path, "zip member " + m.name + " fails its CRC check", "zip_crc",
                   m.dataOff);
     struct Slice final : SourceText {
@@ -232,10 +234,16 @@ Expected<OpenedSource> openZipMember(const uint8_t* d, size_t n, const ZipMember
   return out;
 }
 
-Expected<OpenedSource> openZip(const uint8_t* d, size_t n, const std::string& path, const std::string& cacheDir,
-                               JobControl* control, std::shared_ptr<const SourceText> whole) {
-  // End of central directory: last "PK\5\6" within the final 64 KiB + 22 bytes.
-  size_t lo = n > 65557 ? n - 65557 : 0;
+/// Where the central directory lies and how many entries it holds.
+struct ZipDirectory {
+  uint64_t entries, size, offset;
+};
+
+/// The end record (the last "PK\5\6" within the final 64 KiB + 22 bytes) and,
+/// when a ZIP64 locator ("PK\6\7") precedes it, the ZIP64 end record it points
+/// at, whose 64-bit fields replace the saturated 32-bit ones.
+Expected<ZipDirectory> findZipDirectory(const uint8_t* d, size_t n, const std::string& path) {
+  const size_t lo = n > 65557 ? n - 65557 : 0;
   size_t eocd = SIZE_MAX;
   for (size_t i = n >= 22 ? n - 22 : 0; i + 1 > lo && i + 4 <= n; --i) {
     if (d[i] == 'P' && d[i + 1] == 'K' && d[i + 2] == 5 && d[i + 3] == 6) {
@@ -244,35 +252,78 @@ Expected<OpenedSource> openZip(const uint8_t* d, size_t n, const std::string& pa
     }
     if (i == 0) break;
   }
-  if (eocd == SIZE_MAX)
+  if (eocd == SIZE_MAX || eocd + 22 > n)
     return fail(Error::Kind::Compression, path, "not a readable zip archive (no central directory; truncated?)",
                 "zip_corrupt");
-  uint16_t entries = rd16(d + eocd + 10);
-  uint32_t cdSize = rd32(d + eocd + 12), cdOff = rd32(d + eocd + 16);
-  if (cdOff == 0xFFFFFFFFu || entries == 0xFFFF)
-    return fail(Error::Kind::Compression, path, "ZIP64 archives are not supported yet", "zip64");
-  if (uint64_t(cdOff) + cdSize > n)
+  ZipDirectory dir{rd16(d + eocd + 10), rd32(d + eocd + 12), rd32(d + eocd + 16)};
+  const bool saturated = dir.entries == 0xFFFF || dir.size == 0xFFFFFFFFu || dir.offset == 0xFFFFFFFFu;
+  if (eocd >= 20 && rd32(d + eocd - 20) == 0x07064b50u) {
+    const uint64_t rec = rd64(d + eocd - 20 + 8);
+    if (rec > n || n - rec < 56 || rd32(d + rec) != 0x06064b50u)
+      return fail(Error::Kind::Compression, path, "corrupt ZIP64 end of central directory", "zip_corrupt", eocd - 20);
+    dir = {rd64(d + rec + 32), rd64(d + rec + 40), rd64(d + rec + 48)};
+  } else if (saturated) {
+    return fail(Error::Kind::Compression, path, "ZIP64 archive without its ZIP64 end record", "zip_corrupt", eocd);
+  }
+  if (dir.offset > n || dir.size > n - dir.offset)
     return fail(Error::Kind::Compression, path, "zip central directory lies outside the file", "zip_corrupt", eocd);
-  size_t p = cdOff;
-  for (uint16_t k = 0; k < entries; ++k) {
-    if (p + 46 > n || rd32(d + p) != 0x02014b50u)
+  return dir;
+}
+
+/// A central entry's ZIP64 extra field (id 1) holds, in this order, the
+/// 64-bit values of whichever of its sizes and offset are saturated.
+bool applyZip64Extra(const uint8_t* extra, size_t len, ZipMember& m, uint64_t& localOff) {
+  const bool needU = m.usize == 0xFFFFFFFFu, needC = m.csize == 0xFFFFFFFFu, needL = localOff == 0xFFFFFFFFu;
+  if (!needU && !needC && !needL) return true;
+  for (size_t i = 0; i + 4 <= len;) {
+    const uint16_t id = rd16(extra + i), size = rd16(extra + i + 2);
+    if (size > len - i - 4) return false;
+    if (id == 1) {
+      const uint8_t* q = extra + i + 4;
+      size_t left = size;
+      auto take = [&](uint64_t& v) {
+        if (left < 8) return false;
+        v = rd64(q);
+        q += 8;
+        left -= 8;
+        return true;
+      };
+      return (!needU || take(m.usize)) && (!needC || take(m.csize)) && (!needL || take(localOff));
+    }
+    i += 4 + size;
+  }
+  return false;
+}
+
+Expected<OpenedSource> openZip(const uint8_t* d, size_t n, const std::string& path, const std::string& cacheDir,
+                               JobControl* control, std::shared_ptr<const SourceText> whole) {
+  auto dir = findZipDirectory(d, n, path);
+  if (!dir) return dir.error();
+  size_t p = dir.value().offset;
+  for (uint64_t k = 0; k < dir.value().entries; ++k) {
+    if (p > n || n - p < 46 || rd32(d + p) != 0x02014b50u)
       return fail(Error::Kind::Compression, path, "corrupt zip central directory entry", "zip_corrupt", p);
-    uint16_t method = rd16(d + p + 10);
-    uint32_t crc = rd32(d + p + 16), csize = rd32(d + p + 20), usize = rd32(d + p + 24);
-    uint16_t nameLen = rd16(d + p + 28), extraLen = rd16(d + p + 30), commentLen = rd16(d + p + 32);
-    uint32_t localOff = rd32(d + p + 42);
-    if (p + 46 + nameLen > n)
+    ZipMember m{{}, rd16(d + p + 10), rd32(d + p + 16), rd32(d + p + 20), rd32(d + p + 24), 0};
+    const uint16_t nameLen = rd16(d + p + 28), extraLen = rd16(d + p + 30), commentLen = rd16(d + p + 32);
+    uint64_t localOff = rd32(d + p + 42);
+    if (n - p - 46 < size_t(nameLen) + extraLen)
       return fail(Error::Kind::Compression, path, "corrupt zip central directory entry", "zip_corrupt", p);
-    std::string name(reinterpret_cast<const char*>(d + p + 46), nameLen);
-    p += 46 + nameLen + extraLen + commentLen;
-    if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
-    if (uint64_t(localOff) + 30 > n || rd32(d + localOff) != 0x04034b50u)
-      return fail(Error::Kind::Compression, path, "corrupt zip local header for member " + name, "zip_corrupt",
+    m.name.assign(reinterpret_cast<const char*>(d + p + 46), nameLen);
+    if (!applyZip64Extra(d + p + 46 + nameLen, extraLen, m, localOff))
+      return fail(Error::Kind::Compression, path, "zip entry " + m.name + " lacks its ZIP64 sizes", "zip_corrupt", p);
+    const size_t p0 = p;
+    p += 46 + size_t(nameLen) + extraLen + commentLen;
+    if (m.name.size() < 5 || m.name.compare(m.name.size() - 5, 5, ".json") != 0) continue;
+    if (rd16(d + p0 + 8) & 1)
+      return fail(Error::Kind::Compression, path, "zip member " + m.name + " is encrypted", "zip_encrypted", p0);
+    if (localOff > n || n - localOff < 30 || rd32(d + localOff) != 0x04034b50u)
+      return fail(Error::Kind::Compression, path, "corrupt zip local header for member " + m.name, "zip_corrupt",
                   localOff);
-    size_t dataOff = localOff + 30 + rd16(d + localOff + 26) + rd16(d + localOff + 28);
-    if (dataOff + csize > n)
-      return fail(Error::Kind::Compression, path, "zip member " + name + " is truncated", "zip_truncated", dataOff);
-    return openZipMember(d, n, {name, method, crc, csize, usize, dataOff}, path, cacheDir, control, whole);
+    m.dataOff = localOff + 30 + rd16(d + localOff + 26) + rd16(d + localOff + 28);
+    if (m.dataOff > n || m.csize > n - m.dataOff)
+      return fail(Error::Kind::Compression, path, "zip member " + m.name + " is truncated", "zip_truncated",
+                  m.dataOff);
+    return openZipMember(d, n, m, path, cacheDir, control, whole);
   }
   return fail(Error::Kind::Format, path, "the zip archive has no member whose name ends in .json", "zip_no_json");
 }

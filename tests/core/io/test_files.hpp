@@ -45,7 +45,15 @@ struct ZipMember {
   bool deflate = true;
 };
 
-inline std::string zipBytes(const std::vector<ZipMember>& members) {
+inline void put64(std::string& s, uint64_t v) {
+  put32(s, static_cast<uint32_t>(v));
+  put32(s, static_cast<uint32_t>(v >> 32));
+}
+
+/// A zip archive; `zip64` writes it as ZIP64 tools do for big archives: the
+/// central entries' sizes and offsets saturated with their 64-bit values in a
+/// ZIP64 extra field, and a ZIP64 end record with its locator.
+inline std::string zipBytes(const std::vector<ZipMember>& members, bool zip64 = false) {
   std::string out, cd;
   for (const auto& m : members) {
     uint32_t crc = static_cast<uint32_t>(
@@ -73,26 +81,50 @@ inline std::string zipBytes(const std::vector<ZipMember>& members) {
     put16(cd, 0);
     put16(cd, 0);
     put32(cd, crc);
-    put32(cd, static_cast<uint32_t>(payload.size()));
-    put32(cd, static_cast<uint32_t>(m.data.size()));
+    put32(cd, zip64 ? 0xFFFFFFFFu : static_cast<uint32_t>(payload.size()));
+    put32(cd, zip64 ? 0xFFFFFFFFu : static_cast<uint32_t>(m.data.size()));
     put16(cd, static_cast<uint16_t>(m.name.size()));
-    put16(cd, 0);
+    put16(cd, zip64 ? 28 : 0);
     put16(cd, 0);
     put16(cd, 0);
     put16(cd, 0);
     put32(cd, 0);
-    put32(cd, off);
+    put32(cd, zip64 ? 0xFFFFFFFFu : off);
     cd += m.name;
+    if (zip64) {
+      put16(cd, 1);
+      put16(cd, 24);
+      put64(cd, m.data.size());
+      put64(cd, payload.size());
+      put64(cd, off);
+    }
   }
   uint32_t cdOff = static_cast<uint32_t>(out.size());
   out += cd;
+  if (zip64) {
+    const uint64_t record = out.size();
+    put32(out, 0x06064b50);
+    put64(out, 44);  // the record's size after this field
+    put16(out, 45);
+    put16(out, 45);
+    put32(out, 0);
+    put32(out, 0);
+    put64(out, members.size());
+    put64(out, members.size());
+    put64(out, cd.size());
+    put64(out, cdOff);
+    put32(out, 0x07064b50);  // the locator
+    put32(out, 0);
+    put64(out, record);
+    put32(out, 1);
+  }
   put32(out, 0x06054b50);
   put16(out, 0);
   put16(out, 0);
-  put16(out, static_cast<uint16_t>(members.size()));
-  put16(out, static_cast<uint16_t>(members.size()));
-  put32(out, static_cast<uint32_t>(cd.size()));
-  put32(out, cdOff);
+  put16(out, zip64 ? 0xFFFF : static_cast<uint16_t>(members.size()));
+  put16(out, zip64 ? 0xFFFF : static_cast<uint16_t>(members.size()));
+  put32(out, zip64 ? 0xFFFFFFFFu : static_cast<uint32_t>(cd.size()));
+  put32(out, zip64 ? 0xFFFFFFFFu : cdOff);
   put16(out, 0);
   return out;
 }

@@ -810,7 +810,9 @@ class TestLoader : public QObject {
     writeFile(base + "/c.zip", zipBytes({{"readme.txt", "hello", true}, {"dir/trace.json", json, true}}));
     writeFile(base + "/d.zip", zipBytes({{"trace.json", json, false}}));
     writeFile(base + "/e.json.gz", gzipBytes(json.substr(0, 1000)) + gzipBytes(json.substr(1000)));  // multi-member
-    std::vector<std::string> files = {"/a.json.gz", "/b.bin", "/c.zip", "/d.zip", "/e.json.gz"};
+    writeFile(base + "/g.zip", zipBytes({{"readme.txt", "hello", false}, {"trace.json", json, true}}, /*zip64=*/true));
+    writeFile(base + "/h.zip", zipBytes({{"trace.json", json, false}}, /*zip64=*/true));
+    std::vector<std::string> files = {"/a.json.gz", "/b.bin", "/c.zip", "/d.zip", "/e.json.gz", "/g.zip", "/h.zip"};
 #ifdef STEADYSCOPE_TEST_ZSTD
     {
       std::string z(ZSTD_compressBound(json.size()), '\0');
@@ -999,6 +1001,21 @@ class TestLoader : public QObject {
     QTest::newRow("zip without json") << QByteArray::fromStdString(zipBytes({{"a.txt", "x", true}})) << ""
                                       << "zip_no_json"
                                       << ".json";
+    std::string z64 = zipBytes({{"trace.json", good, false}}, /*zip64=*/true);
+    for (int i = 0; i < 8; ++i) z64[z64.size() - 22 - 20 + 8 + i] = char(0x7f);  // the locator's record offset
+    QTest::newRow("ZIP64 end record outside the file") << QByteArray::fromStdString(z64) << ""
+                                                       << "zip_corrupt"
+                                                       << "ZIP64";
+    std::string noRecord = zipBytes({{"trace.json", good, false}}, /*zip64=*/true);
+    noRecord.erase(noRecord.size() - 22 - 20 - 56, 56 + 20);  // saturated end record, no ZIP64 record
+    QTest::newRow("ZIP64 without its end record") << QByteArray::fromStdString(noRecord) << ""
+                                                  << "zip_corrupt"
+                                                  << "ZIP64";
+    std::string encrypted = zipBytes({{"trace.json", good, false}});
+    encrypted[encrypted.find("PK\x01\x02") + 8] |= 1;  // the central entry's "encrypted" flag
+    QTest::newRow("encrypted zip member") << QByteArray::fromStdString(encrypted) << ""
+                                          << "zip_encrypted"
+                                          << "encrypted";
     QTest::newRow("missing file") << QByteArray() << "missing"
                                   << "not_found"
                                   << "No such file";

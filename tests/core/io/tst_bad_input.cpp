@@ -1,0 +1,171 @@
+// The bad-input corpus: one file per class. Fatal classes end in a specific
+// message naming the file (and the byte offset where one applies), a non-zero
+// exit of the CLI and nothing written; tolerated classes load with their named
+// anomaly counted. Complements tst_loader's badInput rows, which check the
+// error codes of the first corpus.
+#include "test_files.hpp"
+
+#include <steadyscope/core/io/loader.hpp>
+
+#include <QDir>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <string>
+
+using namespace steadyscope;
+using namespace testfiles;
+
+namespace {
+
+std::string eventJson(const std::string& fields) { return "{\"pid\": 1, \"tid\": 1, \"name\": \"e\", " + fields + "}"; }
+
+/// A small trace: a process name, two steps of a cpu_op over a kernel.
+std::string smallTrace() {
+  std::string ev = "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"python\"}}";
+  for (int s = 0; s < 2; ++s) {
+    const std::string ts = std::to_string(100 + 50 * s);
+    ev += ",\n" + eventJson("\"ph\": \"X\", \"cat\": \"cpu_op\", \"ts\": " + ts + ", \"dur\": 20");
+    ev += ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": " + ts +
+          ", \"dur\": 10, \"args\": {\"correlation\": " + std::to_string(s + 1) + "}}";
+  }
+  return "{\"schemaVersion\": 1, \"traceEvents\": [\n" + ev + "\n]}";
+}
+
+std::string wrapEvents(const std::string& events) { return "{\"traceEvents\": [" + events + "]}"; }
+
+uint64_t anomaly(const Trace& t, const std::string& code) {
+  for (const auto& a : t.anomalies)
+    if (a.code == code) return a.count;
+  return 0;
+}
+
+struct CliRun {
+  int exitCode = -1;
+  QString output;
+};
+
+CliRun runCli(const QStringList& args) {
+  QProcess p;
+  p.setProcessChannelMode(QProcess::MergedChannels);
+  p.start(QStringLiteral(STEADYSCOPE_CLI), args);
+  if (!p.waitForFinished(120000)) return {};
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
+}
+
+}  // namespace
+
+class TestBadInput : public QObject {
+  Q_OBJECT
+ private slots:
+  void fatal_data() {
+    QTest::addColumn<QString>("fileName");
+    QTest::addColumn<QByteArray>("content");  // a directory when fileName ends in '/'
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<bool>("hasOffset");
+    const std::string good = smallTrace();
+    const std::string gz = gzipBytes(good);
+    auto bytes = [](const std::string& s) { return QByteArray::fromStdString(s); };
+    QTest::newRow("empty") << "empty.json" << QByteArray() << "empty_file" << false;
+    QTest::newRow("whitespace") << "blank.json" << QByteArray(" \n\t ") << "empty_file" << false;
+    QTest::newRow("not JSON") << "words.json" << QByteArray("hello world") << "not_json" << false;
+    QTest::newRow("top-level array") << "array.json" << QByteArray("[{\"ph\": \"X\"}]") << "toplevel_array" << false;
+    QTest::newRow("truncated after the first brace") << "cut1.json" << bytes(good.substr(0, 1)) << "truncated_json"
+                                                    << false;
+    QTest::newRow("truncated inside the array") << "cut2.json" << bytes(good.substr(0, good.size() / 2))
+                                               << "truncated_json" << true;
+    QTest::newRow("truncated after the array") << "cut3.json" << bytes(good.substr(0, good.rfind(']') + 1))
+                                              << "truncated_json" << true;
+    QTest::newRow("truncated gzip") << "cut.json.gz" << bytes(gz.substr(0, gz.size() / 2)) << "gzip_truncated"
+                                    << false;
+    std::string crc = gz;
+    crc[crc.size() - 6] ^= 0x55;
+    QTest::newRow("gzip with a wrong CRC") << "crc.json.gz" << bytes(crc) << "gzip_corrupt" << false;
+    const std::string garbage = gz.substr(0, 10) + std::string(200, '\xfe');
+    QTest::newRow("garbage after a gzip header") << "garbage.json.gz" << bytes(garbage) << "gzip_corrupt" << false;
+    QTest::newRow("zip without JSON") << "x.zip" << bytes(zipBytes({{"readme.txt", "hello", true}})) << "zip_no_json"
+                                      << false;
+    QTest::newRow("no traceEvents") << "other.json" << QByteArray("{\"kernels\": []}") << "no_trace_events" << false;
+    QTest::newRow("0-byte .json.gz") << "zero.json.gz" << QByteArray() << "empty_file" << false;
+    // Python's json cannot decode it either: the reference refuses the file.
+    QTest::newRow("invalid UTF-8 in a name")
+        << "utf8.json" << bytes(wrapEvents("{\"ph\": \"X\", \"ts\": 1, \"dur\": 2, \"name\": \"bad \xff\xfe\"}"))
+        << "bad_json" << true;
+    QTest::newRow("directory named like a trace") << "folder.pt.trace.json.gz/" << QByteArray() << "is_directory"
+                                                  << false;
+  }
+  void fatal() {
+    QFETCH(QString, fileName);
+    QFETCH(QByteArray, content);
+    QFETCH(QString, code);
+    QFETCH(bool, hasOffset);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(fileName.endsWith('/') ? fileName.chopped(1) : fileName);
+    if (fileName.endsWith('/'))
+      QVERIFY(QDir().mkpath(path));
+    else
+      writeFile(path.toStdString(), content.toStdString());
+    auto r = loadTrace(path.toStdString(), LoadOptions{.cacheDir = dir.filePath("cache").toStdString()});
+    QVERIFY(!r.ok());
+    QCOMPARE(QString::fromStdString(r.error().code), code);
+    const QString message = QString::fromStdString(r.error().describe());
+    QVERIFY2(message.contains(path), qPrintable(message));
+    if (hasOffset) QVERIFY2(r.error().byteOffset && message.contains("at byte"), qPrintable(message));
+
+    // The CLI: a non-zero exit naming the file; a split writes nothing (a JSON
+    // object without traceEvents is the reference's "No GPU work", exit 0).
+    const CliRun info = runCli({"info", path});
+    QVERIFY2(info.exitCode == 1 && info.output.contains(path), qPrintable(info.output));
+    const QString out = dir.filePath("out");
+    const CliRun split = runCli({"split", path, "-o", out, "--find-steady-state"});
+    QVERIFY2(split.exitCode == (code == "no_trace_events" ? 0 : 1), qPrintable(split.output));
+    QVERIFY2(!QFileInfo::exists(out), "the split wrote its output directory");
+    QVERIFY(QFileInfo(path).exists());
+  }
+
+  void tolerated_data() {
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("anomalyCode");  // empty: loads without one
+    QTest::addColumn<int>("events");
+    auto bytes = [](const std::string& s) { return QByteArray::fromStdString(s); };
+    const std::string x = "\"ph\": \"X\", \"ts\": 1, \"dur\": 2";
+    std::string deep = "1";
+    for (int k = 0; k < 100000; ++k) deep = "[" + deep;  // then as many ']'
+    deep += std::string(100000, ']');
+    QTest::newRow("deeply nested args (1e5 levels)") << bytes(wrapEvents(eventJson(x + ", \"args\": {\"a\": " + deep + "}")))
+                                                     << "" << 1;
+    QTest::newRow("huge string (16 MB name)")
+        << bytes(wrapEvents("{\"ph\": \"X\", \"ts\": 1, \"dur\": 2, \"pid\": 1, \"tid\": 1, \"name\": \"" +
+                            std::string(16 << 20, 'n') + "\"}"))
+        << "" << 1;
+    QTest::newRow("NaN and Infinity tokens") << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": NaN, \"dur\": Infinity")))
+                                             << "number_non_finite" << 1;
+    QTest::newRow("duplicated keys") << bytes(wrapEvents(eventJson(x + ", \"ts\": 5, \"dur\": 7"))) << "" << 1;
+    QTest::newRow("ts of absurd magnitude") << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 1e300, \"dur\": 2")))
+                                            << "number_out_of_range" << 1;
+    QTest::newRow("dur of absurd magnitude") << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 1, \"dur\": -1e300")))
+                                             << "number_out_of_range" << 1;
+    QTest::newRow("negative dur") << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 1, \"dur\": -5"))) << "dur_negative"
+                                  << 1;
+    QTest::newRow("missing ph") << bytes(wrapEvents(eventJson("\"ts\": 1, \"dur\": 2"))) << "ph_missing" << 1;
+    QTest::newRow("unknown ph") << bytes(wrapEvents(eventJson("\"ph\": \"Q\", \"ts\": 1"))) << "ph_unknown" << 1;
+    QTest::newRow("unmatched B") << bytes(wrapEvents(eventJson("\"ph\": \"B\", \"ts\": 1"))) << "unmatched_B" << 1;
+    QTest::newRow("unmatched E") << bytes(wrapEvents(eventJson("\"ph\": \"E\", \"ts\": 1"))) << "unmatched_E" << 1;
+    QTest::newRow("flow without a peer")
+        << bytes(wrapEvents(eventJson("\"ph\": \"s\", \"cat\": \"ac2g\", \"id\": 9, \"ts\": 1"))) << "flow_without_peer" << 1;
+  }
+  void tolerated() {
+    QFETCH(QByteArray, json);
+    QFETCH(QString, anomalyCode);
+    QFETCH(int, events);
+    auto r = loadTraceFromString(json.toStdString(), "tolerated.json");
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+    const Trace& t = *r.value();
+    QCOMPARE(int(t.size()), events);
+    if (!anomalyCode.isEmpty()) QVERIFY2(anomaly(t, anomalyCode.toStdString()) >= 1, qPrintable(anomalyCode));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestBadInput)
+#include "tst_bad_input.moc"
