@@ -130,6 +130,7 @@ class DirectoryReview {
     readDetails();
     const RuleEvaluation layout = layoutRule();
     matchRows();
+    hostileDirectoryFindings();
     GateResult res = evaluateGate(in_, opt_.gate);
     if (in_.details == DetailsState::Readable && !res.selectedChunk.empty()) nameMatchFindings(res);
     missingChunkFindings();
@@ -313,6 +314,71 @@ class DirectoryReview {
     return dirFinding("rows_matched_by_name", true, s, std::move(d));
   }
 
+  // ---- a directory from another machine: paths out of it, links, odd names ----
+
+  /// What a directory from elsewhere may hold that the pipeline would follow
+  /// blindly: rows naming files outside it, chunk files that are links, names
+  /// with control or shell characters, far more rows than chunks. Reported,
+  /// never followed: nothing outside the directory is read.
+  void hostileDirectoryFindings() {
+    const std::string dir = paths::resolve(splitDir_, cwd_);
+    outsideRows_.assign(rows_.size(), false);
+    std::vector<size_t> outside;
+    for (size_t k = 0; k < rows_.size(); ++k)
+      if (rows_[k].outputPath && !rows_[k].outputPath->empty() && !paths::isInside(resolvedRows_[k], dir)) {
+        outsideRows_[k] = true;
+        outside.push_back(k);
+      }
+    if (!outside.empty()) {
+      const ChunkRow& first = rows_[outside.front()];
+      findings_.push_back(dirFinding(
+          "row_outside_directory", false,
+          fmt::format("{}: output_path {} points outside the split directory{}; such files are not looked at",
+                      first.where(), paths::printable(*first.outputPath),
+                      outside.size() > 1 ? fmt::format(" (and {} more rows)", outside.size() - 1) : std::string()),
+          JsonValue::object({{"rows", static_cast<int64_t>(outside.size())}})));
+    }
+    chunkFileFindings(dir);
+    const size_t chunkFiles = chunkFileCount();
+    if (rows_.size() > 1000 && rows_.size() > 100 * std::max<size_t>(chunkFiles, 1))
+      findings_.push_back(dirFinding(
+          "details_csv_many_rows", false,
+          fmt::format("{} holds {} rows for {} chunk files; only rows that name a chunk are used", csvPath_,
+                      rows_.size(), chunkFiles)));
+  }
+
+  size_t chunkFileCount() const {
+    size_t n = 0;
+    for (Mode m : kAllModes) n += in_.listing.count(m);
+    return n;
+  }
+
+  void chunkFileFindings(const std::string& dir) {
+    static constexpr std::string_view kShell = "$`\\\"';&|<>*?()[]{}!~#";
+    std::error_code ec;
+    for (Mode m : kAllModes)
+      for (const std::string& chunk : in_.listing.of(m)) {
+        const std::string name = paths::fileName(chunk);
+        if (fs::is_symlink(chunk, ec)) {
+          const std::string target = paths::resolve(chunk, cwd_);
+          const bool out = !paths::isInside(target, dir);
+          findings_.push_back(dirFinding(
+              "chunk_is_symlink", false,
+              fmt::format("{} is a symbolic link{}; a chunk should be a file of its own", paths::printable(chunk),
+                          out ? " to a file outside the split directory" : ""),
+              JsonValue::object({{"outside", out}})));
+        }
+        const bool control = std::any_of(name.begin(), name.end(), [](char c) {
+          return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+        });
+        if (control || name.find_first_of(kShell) != std::string::npos)
+          findings_.push_back(dirFinding(
+              "unusual_file_name", false,
+              fmt::format("the chunk file name \"{}\" holds {} characters; quote it in any command line",
+                          paths::printable(name), control ? "control" : "shell")));
+      }
+  }
+
   /// Chunk files named in the details but missing on disk.
   void missingChunkFindings() {
     std::error_code ec;
@@ -322,7 +388,8 @@ class DirectoryReview {
     for (size_t k = 0; k < rows_.size(); ++k) {
       if (!rows_[k].outputPath || rows_[k].outputPath->empty()) continue;
       const std::string name = paths::fileName(*rows_[k].outputPath);
-      if (fs::exists(resolvedRows_[k], ec) || present.count(name) || fs::exists(paths::join(splitDir_, name), ec))
+      if (present.count(name) || (!outsideRows_[k] && fs::exists(resolvedRows_[k], ec)) ||
+          fs::exists(paths::join(splitDir_, name), ec))
         continue;
       const auto kind = names::classifyChunkFile(name);
       const bool affects = kind.kind == names::ChunkFileKind::SteadyState && kind.mode == opt_.gate.mode;
@@ -342,6 +409,7 @@ class DirectoryReview {
   GateInput in_;
   std::vector<ChunkRow> rows_;
   std::vector<std::string> resolvedRows_;
+  std::vector<bool> outsideRows_;  // output_path resolves outside the split directory
   bool hasRatioColumn_ = false;
   bool aborted_ = false;  // the manifest says the split was refused
   std::array<std::optional<ChunkRow>, 4> byPath_, byName_;

@@ -28,4 +28,32 @@ std::string resolve(std::string_view path, const std::filesystem::path& cwd) {
   return s;
 }
 
+bool isInside(std::string_view path, std::string_view dir) {
+  if (dir == "/") return !path.empty() && path.front() == '/';
+  return path.size() > dir.size() && path.substr(0, dir.size()) == dir && path[dir.size()] == '/';
+}
+
+std::string printable(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace steadyscope::paths

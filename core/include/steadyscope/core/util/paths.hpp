@@ -14,5 +14,9 @@ std::string fileName(std::string_view path);
 /// The absolute, normalised form of `path` taken relative to `cwd`
 /// (symlinks resolved where the path exists), without a trailing slash.
 std::string resolve(std::string_view path, const std::filesystem::path& cwd);
+/// Whether `path` lies in `dir` or below (both resolved).
+bool isInside(std::string_view path, std::string_view dir);
+/// `text` for a one-line message: control characters as \n, \t, \r, \xNN.
+std::string printable(std::string_view text);
 
 }  // namespace steadyscope::paths
