@@ -109,7 +109,7 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
   };
   const std::string_view z = compressed->text();
   const uint64_t expected = estimateTextBytes(z);
-  if (auto e = memoryGuard(path, expected)) return *e;
+  if (auto e = memoryGuard(path, expected, opt)) return *e;
   if (control) {
     control->setStage(StageDecompress);
     control->setTotalBytes(z.size());

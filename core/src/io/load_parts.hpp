@@ -25,7 +25,7 @@ struct Worker {
 };
 
 /// Refuses a text whose model would not fit (see loader.cpp).
-std::optional<Error> memoryGuard(const std::string& path, uint64_t textBytes);
+std::optional<Error> memoryGuard(const std::string& path, uint64_t textBytes, const LoadOptions& options);
 Error cancelledError(const std::string& path);
 Error tooManyEventsError(const std::string& path);
 Error tooManyCategoriesError(const std::string& path);

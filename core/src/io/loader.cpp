@@ -105,9 +105,9 @@ ParseOutcome parseRange(std::string_view text, int fd, uint64_t fdBase, const st
 /// Refuses a text whose model would not fit: ~64 B per event (41 B of columns
 /// and lane lists, and finalize's temporaries), events of at least ~100 bytes
 /// of JSON each.
-std::optional<Error> memoryGuard(const std::string& path, uint64_t textBytes) {
+std::optional<Error> memoryGuard(const std::string& path, uint64_t textBytes, const LoadOptions& options) {
   const uint64_t need = textBytes / 100 * 64;
-  const uint64_t avail = memAvailableBytes();
+  const uint64_t avail = options.assumeAvailableBytes ? options.assumeAvailableBytes : memAvailableBytes();
   if (need <= avail) return std::nullopt;
   Error e = makeError(Error::Kind::Resource, path,
                       fmt::format("the trace needs about {} MiB for its model but only {} MiB of memory is available",
@@ -162,7 +162,7 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
     control->setTotalBytes(text.size());
     control->setDoneBytes(0);
   }
-  if (auto e = memoryGuard(path, text.size())) return *e;
+  if (auto e = memoryGuard(path, text.size(), opt)) return *e;
   size_t pieceBytes = std::max<size_t>(opt.pieceBytes, 4096);
   timer.mark("memory guard");
   TopLevelLayout layout;

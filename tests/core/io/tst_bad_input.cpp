@@ -12,7 +12,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <chrono>
+#include <fstream>
+#include <random>
 #include <string>
+#include <thread>
 
 using namespace steadyscope;
 using namespace testfiles;
@@ -52,6 +56,27 @@ CliRun runCli(const QStringList& args) {
   p.start(QStringLiteral(STEADYSCOPE_CLI), args);
   if (!p.waitForFinished(120000)) return {};
   return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
+}
+
+/// Resident anonymous memory (RssAnon), in KiB.
+long rssAnonKiB() {
+  std::ifstream in("/proc/self/status");
+  std::string key;
+  long kb = 0;
+  while (in >> key) {
+    if (key == "RssAnon:" && in >> kb) return kb;
+    in.ignore(1 << 20, '\n');
+  }
+  return -1;
+}
+
+/// A generated trace of `steps` steps (several MB), gzip, in `dir`.
+QString generated(const QTemporaryDir& dir, int steps) {
+  const QString path = dir.filePath("gen.json.gz");
+  QProcess p;
+  p.start(QStringLiteral(STEADYSCOPE_GEN), {"-o", path, "--steps", QString::number(steps), "--quiet"});
+  p.waitForFinished(120000);
+  return path;
 }
 
 }  // namespace
@@ -164,6 +189,72 @@ class TestBadInput : public QObject {
     const Trace& t = *r.value();
     QCOMPARE(int(t.size()), events);
     if (!anomalyCode.isEmpty()) QVERIFY2(anomaly(t, anomalyCode.toStdString()) >= 1, qPrintable(anomalyCode));
+  }
+
+
+  // ---- resources ----
+
+  void memoryGuardRefusesBeforeLoading() {
+    QTemporaryDir dir;
+    const QString path = generated(dir, 200);
+    for (const char* file : {"plain", "gzip"}) {
+      std::string target = path.toStdString();
+      if (std::string(file) == "plain") {  // the same trace as plain JSON
+        auto t = loadTrace(target);
+        QVERIFY(t.ok());
+        target = dir.filePath("gen.json").toStdString();
+        EventText text(*t.value());
+        std::string json = "{\"traceEvents\": [";
+        for (EventIdx e = 0; e < t.value()->size(); ++e) json += (e ? ",\n" : "") + std::string(text(e));
+        writeFile(target, json + "]}");
+      }
+      const long before = rssAnonKiB();
+      auto r = loadTrace(target, LoadOptions{.cacheDir = dir.filePath("cache").toStdString(),
+                                             .assumeAvailableBytes = 1 << 20});
+      QVERIFY(!r.ok());
+      QCOMPARE(r.error().code, std::string("out_of_memory"));
+      const QString message = QString::fromStdString(r.error().describe());
+      QVERIFY2(message.contains(QString::fromStdString(target)) && message.contains("MiB of memory is available"),
+               qPrintable(message));
+      QVERIFY2(rssAnonKiB() - before < 8 * 1024, "refused only after allocating");  // the model is ~10 MiB
+      QVERIFY(loadTrace(target, LoadOptions{.assumeAvailableBytes = uint64_t(1) << 40}).ok());
+    }
+  }
+
+  void fiftyLoadsDoNotGrow() {
+    QTemporaryDir dir;
+    const std::string path = generated(dir, 300).toStdString();
+    long afterFew = 0;
+    for (int k = 0; k < 50; ++k) {
+      auto r = loadTrace(path, LoadOptions{.cacheDir = dir.filePath("cache").toStdString()});
+      QVERIFY(r.ok());
+      if (k == 4) afterFew = rssAnonKiB();  // allocator caches and retained blocks are warm by now
+    }
+    const long growth = rssAnonKiB() - afterFew;
+    QVERIFY2(growth < 4 * 1024, qPrintable(QStringLiteral("RssAnon grew by %1 KiB over 45 loads").arg(growth)));
+    QVERIFY(QDir(dir.filePath("cache")).entryList(QDir::Files | QDir::NoDotAndDotDot).isEmpty());
+  }
+
+  void cancelAtTwentyPoints() {
+    QTemporaryDir dir;
+    const std::string path = generated(dir, 400).toStdString();
+    std::mt19937 rng(11);
+    int cancelled = 0;
+    for (int k = 0; k < 20; ++k) {
+      JobControl jc;
+      const auto delay = std::chrono::microseconds(rng() % 60000);
+      std::thread canceller([&] {
+        std::this_thread::sleep_for(delay);
+        jc.requestCancel();
+      });
+      auto r = loadTrace(path, LoadOptions{.pieceBytes = 16384, .cacheDir = dir.path().toStdString(), .control = &jc});
+      canceller.join();
+      if (!r.ok()) {
+        QCOMPARE(r.error().kind, Error::Kind::Cancelled);
+        ++cancelled;
+      }
+    }
+    QVERIFY2(cancelled > 0, "no load was cancelled: the delays are too long for this trace");
   }
 };
 

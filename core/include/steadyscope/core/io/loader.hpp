@@ -29,6 +29,9 @@ struct LoadOptions {
   std::string cacheDir;  // for decompressed text; default: $XDG_CACHE_HOME/steadyscope, ~/.cache/steadyscope or /tmp
   uint64_t gzipCheckpointBytes = 0;  // gzip: text between checkpoints (0: io::checkpointSpacing)
   JobControl* control = nullptr;     // progress + cancel; may be null
+  // The memory the too-big guard takes as available (0: the system's
+  // MemAvailable). A seam: tests refuse a small trace as a huge one would be.
+  uint64_t assumeAvailableBytes = 0;
 };
 
 /// Stage numbers published through JobControl::stage(). A .json.gz is inflated
