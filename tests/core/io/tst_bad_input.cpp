@@ -3,6 +3,7 @@
 // exit of the CLI and nothing written; tolerated classes load with their named
 // anomaly counted. Complements tst_loader's badInput rows, which check the
 // error codes of the first corpus.
+#include "support/bad_inputs.hpp"
 #include "test_files.hpp"
 
 #include <steadyscope/core/io/loader.hpp>
@@ -24,18 +25,6 @@ using namespace testfiles;
 namespace {
 
 std::string eventJson(const std::string& fields) { return "{\"pid\": 1, \"tid\": 1, \"name\": \"e\", " + fields + "}"; }
-
-/// A small trace: a process name, two steps of a cpu_op over a kernel.
-std::string smallTrace() {
-  std::string ev = "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"python\"}}";
-  for (int s = 0; s < 2; ++s) {
-    const std::string ts = std::to_string(100 + 50 * s);
-    ev += ",\n" + eventJson("\"ph\": \"X\", \"cat\": \"cpu_op\", \"ts\": " + ts + ", \"dur\": 20");
-    ev += ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": " + ts +
-          ", \"dur\": 10, \"args\": {\"correlation\": " + std::to_string(s + 1) + "}}";
-  }
-  return "{\"schemaVersion\": 1, \"traceEvents\": [\n" + ev + "\n]}";
-}
 
 std::string wrapEvents(const std::string& events) { return "{\"traceEvents\": [" + events + "]}"; }
 
@@ -89,36 +78,9 @@ class TestBadInput : public QObject {
     QTest::addColumn<QByteArray>("content");  // a directory when fileName ends in '/'
     QTest::addColumn<QString>("code");
     QTest::addColumn<bool>("hasOffset");
-    const std::string good = smallTrace();
-    const std::string gz = gzipBytes(good);
-    auto bytes = [](const std::string& s) { return QByteArray::fromStdString(s); };
-    QTest::newRow("empty") << "empty.json" << QByteArray() << "empty_file" << false;
-    QTest::newRow("whitespace") << "blank.json" << QByteArray(" \n\t ") << "empty_file" << false;
-    QTest::newRow("not JSON") << "words.json" << QByteArray("hello world") << "not_json" << false;
-    QTest::newRow("top-level array") << "array.json" << QByteArray("[{\"ph\": \"X\"}]") << "toplevel_array" << false;
-    QTest::newRow("truncated after the first brace") << "cut1.json" << bytes(good.substr(0, 1)) << "truncated_json"
-                                                    << false;
-    QTest::newRow("truncated inside the array") << "cut2.json" << bytes(good.substr(0, good.size() / 2))
-                                               << "truncated_json" << true;
-    QTest::newRow("truncated after the array") << "cut3.json" << bytes(good.substr(0, good.rfind(']') + 1))
-                                              << "truncated_json" << true;
-    QTest::newRow("truncated gzip") << "cut.json.gz" << bytes(gz.substr(0, gz.size() / 2)) << "gzip_truncated"
-                                    << false;
-    std::string crc = gz;
-    crc[crc.size() - 6] ^= 0x55;
-    QTest::newRow("gzip with a wrong CRC") << "crc.json.gz" << bytes(crc) << "gzip_corrupt" << false;
-    const std::string garbage = gz.substr(0, 10) + std::string(200, '\xfe');
-    QTest::newRow("garbage after a gzip header") << "garbage.json.gz" << bytes(garbage) << "gzip_corrupt" << false;
-    QTest::newRow("zip without JSON") << "x.zip" << bytes(zipBytes({{"readme.txt", "hello", true}})) << "zip_no_json"
-                                      << false;
-    QTest::newRow("no traceEvents") << "other.json" << QByteArray("{\"kernels\": []}") << "no_trace_events" << false;
-    QTest::newRow("0-byte .json.gz") << "zero.json.gz" << QByteArray() << "empty_file" << false;
-    // Python's json cannot decode it either: the reference refuses the file.
-    QTest::newRow("invalid UTF-8 in a name")
-        << "utf8.json" << bytes(wrapEvents("{\"ph\": \"X\", \"ts\": 1, \"dur\": 2, \"name\": \"bad \xff\xfe\"}"))
-        << "bad_json" << true;
-    QTest::newRow("directory named like a trace") << "folder.pt.trace.json.gz/" << QByteArray() << "is_directory"
-                                                  << false;
+    for (const auto& f : sstest::fatalCorpus())
+      QTest::newRow(f.what.c_str()) << QString::fromStdString(f.fileName) << QByteArray::fromStdString(f.bytes)
+                                    << QString::fromStdString(f.code) << f.hasOffset;
   }
   void fatal() {
     QFETCH(QString, fileName);
