@@ -128,6 +128,9 @@ std::string infoJson(const Trace& t, const Summary& s, size_t gpuLanes) {
   o += fmt::format("  \"file\": \"{}\",\n  \"compression\": \"{}\",\n  \"file_bytes\": {},\n  \"json_bytes\": {},\n",
                    jsonEscape(t.path), t.stats.compression, t.stats.fileBytes, t.stats.jsonBytes);
   o += fmt::format("  \"events\": {},\n  \"gpu_events\": {},\n", t.size(), t.stats.gpuEvents);
+  if (t.partial)
+    o += fmt::format("  \"partial\": {{\"kept_json_bytes\": {}, \"reason\": \"{}\"}},\n", t.partial->keptTextBytes,
+                     jsonEscape(t.partial->reason));
   o += "  \"ph\": " + jsonCounts(t.stats.perPh) + ",\n  \"cat\": " + jsonCounts(t.stats.perCat) + ",\n";
   o += fmt::format("  \"lanes\": {},\n  \"gpu_lanes\": {},\n  \"devices\": [", t.lanes.size(), gpuLanes);
   bool first = true;
@@ -156,6 +159,9 @@ std::string infoText(const Trace& t, const Summary& s, size_t gpuLanes) {
   o += fmt::format("{}\n  {} bytes on disk ({}), {} bytes of JSON\n", t.path, t.stats.fileBytes, t.stats.compression,
                    t.stats.jsonBytes);
   o += fmt::format("  {} events, {} GPU events (kernel/memcpy/memset)\n", t.size(), t.stats.gpuEvents);
+  if (t.partial)
+    o += fmt::format("  partial: the file ends early ({}); these are the complete events in its first {} bytes of JSON\n",
+                     t.partial->reason, t.partial->keptTextBytes);
   o += legacyGpuText(s);
   o += "  per ph: ";
   for (auto& [k, v] : t.stats.perPh) o += fmt::format("{}={} ", k, v);
@@ -183,6 +189,7 @@ std::string infoText(const Trace& t, const Summary& s, size_t gpuLanes) {
 struct InfoArgs {
   std::string path;
   bool json = false;
+  bool partial = false;
   unsigned threads = 0;
 };
 
@@ -192,11 +199,15 @@ std::optional<int> parseInfoArgs(const Args& args, InfoArgs& out) {
     const std::string& a = args[i];
     if (a == "--json") {
       out.json = true;
+    } else if (a == "--partial") {
+      out.partial = true;
     } else if (a == "-h" || a == "--help") {
       std::printf(
-          "Usage: steadyscope-cli info TRACE [--json] [--threads N]\n"
+          "Usage: steadyscope-cli info TRACE [--json] [--partial] [--threads N]\n"
           "Prints event counts per ph and cat, GPU events, lanes, devices, time span,\n"
           "step-annotation counts and the loader's anomaly counters.\n"
+          "  --partial    a truncated trace: describe the complete events before the cut\n"
+          "               (split, gate and export always need the whole trace)\n"
           "  --threads N  %s\n",
           threadsHelp().c_str());
       return 0;
@@ -223,7 +234,7 @@ std::optional<int> parseInfoArgs(const Args& args, InfoArgs& out) {
     }
   }
   if (out.path.empty()) {
-    std::fprintf(stderr, "Usage: steadyscope-cli info TRACE [--json] [--threads N]\n");
+    std::fprintf(stderr, "Usage: steadyscope-cli info TRACE [--json] [--partial] [--threads N]\n");
     return 2;
   }
   return std::nullopt;
@@ -236,6 +247,7 @@ int cmdInfo(const Args& args) {
   if (auto rc = parseInfoArgs(args, ia)) return *rc;
   LoadOptions load;
   load.threads = jobThreads(ia.threads);
+  load.allowPartial = ia.partial;
   auto r = loadTrace(ia.path, load);
   if (!r) {
     std::fprintf(stderr, "steadyscope-cli info: %s\n", r.error().describe().c_str());

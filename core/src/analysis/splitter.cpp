@@ -228,6 +228,13 @@ SplitResult Splitter::plan(const SplitOptions& o, JobControl* control) {
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");  // stage times on stderr
   const unsigned threads = jobThreads(o.threads);
   SplitResult r = newResult(*trace_, o);
+  if (trace_->partial) {  // chunks of a part would pass for chunks of the whole
+    r.outcome = SplitOutcome::Error;
+    r.exitStatus = 1;
+    r.error = fmt::format("the trace was read only in part ({}); a split needs the whole trace",
+                          trace_->partial->reason);
+    return r;
+  }
   if (!enter(control, "index")) return cancelledResult();
   const EventIndex& idx = index(o.fixes, threads);
   timer.mark("index");

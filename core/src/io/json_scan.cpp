@@ -100,6 +100,32 @@ bool exactArrayScan(std::string_view t, size_t first, size_t pieceBytes, TopLeve
   return false;
 }
 
+size_t lastCompleteElementEnd(std::string_view t, size_t first) {
+  int depth = 0;
+  size_t last = first;
+  for (size_t i = first; i < t.size(); ++i) {
+    const char c = t[i];
+    if (c == '"') {
+      const size_t after = skipString(t, i);
+      if (after == npos) break;
+      if (depth == 0) last = after;  // a string element
+      i = after - 1;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (depth == 0) break;  // the array's own ']'
+      if (--depth == 0) last = i + 1;
+    } else if (depth == 0 && c != ',' && !isWs(c)) {
+      size_t j = i;  // a number or literal element: complete once a separator follows it
+      while (j < t.size() && t[j] != ',' && t[j] != ']' && !isWs(t[j])) ++j;
+      if (j == t.size()) break;
+      last = j;
+      i = j - 1;
+    }
+  }
+  return last;
+}
+
 /// Finds a likely event boundary at or after `from`: "}" ws "," ws-with-newline "{".
 /// Returns the offset of the comma, or npos. A raw newline cannot sit inside a
 /// JSON string, so such a comma is structural; whether it is at the array's

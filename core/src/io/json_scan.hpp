@@ -43,6 +43,10 @@ size_t skipValue(std::string_view t, size_t p, ScanError& err);
 /// array's closing ']', cutting pieces of about pieceBytes; fills
 /// out.pieces / out.arrayClose.
 bool exactArrayScan(std::string_view t, size_t first, size_t pieceBytes, TopLevelLayout& out, ScanError& err);
+/// The end of the last complete element of the array whose elements start at
+/// `first`, in a text that may end inside it (or at its ']'): `first` when no
+/// element is complete.
+size_t lastCompleteElementEnd(std::string_view t, size_t first);
 /// A likely event boundary at or after `from` (before `limit`): the offset of
 /// the comma in "}" ws "," ws-with-newline "{", or npos.
 size_t findCut(std::string_view t, size_t from, size_t limit);

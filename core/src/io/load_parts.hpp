@@ -33,9 +33,11 @@ Error tooManyCategoriesError(const std::string& path);
 /// A fresh model for `source`, ready for an OrderedSink.
 std::shared_ptr<Trace> newTrace(const std::string& path, const std::string& compression, uint64_t fileBytes);
 
-/// Scans, parses and assembles a text that is wholly available.
+/// Scans, parses and assembles a text that is wholly available. `partial`:
+/// the text is what a file that ends early gave (the model is marked so).
 Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const SourceText> source,
-                              const std::string& compression, uint64_t fileBytes, const LoadOptions& opt);
+                              const std::string& compression, uint64_t fileBytes, const LoadOptions& opt,
+                              std::optional<PartialLoad> partial = std::nullopt);
 
 /// gzip: inflating and parsing together, keeping checkpoints (load_gzip.cpp).
 Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_ptr<const SourceText> compressed,

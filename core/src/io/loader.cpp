@@ -146,9 +146,32 @@ std::shared_ptr<Trace> newTrace(const std::string& path, const std::string& comp
   return tr;
 }
 
-/// Scans, parses and assembles a text that is wholly available.
+/// "at byte N: message": an error's words without its file name.
+std::string placeAndMessage(const Error& e) {
+  return e.byteOffset ? fmt::format("at byte {}: {}", *e.byteOffset, e.message) : e.message;
+}
+
+/// allowPartial: the complete events of a truncated text, closed after the
+/// last of them in a temporary file and loaded as a model marked partial.
+Expected<TracePtr> buildPartial(const std::string& path, const SourceText& source, const std::string& compression,
+                                uint64_t fileBytes, const LoadOptions& opt, const Error& why) {
+  const std::string_view text = source.text();
+  bool needMore = false;
+  ScanError ignored;
+  const size_t first = scanToTraceEvents(text, true, needMore, ignored);
+  if (first == std::string_view::npos) return why;  // cut before the events begin: nothing to keep
+  const size_t cut = lastCompleteElementEnd(text, first);
+  if (cut == first) return why;
+  auto closed = closedPrefix(text, cut, opt.cacheDir, path);
+  if (!closed) return closed.error();
+  LoadOptions once = opt;
+  once.allowPartial = false;
+  return buildTrace(path, closed.value(), compression, fileBytes, once, PartialLoad{cut, placeAndMessage(why)});
+}
+
 Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const SourceText> source,
-                              const std::string& compression, uint64_t fileBytes, const LoadOptions& opt) {
+                              const std::string& compression, uint64_t fileBytes, const LoadOptions& opt,
+                              std::optional<PartialLoad> partial) {
   LoadTimer timer;
   JobControl* control = opt.control;
   std::string_view text = source->text();
@@ -167,11 +190,22 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
   timer.mark("memory guard");
   TopLevelLayout layout;
   ScanError serr;
-  if (!scanTopLevel(text, pieceBytes, false, layout, serr, std::string_view::npos, source->fd(), source->fdOffset()))
-    return scanToError(path, serr);
+  if (!scanTopLevel(text, pieceBytes, false, layout, serr, std::string_view::npos, source->fd(),
+                    source->fdOffset())) {
+    Error why = scanToError(path, serr);
+    if (partial && serr.code == "truncated_json") {  // the compressed stream ended early: that is the reason
+      why.message = partial->reason;
+      why.byteOffset.reset();
+    }
+    if (opt.allowPartial && serr.code == "truncated_json")
+      return buildPartial(path, *source, compression, fileBytes, opt, why);
+    return why;
+  }
+  if (partial && partial->keptTextBytes == 0) partial->keptTextBytes = text.size();
   timer.mark("scan");
   for (int attempt = 0;; ++attempt) {
     auto tr = newTrace(path, compression, fileBytes);
+    tr->partial = partial;
     std::vector<Worker> workers(opt.threads);
     OrderedSink sink(*tr, layout.arrayClose > layout.arrayOpen ? layout.arrayClose - layout.arrayOpen : text.size(),
                      workers.size());
@@ -213,7 +247,17 @@ Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options
   auto src = io::openSource(path, opt.cacheDir, opt.control, /*indexGzip=*/true);
   if (!src) return src.error();
   openTimer.mark("open");
-  if (src->gzip) return io::buildTraceGzipIndexed(path, src->gzip, src->fileBytes, opt);
+  if (src->gzip) {
+    auto r = io::buildTraceGzipIndexed(path, src->gzip, src->fileBytes, opt);
+    if (r.ok() || !opt.allowPartial || (r.error().code != "gzip_truncated" && r.error().code != "truncated_json"))
+      return r;
+    // What the stream gave before it ended, on the plain path (which keeps it whole).
+    auto whole = io::openSource(path, opt.cacheDir, opt.control, /*indexGzip=*/false, /*keepTruncated=*/true);
+    if (!whole) return whole.error();
+    std::optional<PartialLoad> partial;
+    if (whole->truncation) partial = PartialLoad{0, io::placeAndMessage(*whole->truncation)};
+    return io::buildTrace(path, whole->text, whole->compression, whole->fileBytes, opt, partial);
+  }
   return io::buildTrace(path, src->text, src->compression, src->fileBytes, opt);
 }
 

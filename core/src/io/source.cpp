@@ -363,13 +363,16 @@ Expected<std::shared_ptr<const SourceText>> mapTraceFile(const std::string& path
 /// gzip inflated into a temporary file (the plain path; the loader's own
 /// path streams it, io/gzip_index.hpp).
 Expected<OpenedSource> gunzipToTemp(const uint8_t* d, size_t n, const std::string& path, const std::string& cacheDir,
-                                    JobControl* control) {
+                                    JobControl* control, bool keepTruncated) {
   TempSink sink;
   if (auto r = sink.open(cacheDir, path); !r) return r.error();
-  if (auto r = inflateInto(d, n, true, sink, path, control, 0, nullptr); !r) return r.error();
+  OpenedSource out;
+  if (auto r = inflateInto(d, n, true, sink, path, control, 0, nullptr); !r) {
+    if (!keepTruncated || r.error().code != "gzip_truncated" || sink.written() == 0) return r.error();
+    out.truncation = r.error();
+  }
   auto m = sink.map();
   if (!m) return m.error();
-  OpenedSource out;
   out.fileBytes = n;
   out.text = m.value();
   out.compression = "gzip";
@@ -421,7 +424,7 @@ Expected<OpenedSource> unzstdToTemp(const uint8_t* d, size_t n, const std::strin
 }  // namespace
 
 Expected<OpenedSource> openSource(const std::string& path, const std::string& cacheDirIn, JobControl* control,
-                                  bool indexGzip) {
+                                  bool indexGzip, bool keepTruncated) {
   std::string cacheDir = cacheDirIn.empty() ? defaultCacheDir() : cacheDirIn;
   auto mapped = mapTraceFile(path);
   if (!mapped) return mapped.error();
@@ -441,7 +444,7 @@ Expected<OpenedSource> openSource(const std::string& path, const std::string& ca
   const bool isZstd = n >= 4 && d[0] == 0x28 && d[1] == 0xb5 && d[2] == 0x2f && d[3] == 0xfd;
   if (isGzip || isZip || isZstd) {
     if (control) control->setStage(1);
-    if (isGzip) return gunzipToTemp(d, n, path, cacheDir, control);
+    if (isGzip) return gunzipToTemp(d, n, path, cacheDir, control, keepTruncated);
     if (isZip) return openZip(d, n, path, cacheDir, control, whole);
 #ifdef STEADYSCOPE_HAVE_ZSTD
     return unzstdToTemp(d, n, path, cacheDir, control);
@@ -454,6 +457,17 @@ Expected<OpenedSource> openSource(const std::string& path, const std::string& ca
   out.text = whole;
   out.compression = "none";
   return out;
+}
+
+Expected<std::shared_ptr<const SourceText>> closedPrefix(std::string_view text, size_t cut, const std::string& cacheDir,
+                                                         const std::string& path) {
+  TempSink sink;
+  if (auto r = sink.open(cacheDir.empty() ? defaultCacheDir() : cacheDir, path); !r) return r.error();
+  static constexpr char kClose[] = "]}";
+  if (auto r = sink.write(reinterpret_cast<const uint8_t*>(text.data()), std::min(cut, text.size())); !r)
+    return r.error();
+  if (auto r = sink.write(reinterpret_cast<const uint8_t*>(kClose), 2); !r) return r.error();
+  return sink.map();
 }
 
 }  // namespace steadyscope::io

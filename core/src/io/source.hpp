@@ -8,6 +8,7 @@
 #include <steadyscope/core/util/progress.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace steadyscope::io {
@@ -20,10 +21,18 @@ struct OpenedSource {
   std::string compression;  // none, gzip, zip, zstd
   uint64_t fileBytes = 0;
   std::string memberName;  // zip member read
+  std::optional<Error> truncation;  // keepTruncated: the gzip stream ended early; `text` is what it gave
 };
 
+/// `keepTruncated`: a gzip stream that ends early gives the text inflated so
+/// far (with `truncation` set) instead of an error.
 Expected<OpenedSource> openSource(const std::string& path, const std::string& cacheDir, JobControl* control,
-                                  bool indexGzip = false);
+                                  bool indexGzip = false, bool keepTruncated = false);
+
+/// text[0, cut) followed by "]}" in an unlinked temporary file of the cache
+/// directory, mapped: a truncated trace closed after its last complete event.
+Expected<std::shared_ptr<const SourceText>> closedPrefix(std::string_view text, size_t cut, const std::string& cacheDir,
+                                                         const std::string& path);
 
 /// A SourceText over an owned std::string (tests, in-memory loads).
 std::shared_ptr<const SourceText> makeStringSource(std::string text);

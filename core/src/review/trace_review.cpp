@@ -156,6 +156,10 @@ class TraceReviewer {
 
 Expected<TraceReview> reviewSplitDirectoryWithTrace(const std::string& splitDir, TracePtr trace,
                                                     const TraceReviewOptions& options) {
+  if (trace && trace->partial)
+    return makeError(Error::Kind::Format, trace->path,
+                     "the trace was read only in part (" + trace->partial->reason +
+                         "); reviewing a split against it needs the whole trace");
   auto listing = gate::collectSplitChunks(splitDir);
   if (!listing) return listing.error();
   return TraceReviewer(splitDir, std::move(trace), options).run(listing.value());

@@ -6,6 +6,7 @@
 #include "support/bad_inputs.hpp"
 #include "test_files.hpp"
 
+#include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/io/loader.hpp>
 
 #include <QDir>
@@ -153,6 +154,66 @@ class TestBadInput : public QObject {
     if (!anomalyCode.isEmpty()) QVERIFY2(anomaly(t, anomalyCode.toStdString()) >= 1, qPrintable(anomalyCode));
   }
 
+
+  // ---- partial traces ----
+
+  void partialKeepsTheCompleteEvents_data() {
+    QTest::addColumn<QString>("cutAt");  // where the text ends
+    QTest::addColumn<bool>("gzip");
+    for (bool gz : {false, true}) {
+      const char* suffix = gz ? " (.json.gz)" : " (.json)";
+      QTest::newRow(qPrintable(QString("inside an event") + suffix)) << "mid-event" << gz;
+      QTest::newRow(qPrintable(QString("after an event's comma") + suffix)) << "after-comma" << gz;
+      QTest::newRow(qPrintable(QString("after the array") + suffix)) << "after-array" << gz;
+    }
+    QTest::newRow("inside the gzip stream") << "gzip-stream" << true;
+  }
+  void partialKeepsTheCompleteEvents() {
+    QFETCH(QString, cutAt);
+    QFETCH(bool, gzip);
+    const std::string whole = sstest::smallTrace();
+    auto full = loadTraceFromString(whole, "whole.json");
+    QVERIFY(full.ok());
+    const Trace& ref = *full.value();
+    std::string text = whole;
+    size_t expected = ref.size();
+    const size_t lastEvent = whole.rfind("{\"ph\"");
+    if (cutAt == "mid-event") text = whole.substr(0, lastEvent + 10), expected = ref.size() - 1;
+    if (cutAt == "after-comma") text = whole.substr(0, lastEvent), expected = ref.size() - 1;
+    if (cutAt == "after-array") text = whole.substr(0, whole.rfind(']') + 1);
+    std::string bytes = gzip ? testfiles::gzipBytes(text) : text;
+    if (cutAt == "gzip-stream") bytes = bytes.substr(0, bytes.size() - 12), expected = 0;  // the trailer and a bit
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(gzip ? "cut.json.gz" : "cut.json").toStdString();
+    writeFile(path, bytes);
+    QVERIFY(!loadTrace(path, LoadOptions{.cacheDir = dir.filePath("c").toStdString()}).ok());
+
+    auto r = loadTrace(path, LoadOptions{.cacheDir = dir.filePath("c").toStdString(), .allowPartial = true});
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+    const Trace& t = *r.value();
+    QVERIFY(t.partial);
+    QVERIFY2(QString::fromStdString(t.partial->reason).contains("truncated"), t.partial->reason.c_str());
+    if (expected) QCOMPARE(t.size(), expected);
+    QVERIFY(t.size() > 0 && t.size() <= ref.size());
+    EventText a(t), b(ref);
+    for (EventIdx e = 0; e < t.size(); ++e) QCOMPARE(a(e), b(e));  // the same events, byte for byte
+
+    analysis::Splitter splitter(r.value());
+    analysis::SplitOptions o;
+    o.outputDir = dir.filePath("out").toStdString();
+    const auto plan = splitter.plan(o);
+    QCOMPARE(plan.outcome, analysis::SplitOutcome::Error);
+    QVERIFY2(QString::fromStdString(plan.error).contains("read only in part"), plan.error.c_str());
+
+    const CliRun info = runCli({"info", "--partial", QString::fromStdString(path)});
+    QVERIFY2(info.exitCode == 0 && info.output.contains("partial: the file ends early"), qPrintable(info.output));
+  }
+
+  void partialNeedsOneCompleteEvent() {
+    auto r = loadTraceFromString("{\"traceEvents\": [{\"ph\": \"X\", \"ts\"", "cut.json", LoadOptions{.allowPartial = true});
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, std::string("truncated_json"));
+  }
 
   // ---- resources ----
 

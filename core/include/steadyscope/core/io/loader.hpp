@@ -32,6 +32,9 @@ struct LoadOptions {
   // The memory the too-big guard takes as available (0: the system's
   // MemAvailable). A seam: tests refuse a small trace as a huge one would be.
   uint64_t assumeAvailableBytes = 0;
+  // A truncated .json (or .json.gz / zip / zstd member) loads as the complete
+  // events before the cut, marked Trace::partial, instead of failing.
+  bool allowPartial = false;
 };
 
 /// Stage numbers published through JobControl::stage(). A .json.gz is inflated

@@ -15,6 +15,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -294,6 +295,14 @@ class SourceText {
   virtual uint64_t fdOffset() const { return 0; }
 };
 
+/// What a partial load kept (LoadOptions::allowPartial): every complete event
+/// before the place where the file ends early. Split, gate and export refuse
+/// such a model; views show it marked "partial".
+struct PartialLoad {
+  uint64_t keptTextBytes = 0;  // JSON text kept: up to the end of the last complete event
+  std::string reason;          // where and why the file ends early, as the loader's error says it
+};
+
 struct TraceStats {
   uint64_t fileBytes = 0;                  // bytes on disk
   uint64_t jsonBytes = 0;                  // bytes of JSON text (after decompression)
@@ -341,6 +350,7 @@ class Trace {
   std::vector<DeviceBusy> gpuBusy;  // per GPU pid
   std::vector<Anomaly> anomalies;   // non-zero counters only
   TraceStats stats;
+  std::optional<PartialLoad> partial;  // set when the file ended early and allowPartial kept the rest
   std::unordered_map<EventIdx, double> exactTsUs, exactDurUs;  // inexact cases only
 
   // ---- accessors ----
