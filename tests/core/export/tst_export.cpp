@@ -257,6 +257,8 @@ class TestExport : public QObject {
     const QString dir = tmp.path() + "/earlier";
     QVERIFY(s.run(request(names::ChunkMode::Mixed, dir)).ok());
     QStringList before = filesIn(dir);
+    std::vector<FileIdentity> ids;  // a file renamed into place would be another inode
+    for (const QString& f : before) ids.push_back(identifyFile((dir + "/" + f).toStdString()).value());
     const std::string manifestBefore = readAll((dir + "/steadyscope-export.json").toStdString());
     auto req = request(names::ChunkMode::Mixed, dir);
     req.force = true;
@@ -265,6 +267,8 @@ class TestExport : public QObject {
     };
     QVERIFY(!s.run(req).ok());
     QCOMPARE(filesIn(dir), before);
+    for (int k = 0; k < before.size(); ++k)
+      QVERIFY(identifyFile((dir + "/" + before[k]).toStdString()).value() == ids[k]);
     QCOMPARE(readAll((dir + "/steadyscope-export.json").toStdString()), manifestBefore);
   }
 
