@@ -101,15 +101,19 @@ struct Figures {
   std::optional<double> unionBusyRatio;
 };
 
-// The gate's verdict on the whole split (in memory, with the trace's evidence).
+// The gate's verdict on the whole split in memory, with the trace's evidence
+// for the exported chunk (the other modes' chunks count by their rows alone:
+// the evidence costs a selection per step).
 Figures splitFigures(analysis::Splitter& splitter, const analysis::SplitResult& plan,
-                     const analysis::SplitOptions& options, const ExportRequest& request) {
+                     const analysis::SplitOptions& options, const ExportRequest& request, int chunk) {
+  gate::GateInput in = review::gateInputFromSplit(plan, options, nullptr, splitter.trace().path);
   analysis::EvidenceContext ctx(splitter.eventIndex(options), options);
-  gate::GateInput in = review::gateInputFromSplit(plan, options, &ctx, splitter.trace().path);
+  const analysis::ChunkEvidence ev = ctx.evidenceFor(plan, plan.chunks[static_cast<size_t>(chunk)]);
+  in.evidence[names::modeIndex(request.mode)] = review::gateEvidence(ev);
   gate::GateOptions go = request.gate;
   go.mode = request.mode;
   Figures f{gate::evaluateGate(in, go), std::nullopt};
-  if (const auto& ev = in.evidence[names::modeIndex(request.mode)]) f.unionBusyRatio = ev->unionBusyRatio;
+  f.unionBusyRatio = in.evidence[names::modeIndex(request.mode)]->unionBusyRatio;
   return f;
 }
 
@@ -131,6 +135,18 @@ Expected<void> finalChecks(const Trace& trace, const analysis::SplitResult& plan
   return {};
 }
 
+// The chunk trace through the splitter's writer, complete under its temporary name.
+Expected<void> stageChunk(const Trace& trace, const analysis::ChunkPlan& chunk, const EventList& added,
+                          const ExportRequest& request, const std::string& path, Staging& staging,
+                          JobControl* control) {
+  Expected<void> st;
+  AtomicFileWriter* out = staging.open(path, st);
+  const analysis::ChunkContent content{chunk.wholeTrace ? nullptr : &chunk.events, &added, request.gzip};
+  if (st) st = analysis::writeChunk(trace, content, *out, control);
+  if (st) st = out->prepare();
+  return st;
+}
+
 }  // namespace
 
 Expected<ExportReport> exportChunk(analysis::Splitter& splitter, const analysis::SplitResult& plan,
@@ -148,7 +164,7 @@ Expected<ExportReport> exportChunk(analysis::Splitter& splitter, const analysis:
   rep.seconds.checks = lap(t);
 
   if (!enter(control, "figures")) return cancelledError(rep.files.dir);
-  Figures fig = splitFigures(splitter, plan, options, request);
+  Figures fig = splitFigures(splitter, plan, options, request, pv.chunk);
   rep.seconds.figures = lap(t);
 
   if (!enter(control, "chunk")) return cancelledError(rep.files.dir);
@@ -156,18 +172,15 @@ Expected<ExportReport> exportChunk(analysis::Splitter& splitter, const analysis:
   chunk.outputPath = rep.files.chunk;  // absolute (docs/export.md)
   const EventList added = missingMetadata(trace, chunk.events);
   Staging staging(request.fault);
-  Expected<void> st;
-  AtomicFileWriter* out = staging.open(rep.files.chunk, st);
-  const analysis::ChunkContent content{chunk.wholeTrace ? nullptr : &chunk.events, &added, request.gzip};
-  if (st) st = analysis::writeChunk(trace, content, *out, control);
-  if (st) st = out->prepare();
-  if (!st) return st.error().kind == Error::Kind::Cancelled ? cancelledError(rep.files.dir) : st.error();
+  if (auto st = stageChunk(trace, chunk, added, request, rep.files.chunk, staging, control); !st)
+    return st.error().kind == Error::Kind::Cancelled ? cancelledError(rep.files.dir) : st.error();
   rep.eventCount = chunk.stats.eventCount;
   rep.addedMetadata = static_cast<int64_t>(added.size());
   rep.seconds.chunk = lap(t);
 
   if (!enter(control, "details")) return cancelledError(rep.files.dir);
   const analysis::ExecutionDetails details = analysis::executionDetailsOf({chunk}, options.busyRatioColumn);
+  Expected<void> st;
   if (!(st = staging.stage(rep.files.detailsCsv, details.csv))) return st.error();
   if (!(st = staging.stage(rep.files.detailsJson, details.json.dump(JsonStyle::pythonFile())))) return st.error();
   rep.seconds.details = lap(t);
