@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   cmake ninja-build g++ pkg-config ccache python3
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev  # (libqt6charts6-dev is a virtual name qt6-charts-dev provides)
-  libsimdjson-dev libfmt-dev libisal-dev zlib1g-dev libzstd-dev
+  libsimdjson-dev libfmt-dev libisal-dev zlib1g-dev libzstd-dev libssl-dev
   xvfb xauth
 )
 

@@ -13,5 +13,6 @@ int cmdInfo(const Args& args);   // cmd_info.cpp   — loader summary and anomal
 int cmdBench(const Args& args);  // app/bench/cmd_bench.cpp — bench load | bench split
 int cmdSplit(const Args& args);  // cmd_split.cpp  — the TraceLens-compatible splitter
 int cmdGate(const Args& args);   // cmd_gate.cpp   — the chunk-quality gate / review
+int cmdExport(const Args& args);  // cmd_export.cpp — one chunk with its row and a provenance manifest
 
 }  // namespace steadyscope::cli

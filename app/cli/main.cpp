@@ -16,6 +16,7 @@ const char* kUsage =
     "  info TRACE [--json]        event counts, GPU events, lanes, devices, anomalies\n"
     "  split TRACE -o OUTDIR ...  split a trace into steady-state chunks (TraceLens-compatible)\n"
     "  gate DIR [--mode M] ...    gate the chunks of a split directory and explain the verdict\n"
+    "  export TRACE --mode M -o DIR  export one chunk with its execution_details row and a manifest\n"
     "  bench load|split FILE      measure loading / splitting against raw baselines\n"
     "\n"
     "Options:\n"
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   if (cmd == "bench") return steadyscope::cli::cmdBench(rest);
   if (cmd == "split") return steadyscope::cli::cmdSplit(rest);
   if (cmd == "gate") return steadyscope::cli::cmdGate(rest);
+  if (cmd == "export") return steadyscope::cli::cmdExport(rest);
   std::fprintf(stderr, "steadyscope-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return 2;
 }

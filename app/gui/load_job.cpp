@@ -25,6 +25,7 @@ std::optional<LoadOutcome> loadDocument(const std::string& path, JobContext& ctx
   }
   if (!ctx.control.enterStage(kTimelineStage)) return std::nullopt;
   TracePtr trace = r.value();
+  startSourceDigest(*trace);  // in the background, for an export's manifest (D-035)
   auto index = timeline::buildTimelineIndex(*trace, &ctx.cancelFlag);
   if (!index || ctx.control.cancelled()) return std::nullopt;
   LoadOutcome out;

@@ -33,14 +33,15 @@ double medianOf(std::vector<double> v) {
 /// keeps each root's window and the "last window" rule unchanged. Returns the
 /// chunk's distinct GPU work events.
 EventList measureSteps(const EventIndex& index, const RootList& roots, const std::vector<size_t>& rootNumbers,
-                       const TileSet* tiles, const ExtractionOptions& extraction, ChunkEvidence& ev) {
+                       const TileSet* tiles, const ExtractionOptions& extraction, const CorrGroupings& groups,
+                       ChunkEvidence& ev) {
   const Trace& t = index.trace();
   TileSet own;
   const TileSet* perRootTiles = &chunkTiles(index, roots, tiles, own);
   EventList all, one;
   for (size_t k = 0; k < roots.size(); ++k) {
     one.clear();
-    gpuWorkOf(index, selectChunk(index, roots.subset({k}), perRootTiles, extraction), one);
+    gpuWorkOf(index, selectChunk(index, roots.subset({k}), perRootTiles, extraction, &groups), one);
     StepWork w;
     w.root = k < rootNumbers.size() ? rootNumbers[k] : k;
     w.event = roots[k];
@@ -115,13 +116,19 @@ ChunkEvidence computeChunkEvidence(const EventIndex& index, const RootList& root
                                    const std::vector<size_t>& rootNumbers, const TileSet* tiles,
                                    const EvidenceOptions& options, const TransientContext& transient) {
   ChunkEvidence ev;
+  // Only the ids this chunk can look up are grouped, as the split's plan does
+  // (the index's full groupings cost a pass that builds every group).
+  CorrKeySet keys;
+  addChunkKeys(index, roots, tiles, keys);
+  keys.finish();
+  const CorrGroupings groups = index.groupingsFor(keys);
   // The chunk's statistics exactly as the splitter computes them (§4.4).
-  const ChunkSelection whole = selectChunk(index, roots, tiles, options.extraction);
+  const ChunkSelection whole = selectChunk(index, roots, tiles, options.extraction, &groups);
   ev.numGpuEvents = whole.stats.numGpuEvents;
   ev.gpuDuration = whole.stats.gpuDuration.asDouble();
   ev.gpuBusyDuration = whole.stats.gpuBusyDuration.asDouble();
   ev.hasSteps = true;
-  measureGpuWork(index, measureSteps(index, roots, rootNumbers, tiles, options.extraction, ev), ev);
+  measureGpuWork(index, measureSteps(index, roots, rootNumbers, tiles, options.extraction, groups, ev), ev);
   if (transient.firstRoot) {
     ev.transient = findTransient(ev, rootNumbers, transient, options.inflatedFirstStepFactor);
     ev.startupTransientInside = ev.transient.kind != StartupTransient::Kind::None;

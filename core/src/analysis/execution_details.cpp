@@ -48,13 +48,21 @@ CsvRow detailsRow(const ChunkPlan& c, bool busyRatioColumn) {
 
 }  // namespace
 
-void fillExecutionDetails(SplitResult& r, bool busyRatioColumn) {
+ExecutionDetails executionDetailsOf(const std::vector<ChunkPlan>& chunks, bool busyRatioColumn) {
+  ExecutionDetails d{JsonValue::array(), {}};
   std::vector<CsvRow> rows;
-  for (const ChunkPlan& c : r.chunks) {
-    r.executionDetails.push(detailsEntry(c, busyRatioColumn));
+  for (const ChunkPlan& c : chunks) {
+    d.json.push(detailsEntry(c, busyRatioColumn));
     rows.push_back(detailsRow(c, busyRatioColumn));
   }
-  if (!rows.empty()) r.executionDetailsCsv = formatPandasCsv(rows);
+  if (!rows.empty()) d.csv = formatPandasCsv(rows);
+  return d;
+}
+
+void fillExecutionDetails(SplitResult& r, bool busyRatioColumn) {
+  ExecutionDetails d = executionDetailsOf(r.chunks, busyRatioColumn);
+  r.executionDetails = std::move(d.json);
+  r.executionDetailsCsv = std::move(d.csv);
 }
 
 }  // namespace steadyscope::analysis

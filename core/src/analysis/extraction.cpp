@@ -319,16 +319,20 @@ std::vector<int64_t> batchOverrideValues(const EventIndex& index, const EventLis
 
 namespace {
 
-class GzipChunkWriter {
+// Buffers the text and hands it on about every MiB: compressed with ISA-L
+// (level 1, gzip framing), or as it is for a plain .json chunk.
+class ChunkSink {
  public:
-  explicit GzipChunkWriter(AtomicFileWriter& out) : out_(out) {
-    isal_deflate_init(&strm_);
-    levelBuf_.resize(ISAL_DEF_LVL1_DEFAULT);
-    strm_.level = 1;
-    strm_.level_buf = levelBuf_.data();
-    strm_.level_buf_size = static_cast<uint32_t>(levelBuf_.size());
-    strm_.gzip_flag = IGZIP_GZIP;
-    outBuf_.resize(1 << 20);
+  ChunkSink(AtomicFileWriter& out, bool gzip, JobControl* control) : out_(out), gzip_(gzip), control_(control) {
+    if (gzip_) {
+      isal_deflate_init(&strm_);
+      levelBuf_.resize(ISAL_DEF_LVL1_DEFAULT);
+      strm_.level = 1;
+      strm_.level_buf = levelBuf_.data();
+      strm_.level_buf_size = static_cast<uint32_t>(levelBuf_.size());
+      strm_.gzip_flag = IGZIP_GZIP;
+      outBuf_.resize(1 << 20);
+    }
   }
   Expected<void> append(std::string_view s) {
     pending_.append(s);
@@ -339,6 +343,16 @@ class GzipChunkWriter {
 
  private:
   Expected<void> flush(bool end) {
+    if (control_ && control_->cancelled()) {
+      out_.abort();
+      return makeError(Error::Kind::Cancelled, out_.path(), "cancelled");
+    }
+    auto w = gzip_ ? deflate(end) : out_.write(pending_);
+    if (!w) return w;
+    pending_.clear();
+    return {};
+  }
+  Expected<void> deflate(bool end) {
     strm_.next_in = reinterpret_cast<uint8_t*>(pending_.data());
     strm_.avail_in = static_cast<uint32_t>(pending_.size());
     strm_.end_of_stream = end ? 1 : 0;
@@ -353,56 +367,71 @@ class GzipChunkWriter {
         if (!w) return w;
       }
     } while (strm_.avail_in > 0 || strm_.avail_out == 0 || (end && strm_.internal_state.state != ZSTATE_END));
-    pending_.clear();
     return {};
   }
   AtomicFileWriter& out_;
+  bool gzip_;
+  JobControl* control_;
   isal_zstream strm_{};
   std::vector<uint8_t> levelBuf_;
   std::vector<uint8_t> outBuf_;
   std::string pending_;
 };
 
+// The traceEvents array: the listed events, then the extra ones, each as its source text.
+Expected<void> putEvents(const Trace& trace, const ChunkContent& content, ChunkSink& sink) {
+  EventText text(trace);
+  std::string_view raw;
+  bool first = true;
+  auto putList = [&](const EventList* list, size_t n) -> Expected<void> {
+    for (size_t k = 0; k < n; ++k) {
+      const EventIdx e = list ? (*list)[k] : static_cast<EventIdx>(k);
+      if (!first)
+        if (auto s = sink.append(", "); !s) return s;
+      first = false;
+      if (!text.read(e, raw)) return makeError(Error::Kind::Io, trace.path, text.error());
+      if (auto s = sink.append(raw); !s) return s;
+    }
+    return {};
+  };
+  if (auto s = sink.append("\"traceEvents\": ["); !s) return s;
+  if (auto s = putList(content.events, content.events ? content.events->size() : trace.size()); !s) return s;
+  if (content.extra)
+    if (auto s = putList(content.extra, content.extra->size()); !s) return s;
+  return sink.append("]");
+}
+
 }  // namespace
+
+Expected<void> writeChunk(const Trace& trace, const ChunkContent& content, AtomicFileWriter& out, JobControl* control) {
+  ChunkSink sink(out, content.gzip, control);
+  Expected<void> st;
+  if (!(st = sink.append("{"))) return st;
+  bool firstKey = true;
+  auto sep = [&]() -> Expected<void> {
+    if (!firstKey) return sink.append(", ");
+    firstKey = false;
+    return {};
+  };
+  const size_t pos = std::min(trace.traceEventsPosition, trace.topLevel.size());
+  for (size_t k = 0; k <= trace.topLevel.size(); ++k) {
+    if (k == pos && (!(st = sep()) || !(st = putEvents(trace, content, sink)))) return st;
+    if (k == trace.topLevel.size()) break;
+    const TopLevelEntry& e = trace.topLevel[k];
+    if (e.key == "traceEvents") continue;
+    if (!(st = sep()) || !(st = sink.append(e.rawKey)) || !(st = sink.append(": ")) || !(st = sink.append(e.rawValue)))
+      return st;
+  }
+  if (!(st = sink.append("}"))) return st;
+  return sink.finish();
+}
 
 Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const std::string& path) {
   AtomicFileWriter file;
   if (auto o = file.open(path); !o) return o;
-  GzipChunkWriter gz(file);
-  auto put = [&](std::string_view s) { return gz.append(s); };
-  Expected<void> st;
-  if (!(st = put("{"))) return st;
-  bool firstKey = true;
-  auto sep = [&]() -> Expected<void> {
-    if (!firstKey) return put(", ");
-    firstKey = false;
-    return {};
-  };
-  EventText text(trace);
-  auto writeEvents = [&]() -> Expected<void> {
-    Expected<void> s2;
-    std::string_view raw;
-    if (!(s2 = sep())) return s2;
-    if (!(s2 = put("\"traceEvents\": ["))) return s2;
-    const size_t n = events ? events->size() : trace.size();
-    for (size_t k = 0; k < n; ++k) {
-      const EventIdx e = events ? (*events)[k] : static_cast<EventIdx>(k);
-      if (k && !(s2 = put(", "))) return s2;
-      if (!text.read(e, raw)) return makeError(Error::Kind::Io, trace.path, text.error());
-      if (!(s2 = put(raw))) return s2;
-    }
-    return put("]");
-  };
-  const size_t pos = std::min(trace.traceEventsPosition, trace.topLevel.size());
-  for (size_t k = 0; k <= trace.topLevel.size(); ++k) {
-    if (k == pos && !(st = writeEvents())) return st;
-    if (k == trace.topLevel.size()) break;
-    const TopLevelEntry& e = trace.topLevel[k];
-    if (e.key == "traceEvents") continue;
-    if (!(st = sep()) || !(st = put(e.rawKey)) || !(st = put(": ")) || !(st = put(e.rawValue))) return st;
-  }
-  if (!(st = put("}"))) return st;
-  if (!(st = gz.finish())) return st;
+  ChunkContent content;
+  content.events = events;
+  if (auto w = writeChunk(trace, content, file); !w) return w;
   return file.commit();
 }
 

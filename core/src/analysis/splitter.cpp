@@ -185,6 +185,13 @@ std::vector<std::string> fixNames() {
   return out;
 }
 
+std::vector<std::string> enabledFixNames(const SplitFixes& fixes) {
+  std::vector<std::string> out;
+  for (const auto& f : kFixes)
+    if (fixes.*(f.member)) out.emplace_back(f.name);
+  return out;
+}
+
 Splitter::Splitter(TracePtr trace) : trace_(std::move(trace)) {}
 
 const EventIndex& Splitter::index(const SplitFixes& fixes, unsigned threads) {

@@ -31,6 +31,7 @@ Expected<void> AtomicFileWriter::open(const std::string& path) {
   abort();
   path_ = path;
   tmpPath_.clear();
+  written_ = 0;
   if (isSpecialFile(path)) {
     fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd_ < 0) return ioError(path, "cannot open for writing");
@@ -43,6 +44,15 @@ Expected<void> AtomicFileWriter::open(const std::string& path) {
 }
 
 Expected<void> AtomicFileWriter::write(std::string_view data) {
+  if (fault_) {
+    if (const int err = fault_(path_, written_)) {
+      errno = err;
+      Error e = ioError(path_, "cannot write file");
+      abort();
+      return e;
+    }
+  }
+  written_ += data.size();
   while (!data.empty()) {
     ssize_t n = ::write(fd_, data.data(), data.size());
     if (n < 0) {
@@ -57,6 +67,11 @@ Expected<void> AtomicFileWriter::write(std::string_view data) {
 }
 
 Expected<void> AtomicFileWriter::commit() {
+  if (auto p = prepare(); !p) return p;
+  return publish();
+}
+
+Expected<void> AtomicFileWriter::prepare() {
   if (fd_ < 0) return makeError(Error::Kind::Internal, path_, "commit without open");
   if (tmpPath_.empty()) {  // in place: nothing to flush to disk or rename
     const int rc = ::close(fd_);
@@ -71,6 +86,14 @@ Expected<void> AtomicFileWriter::commit() {
     return e;
   }
   fd_ = -1;
+  prepared_ = true;
+  return {};
+}
+
+Expected<void> AtomicFileWriter::publish() {
+  if (tmpPath_.empty()) return {};
+  if (!prepared_) return makeError(Error::Kind::Internal, path_, "publish before prepare");
+  prepared_ = false;
   if (::rename(tmpPath_.c_str(), path_.c_str()) != 0) {
     Error e = ioError(path_, "cannot rename temporary file into place");
     ::unlink(tmpPath_.c_str());
@@ -84,6 +107,10 @@ void AtomicFileWriter::abort() {
     ::close(fd_);
     fd_ = -1;
     if (!tmpPath_.empty()) ::unlink(tmpPath_.c_str());
+  }
+  if (prepared_) {
+    prepared_ = false;
+    ::unlink(tmpPath_.c_str());
   }
 }
 

@@ -4,7 +4,9 @@
 #include <steadyscope/core/analysis/annotation.hpp>
 #include <steadyscope/core/analysis/event_index.hpp>
 #include <steadyscope/core/analysis/roots.hpp>
+#include <steadyscope/core/util/atomic_file.hpp>
 #include <steadyscope/core/util/error.hpp>
+#include <steadyscope/core/util/progress.hpp>
 
 #include <map>
 #include <optional>
@@ -93,8 +95,23 @@ std::vector<int64_t> batchOverrideValues(const EventIndex& index, const EventLis
 /// when the text cannot be read, with text.error() set).
 std::optional<int64_t> firstInputDim(EventText& text, const Trace& trace, EventIdx i);
 
-/// Writes `{top-level keys in order, "traceEvents": [raw events]}` gzip-compressed
-/// (ISA-L level 1) atomically to `path`. `events` null means every event of the trace.
+/// What a chunk file holds: `{top-level keys in order, "traceEvents": [...]}`
+/// with each event's source text copied verbatim: `events` (null: every event
+/// of the trace), then `extra` (an export's added metadata; null: none).
+struct ChunkContent {
+  const EventList* events = nullptr;
+  const EventList* extra = nullptr;
+  bool gzip = true;  // ISA-L level 1; false: plain JSON text
+};
+
+/// The one chunk writer (split and export): writes `content` into `out`,
+/// which the caller opened and commits (or prepares and publishes).
+/// `control`, when given, is polled about every MiB: a cancel is an
+/// Error::Kind::Cancelled error and `out` is aborted.
+Expected<void> writeChunk(const Trace& trace, const ChunkContent& content, AtomicFileWriter& out,
+                          JobControl* control = nullptr);
+
+/// writeChunk of `events` gzip-compressed, atomically to `path`.
 Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const std::string& path);
 
 }  // namespace steadyscope::analysis

@@ -50,6 +50,8 @@ struct SplitFixes {
 std::optional<std::string> parseFixList(const std::string& list, SplitFixes& fixes);
 /// Names of all fixes, for --help.
 std::vector<std::string> fixNames();
+/// Names of the fixes that are on, in fixNames order.
+std::vector<std::string> enabledFixNames(const SplitFixes& fixes);
 
 struct SplitOptions {
   std::string outputDir;  // as given (recorded verbatim in output_path)
@@ -159,6 +161,16 @@ struct SplitResult {
   DetectionStory story;          // the detection in plain words (set once roots are detected)
   std::vector<std::string> log;  // human-readable decision log
 };
+
+/// execution_details.json (an array) and .csv of `chunks`, one entry and row
+/// each: the reference's columns, order and number formats for that table
+/// (spec §4.9; a one-row table formats as one row does). The split writes
+/// every chunk's; an export writes its one chunk's.
+struct ExecutionDetails {
+  JsonValue json;
+  std::string csv;  // empty when there are no chunks
+};
+ExecutionDetails executionDetailsOf(const std::vector<ChunkPlan>& chunks, bool busyRatioColumn);
 
 /// JSON of the structured result (used by `steadyscope-cli split --json` and the GUI).
 JsonValue splitResultToJson(const SplitResult& r);

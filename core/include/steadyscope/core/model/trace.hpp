@@ -9,6 +9,7 @@
 #include <steadyscope/core/util/big_alloc.hpp>
 #include <steadyscope/core/util/intervals.hpp>
 #include <steadyscope/core/util/pynum.hpp>
+#include <steadyscope/core/util/sha256.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -319,6 +320,9 @@ class Trace {
   std::string path;      // as given by the user
   std::string baseName;  // reference base name (spec §1.1)
   std::shared_ptr<const SourceText> source;
+  /// SHA-256 of the file at `path`, computed once in the background
+  /// (startSourceDigest) and kept with the model; thread-safe.
+  std::shared_ptr<SourceDigest> digest = std::make_shared<SourceDigest>();
 
   // ---- columns, one entry per event in file order ----
   Column<int64_t> tsNs;  // ts in ns (0 when absent)
@@ -391,6 +395,9 @@ class Trace {
 };
 
 using TracePtr = std::shared_ptr<const Trace>;
+
+/// Starts the background SHA-256 of the trace's file (once; later calls do nothing).
+inline void startSourceDigest(const Trace& trace) { trace.digest->start(trace.path); }
 
 /// The original JSON text of events, read through the trace's source (see
 /// SourceText::reader). One per thread; a returned view stays valid until the

@@ -1,0 +1,146 @@
+#include <steadyscope/core/util/sha256.hpp>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <memory>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
+namespace steadyscope {
+
+namespace {
+
+FileIdentity identityOf(const struct stat& st) {
+  FileIdentity id;
+  id.device = static_cast<uint64_t>(st.st_dev);
+  id.inode = static_cast<uint64_t>(st.st_ino);
+  id.size = static_cast<uint64_t>(st.st_size);
+  id.mtimeNs = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return id;
+}
+
+std::string hexOf(const unsigned char* md, unsigned n) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(2 * n, '0');
+  for (unsigned i = 0; i < n; ++i) {
+    out[2 * i] = kHex[md[i] >> 4];
+    out[2 * i + 1] = kHex[md[i] & 15];
+  }
+  return out;
+}
+
+struct MdCtxFree {
+  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
+
+Error cryptoError(const std::string& path) {
+  return makeError(Error::Kind::Internal, path, "the SHA-256 digest could not be computed (libcrypto)");
+}
+
+// Hashes the open file `fd` to its end in 4 MiB blocks.
+Expected<std::string> hashFd(int fd, const std::string& path, JobControl* control) {
+  MdCtx ctx(EVP_MD_CTX_new());
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) return cryptoError(path);
+  std::vector<unsigned char> buf(size_t(4) << 20);
+  for (;;) {
+    if (control && control->cancelled()) return makeError(Error::Kind::Cancelled, path, "digest cancelled");
+    const ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return makeError(Error::Kind::Io, path, fmt::format("cannot read file: {}", std::strerror(errno)));
+    if (n == 0) break;
+    if (EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(n)) != 1) return cryptoError(path);
+    if (control) control->addDoneBytes(static_cast<uint64_t>(n));
+  }
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned len = 0;
+  if (EVP_DigestFinal_ex(ctx.get(), md, &len) != 1) return cryptoError(path);
+  return hexOf(md, len);
+}
+
+}  // namespace
+
+Expected<FileIdentity> identifyFile(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) {
+      Error e = makeError(Error::Kind::Io, path, "file not found");
+      e.code = "not_found";
+      return e;
+    }
+    return makeError(Error::Kind::Io, path, fmt::format("cannot read file: {}", std::strerror(errno)));
+  }
+  return identityOf(st);
+}
+
+std::string sha256Hex(std::string_view data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned len = 0;
+  if (EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr) != 1) return {};
+  return hexOf(md, len);
+}
+
+Expected<FileDigest> sha256File(const std::string& path, JobControl* control) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return makeError(Error::Kind::Io, path, fmt::format("cannot open file: {}", std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat before {
+  }, after{};
+  if (::fstat(fd, &before) != 0)
+    return makeError(Error::Kind::Io, path, fmt::format("cannot read file: {}", std::strerror(errno)));
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  auto hex = hashFd(fd, path, control);
+  if (!hex) return hex.error();
+  if (::fstat(fd, &after) != 0 || !(identityOf(before) == identityOf(after)))
+    return makeError(Error::Kind::Io, path, "the file changed while its SHA-256 was computed");
+  return FileDigest{std::move(hex.value()), identityOf(before)};
+}
+
+SourceDigest::~SourceDigest() {
+  control_.requestCancel();
+  if (thread_.joinable()) thread_.join();
+}
+
+void SourceDigest::start(const std::string& path) {
+  std::lock_guard lock(mutex_);
+  if (started_) return;
+  started_ = true;
+  thread_ = std::thread([this, path] {
+    auto r = sha256File(path, &control_);
+    std::lock_guard done(mutex_);
+    result_ = std::move(r);
+    done_.notify_all();
+  });
+}
+
+bool SourceDigest::started() const {
+  std::lock_guard lock(mutex_);
+  return started_;
+}
+
+std::optional<Expected<FileDigest>> SourceDigest::ready() const {
+  std::lock_guard lock(mutex_);
+  return result_;
+}
+
+Expected<FileDigest> SourceDigest::wait(const std::string& path, JobControl* control) {
+  start(path);
+  std::unique_lock lock(mutex_);
+  // A short timed wait so that the caller's cancel is seen.
+  while (!result_) {
+    if (control && control->cancelled()) return makeError(Error::Kind::Cancelled, path, "cancelled");
+    done_.wait_for(lock, std::chrono::milliseconds(20));
+  }
+  return *result_;
+}
+
+}  // namespace steadyscope

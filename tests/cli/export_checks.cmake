@@ -1,0 +1,62 @@
+# `steadyscope-cli export` against `split`: split TRACE into WORK/split as the
+# export does (SPLIT_ARGS), export MODE into WORK/export (relative paths, from
+# WORK), then require: gate gives both folders the same verdict, also from
+# another working directory (output_path is absolute); a second export needs
+# --force; an export onto the source trace (a hard link under the chunk's
+# name) is refused even with --force and leaves the source as it was.
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+function(run expect_rc out_var)
+  execute_process(COMMAND ${CLI} ${ARGN} WORKING_DIRECTORY ${WORK} RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
+  if(NOT rc STREQUAL "${expect_rc}")
+    message(FATAL_ERROR "'${ARGN}': exit status ${rc}, expected ${expect_rc}\n${o}${e}")
+  endif()
+  set(${out_var} "${o}${e}" PARENT_SCOPE)
+endfunction()
+function(verdict text out_var)
+  string(REGEX MATCH ": (ACCEPTED|REFUSED)" v "${text}")
+  set(${out_var} "${v}" PARENT_SCOPE)
+endfunction()
+
+run(0 out split ${TRACE} -o split ${SPLIT_ARGS})
+run(0 out export ${TRACE} --mode ${MODE} -o export)
+if(NOT out MATCHES "Exported ${WORK}/export/")
+  message(FATAL_ERROR "export did not say what it wrote:\n${out}")
+endif()
+execute_process(COMMAND ${CLI} gate split --mode ${MODE} WORKING_DIRECTORY ${WORK} RESULT_VARIABLE rc_split OUTPUT_VARIABLE g_split)
+execute_process(COMMAND ${CLI} gate export --mode ${MODE} WORKING_DIRECTORY ${WORK} RESULT_VARIABLE rc_export OUTPUT_VARIABLE g_export)
+execute_process(COMMAND ${CLI} gate ${WORK}/export --mode ${MODE} WORKING_DIRECTORY / RESULT_VARIABLE rc_far OUTPUT_VARIABLE g_far)
+verdict("${g_split}" v_split)
+verdict("${g_export}" v_export)
+verdict("${g_far}" v_far)
+if(NOT v_split OR NOT v_split STREQUAL v_export OR NOT v_split STREQUAL v_far OR NOT rc_split STREQUAL rc_export)
+  message(FATAL_ERROR "verdicts differ: split '${v_split}' (${rc_split}), export '${v_export}' (${rc_export}), "
+                      "export from / '${v_far}'\n${g_split}\n${g_export}\n${g_far}")
+endif()
+if(g_far MATCHES "rows_matched_by_name")
+  message(FATAL_ERROR "the export's row was not found by its output_path:\n${g_far}")
+endif()
+
+run(1 out export ${TRACE} --mode ${MODE} -o export)
+if(NOT out MATCHES "an earlier export is in the folder: .* \\(use --force to replace it\\)")
+  message(FATAL_ERROR "no --force: unexpected message\n${out}")
+endif()
+run(0 out export ${TRACE} --mode ${MODE} -o export --force)
+
+file(GLOB chunk RELATIVE ${WORK}/export ${WORK}/export/*.json.gz)
+get_filename_component(leaf ${TRACE} NAME)
+file(MAKE_DIRECTORY ${WORK}/src ${WORK}/onto)
+file(COPY_FILE ${TRACE} ${WORK}/src/${leaf})
+file(CREATE_LINK ${WORK}/src/${leaf} ${WORK}/onto/${chunk})  # a hard link: the same file, another name
+file(SHA256 ${WORK}/src/${leaf} before)
+run(1 out export src/${leaf} --mode ${MODE} -o onto --force)
+if(NOT out MATCHES "would overwrite the source trace")
+  message(FATAL_ERROR "export onto the source: unexpected message\n${out}")
+endif()
+file(SHA256 ${WORK}/src/${leaf} after)
+file(GLOB left ${WORK}/onto/*)
+list(LENGTH left n)
+if(NOT before STREQUAL after OR NOT n EQUAL 1)
+  message(FATAL_ERROR "the source changed or files were left: ${left}")
+endif()
+message(STATUS "export ${MODE}: verdict${v_split} on split and export")
