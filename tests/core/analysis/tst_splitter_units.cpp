@@ -514,6 +514,74 @@ class TestSplitterUnits : public QObject {
     QCOMPARE(candidateStride(n), int64_t(stride));
   }
 
+  // ---------------------------------------------------------------- E9, E10 (shape path, §3.7)
+  // Batch sizes as int64 with -1 for "no batch size" (None in the reference).
+  static std::vector<std::optional<int64_t>> batchSizes(const std::vector<int64_t>& v) {
+    std::vector<std::optional<int64_t>> bs;
+    for (int64_t x : v) bs.push_back(x < 0 ? std::nullopt : std::optional<int64_t>(x));
+    return bs;
+  }
+  void e10_classification_data() {
+    QTest::addColumn<std::vector<int64_t>>("bs");
+    QTest::addColumn<int>("maxNumSeq");  // 0: not given
+    QTest::addColumn<QString>("labels");  // D decode, P prefill_bearing
+    QTest::newRow("E10-drop-small") << ints({1, 2, 40, 800}) << 0 << "DDDP";
+    QTest::newRow("E10-keep-all") << ints({1, 2, 200, 300}) << 0 << "DDPP";
+    QTest::newRow("E10-ratio-2") << ints({8, 16}) << 0 << "DP";
+    QTest::newRow("E10-no-threshold") << ints({10, 12, 14}) << 0 << "DDD";
+    QTest::newRow("E10-max-num-seq") << ints({4, 16, 17, 256}) << 16 << "DDPP";
+    QTest::newRow("E10-none-is-decode") << ints({-1, 256, -1}) << 16 << "DPD";
+    QTest::newRow("E9-labels") << ints({8, 8, 32, 32, 32, 946, 32, 32, 854, 32, 32, 32, 8, 8}) << 0
+                               << "DDDDDPDDPDDDDD";
+  }
+  void e10_classification() {
+    QFETCH(std::vector<int64_t>, bs);
+    QFETCH(int, maxNumSeq);
+    QFETCH(QString, labels);
+    const auto sizes = batchSizes(bs);
+    const std::vector<bool> p =
+        classifyPrefillBearing(sizes, maxNumSeq ? std::optional<int64_t>(maxNumSeq) : std::nullopt);
+    QString got;
+    for (bool b : p) got += b ? 'P' : 'D';
+    QCOMPARE(got, labels);
+  }
+  void e9_shape_finder_data() {
+    QTest::addColumn<std::vector<int64_t>>("bs");
+    QTest::addColumn<int>("numSteps");
+    QTest::addColumn<int>("maxNumSeq");  // 0: not given
+    QTest::addColumn<int>("mode");       // SteadyMode
+    QTest::addColumn<std::vector<int64_t>>("regions");  // start,end,...
+    QTest::addColumn<std::vector<int64_t>>("window");   // start,end
+    const auto e9 = ints({8, 8, 32, 32, 32, 946, 32, 32, 854, 32, 32, 32, 8, 8});
+    const int mixed = int(SteadyMode::Mixed), decode = int(SteadyMode::DecodeOnly),
+              pd = int(SteadyMode::MaxPrefillDecode);
+    QTest::newRow("E9-mixed") << e9 << 4 << 0 << mixed << ints({2, 13}) << ints({2, 6});
+    QTest::newRow("E9-decode_only") << e9 << 4 << 0 << decode << ints({2, 13}) << ints({9, 13});
+    QTest::newRow("E9-max_prefilldecode") << e9 << 4 << 0 << pd << ints({2, 13}) << ints({5, 6});
+    QTest::newRow("E9-prefill-at-both-ends") << ints({900, 32, 32, 32, 32, 32, 900}) << 3 << 64 << mixed
+                                             << ints({0, 7}) << ints({0, 3});
+    QTest::newRow("E9-no-decode-values") << ints({900, 900, 900, 900, 900}) << 3 << 64 << mixed << ints({0, 3})
+                                         << std::vector<int64_t>{};
+  }
+  void e9_shape_finder() {
+    QFETCH(std::vector<int64_t>, bs);
+    QFETCH(int, numSteps);
+    QFETCH(int, maxNumSeq);
+    QFETCH(int, mode);
+    QFETCH(std::vector<int64_t>, regions);
+    QFETCH(std::vector<int64_t>, window);
+    const auto sizes = batchSizes(bs);
+    const ModeSelection m = shapeFinder(sizes, SteadyMode(mode), numSteps,
+                                        maxNumSeq ? std::optional<int64_t>(maxNumSeq) : std::nullopt);
+    std::vector<int64_t> got;
+    for (const Region& g : m.scan.regions) {
+      got.push_back(g.start);
+      got.push_back(g.end);
+    }
+    QCOMPARE(got, regions);
+    if (!window.empty()) QCOMPARE(m.window, (Region{window[0], window[1]}));
+  }
+
   // ---------------------------------------------------------------- E6
   void e6_end_to_end() {
     SplitResult r = planE6(steady(8));
