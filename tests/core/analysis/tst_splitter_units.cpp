@@ -7,6 +7,7 @@
 #include "support/load_json.hpp"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -29,6 +30,20 @@ TracePtr load(const std::string& json, const std::string& name = "foo.pt.trace.j
 SplitResult planE6(const SplitOptions& o, const std::vector<sstest::StepSpec>& steps = sstest::e6Steps()) {
   Splitter s(load(sstest::e6Trace(steps)));
   return s.plan(o);
+}
+
+// Spec E11b: 40 identical decode steps whose first kernel is a 400 µs all-reduce; the trim
+// leaves the detection DEGRADED (coverage 0.933), which the splitter refuses by default.
+std::vector<sstest::StepSpec> e11bSteps() {
+  std::vector<sstest::StepSpec> steps;
+  for (int i = 0; i < 40; ++i) {
+    sstest::StepSpec s;
+    s.st = 1000000 + 20000LL * i;
+    s.name = sstest::vllmDetailedName(0, 0, 16, 16);
+    if (i == 0) s.kernelDurs[0] = 400;
+    steps.push_back(s);
+  }
+  return steps;
 }
 
 SplitOptions steady(int numSteps, const std::string& out = "out") {
@@ -922,6 +937,67 @@ class TestSplitterUnits : public QObject {
     // fix strict-iterations: refuse, exit 1, nothing written.
     QCOMPARE(runCli(dir.path(), {"foo.json", "-o", "strict", "-i", "100", "--fix", "strict-iterations"}), 1);
     QVERIFY(!QDir(dir.filePath("strict")).exists());
+  }
+
+  // ---------------------------------------------------------------- §5.1 flag audit
+  // Every flag of the reference's command line, through steadyscope-cli split: the run with the
+  // flag must show `marker` (in its files, CSV, manifest or log) and the run without it must not,
+  // so a flag the parser or the splitter ignored fails its row. docs/splitter.md lists flag -> row.
+  void cli_flag_audit_data() {
+    QTest::addColumn<QString>("trace");  // e6 (foo.json), e11b (trim.json: DEGRADED), e8 (xdit.json)
+    QTest::addColumn<QStringList>("base");
+    QTest::addColumn<QStringList>("flag");
+    QTest::addColumn<QString>("marker");
+    const QStringList steady = {"--find-steady-state"};
+    QTest::newRow("-o") << "e6" << QStringList{} << QStringList{"-o", "elsewhere"} << "== elsewhere/split_manifest.json";
+    QTest::newRow("-i") << "e6" << QStringList{} << QStringList{"-i", "2:6"} << "2:6,out/e6_iteration_2:6.json.gz,105,20,1760,800,0\n";
+    QTest::newRow("--iterations") << "e6" << QStringList{} << QStringList{"--iterations=5"} << "5:6,out/e6_iteration_5.json.gz,27,5,440,200,0\n";
+    QTest::newRow("--store-single-iteration") << "e6" << QStringList{"-i", "2:4"}
+                                              << QStringList{"--store-single-iteration"} << "3,out/e6_iteration_3_execute_5_context_0";
+    QTest::newRow("--find-steady-state") << "e6" << QStringList{} << steady << "0,out/mixed_steady_state_prefill_0_prefilldecode_7_decode_25_bs127_conc15_e6.json.gz,833,";
+    QTest::newRow("--num-steps") << "e6" << steady << QStringList{"--num-steps", "4"} << "0,out/mixed_steady_state_prefill_0_prefilldecode_1_decode_3_bs143_conc16_e6.json.gz,105,";
+    QTest::newRow("--CONC") << "e6" << steady << QStringList{"--CONC", "64"} << "Warning: [mixed] CONC=64 differs from the observed global max concurrency 16";
+    // Spec E7's first row: the ideal ratio needs CONC, OSL and R, and makes the window the whole region [4, 48).
+    const QStringList e7 = steady + QStringList{"--num-steps", "8", "--CONC", "16"};
+    const QString kWholeRegion = "0,out/mixed_steady_state_prefill_0_prefilldecode_10_decode_34_bs130_conc14_e6.json.gz,1145,";
+    QTest::newRow("--OSL") << "e6" << e7 + QStringList{"--R", "1"} << QStringList{"--OSL", "1024"} << kWholeRegion;
+    QTest::newRow("--R") << "e6" << e7 + QStringList{"--OSL", "1024"} << QStringList{"--R", "1"} << kWholeRegion;
+    QTest::newRow("--divide-phases") << "e6" << steady << QStringList{"--divide-phases"} << "== out/decode_only/decode_only_chunk0_steps3_bs16_conc16_";
+    QTest::newRow("--no-gap-fill") << "e6" << steady << QStringList{"--no-gap-fill"} << "0,out/mixed_steady_state_prefill_0_prefilldecode_7_decode_25_bs127_conc15_e6.json.gz,838,161,23680,6440,";
+    QTest::newRow("--allow-degraded") << "e11b" << steady << QStringList{"--allow-degraded"} << "0,out/mixed_steady_state_prefill_0_prefilldecode_0_decode_32_bs16_conc16_e11b.json.gz,833,";
+    QTest::newRow("--llm-inference") << "e8" << steady + QStringList{"--num-steps", "4"}
+                                     << QStringList{"--llm-inference"} << "0,out/mixed_steady_state_prefill_0_prefilldecode_0_decode_4_bs1_conc1_e8.json.gz,68,";
+    QTest::newRow("--max-num-seq") << "e8" << steady + QStringList{"--num-steps", "4", "--llm-inference"}
+                                   << QStringList{"--max-num-seq", "16"} << "0,out/prefilldecode_steady_state_prefill_0_prefilldecode_0_decode_4_bs1_conc1_e8.json.gz,68,";
+  }
+  void cli_flag_audit() {
+    QFETCH(QString, trace);
+    QFETCH(QStringList, base);
+    QFETCH(QStringList, flag);
+    QFETCH(QString, marker);
+    QTemporaryDir dir;
+    const QString file = trace + ".json";
+    writeFile(dir.filePath(file), trace == "e6"   ? sstest::e6Trace(sstest::e6Steps())
+                                  : trace == "e8" ? sstest::e8Trace()
+                                                  : sstest::e6Trace(e11bSteps()));
+    auto run = [&](const QString& sub, const QStringList& extra) {
+      QDir(dir.path()).mkpath(sub);
+      QByteArray out, err;
+      const QStringList outArg = extra.contains("-o") ? QStringList{} : QStringList{"-o", "out"};
+      const int rc = runCli(dir.filePath(sub), QStringList{"../" + file} + outArg + base + extra, &err, &out);
+      QString text = QString("exit %1\n").arg(rc) + QString::fromUtf8(out + err);
+      QDirIterator it(dir.filePath(sub), QDir::Files, QDirIterator::Subdirectories);
+      QStringList files;
+      while (it.hasNext()) files << QDir(dir.filePath(sub)).relativeFilePath(it.next());
+      files.sort();
+      for (const QString& f : files)
+        text += "\n== " + f + "\n" + (f.endsWith(".gz") ? QString() : readFile(dir.filePath(sub + "/" + f)));
+      return text;
+    };
+    const QString without = run("without", {});
+    const QString with = run("with", flag);
+    QVERIFY2(with.contains(marker), qPrintable(with));
+    QVERIFY2(!without.contains(marker), qPrintable(without));
   }
 
   // ---------------------------------------------------------------- decisions
