@@ -154,6 +154,7 @@ struct Flag {
   const char* shortName;  // nullptr: long form only
   bool takesValue;
   FlagHandler apply;
+  bool manyTracesOnly = false;  // the many-trace form's own flags (split_many.hpp)
 };
 
 FlagError setTrue(bool& dst) {
@@ -225,7 +226,10 @@ const Flag kFlags[] = {
        if (!n) return jobCountError(v);
        s.out.jobs = *n;
        return std::nullopt;
-     }},
+     },
+     true},
+    {"--summary", nullptr, true, [](ParseState& s, const std::string& v) { return setText(s.out.summaryPath, v); },
+     true},
     {"--threads", nullptr, true,
      [](ParseState& s, const std::string& v) -> FlagError {
        auto n = parseThreadCount(v);
@@ -334,7 +338,7 @@ int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequire
     }
     FlagMatch m = a.rfind("--", 0) == 0 ? matchLong(a) : matchShort(a);
     if (m.error) return usageError(prog, *m.error);
-    if (!m.flag || (!manyTraces && std::string_view(m.flag->longName) == "--jobs")) {
+    if (!m.flag || (!manyTraces && m.flag->manyTracesOnly)) {
       unknown.push_back(a);
       continue;
     }
@@ -363,7 +367,7 @@ int cmdSplit(const Args& args) {
     printSplitHelp(prog);
     return 0;
   }
-  if (sa.traces.size() > 1 || sa.jobs) return splitMany(sa, prog);
+  if (sa.traces.size() > 1 || sa.jobs || !sa.summaryPath.empty()) return splitMany(sa, prog);
   const std::string& p = sa.trace;
   if (!hasTraceSuffix(p)) {
     std::fprintf(stderr, "%s: error: Unknown file type: %s\n", prog.c_str(), p.c_str());

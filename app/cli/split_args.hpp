@@ -15,6 +15,7 @@ struct SplitArgs {
   std::string trace;                // the first trace
   std::vector<std::string> traces;  // every trace given (one unless manyTraces)
   unsigned jobs = 0;                // -j/--jobs N (manyTraces only; 0: not given)
+  std::string summaryPath;          // --summary FILE (manyTraces only; "": DIR/summary.tsv)
   analysis::SplitOptions options;
   unsigned threads = 0;
   bool json = false;

@@ -19,6 +19,8 @@
 #include <mutex>
 #include <thread>
 
+#include <sched.h>
+
 namespace steadyscope::cli {
 
 namespace {
@@ -179,10 +181,17 @@ JsonValue reportJson(const TraceReport& r) {
                             {"log", JsonValue::stringList(r.log)}});
 }
 
+// The CPUs this process may run on (a batch scheduler's share of the node), else the hardware's count.
+unsigned usableCpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 // The jobs and their threads for these traces on this machine.
 JobBudget budgetFor(const SplitArgs& sa) {
   JobBudgetInput in;
-  in.hardwareThreads = std::max(1u, std::thread::hardware_concurrency());
+  in.hardwareThreads = usableCpus();
   in.threadsPerSplit = sa.threads;
   in.requestedJobs = sa.jobs;
   in.traces = sa.traces.size();
@@ -252,7 +261,10 @@ void printSplitManyHelp() {
       "  -j, --jobs JOBS       traces split at once (default: the hardware's threads / the threads\n"
       "                        one split uses, no more than the free memory holds); the jobs share\n"
       "                        the hardware's threads. Exit status 0 when every trace was split or\n"
-      "                        refused as the reference would, 1 when any failed, 2 usage error.\n");
+      "                        refused as the reference would, 1 when any failed, 2 usage error.\n"
+      "  --summary SUMMARY     write the table to SUMMARY instead of DIR/summary.tsv (several commands\n"
+      "                        sharing one DIR, docs/cluster.md); -j or --summary with one trace\n"
+      "                        also gives this form.\n");
 }
 
 int splitMany(const SplitArgs& sa, const std::string& prog) {
@@ -274,7 +286,9 @@ int splitMany(const SplitArgs& sa, const std::string& prog) {
                budget.describe().c_str());
   const std::vector<TraceReport> reports = runAll(sa, outputFolders(sa.traces), budget, *gopt);
   const auto rows = tableRows(reports);
-  const std::string tsvPath = dir + "/summary.tsv";
+  const std::string tsvPath = sa.summaryPath.empty() ? dir + "/summary.tsv" : sa.summaryPath;
+  if (auto parent = std::filesystem::path(tsvPath).parent_path(); !parent.empty())
+    std::filesystem::create_directories(parent, ec);
   auto written = writeFileAtomic(tsvPath, summaryTsv(rows));
   if (sa.json) {
     JsonValue all = JsonValue::array();
