@@ -26,11 +26,13 @@ namespace steadyscope::cli {
 namespace {
 
 // The memory budget's figures, measured on generated and real traces (docs/BENCHMARKS.md,
-// "Many traces in one command"): a split's peak anonymous memory per event, the JSON
-// text per event, and how much gzip (level 1 and above) shrinks that text at the least.
-constexpr double kSplitPeakBytesPerEvent = 120.0;
+// "Many traces in one command"), each at the end of its range that over-estimates the memory:
+// a split's peak anonymous memory per event plus what it needs whatever the size (the gzip
+// path's buffers), the JSON text per event, and how much gzip shrinks that text at the most.
+constexpr double kSplitPeakBytesPerEvent = 100.0;
+constexpr double kSplitFixedBytes = 64.0 * 1024 * 1024;
 constexpr double kJsonBytesPerEvent = 200.0;
-constexpr double kCompressedToJson = 12.0;
+constexpr double kCompressedToJson = 20.0;
 
 // A chunk as the table shows it: its busy ratio and how the gate sees it.
 struct ChunkLine {
@@ -58,7 +60,7 @@ uint64_t estimatedPeakBytes(const std::string& path) {
   if (ec) return 0;
   const bool compressed = !path.ends_with("json");
   const double json = static_cast<double>(size) * (compressed ? kCompressedToJson : 1.0);
-  return static_cast<uint64_t>(json / kJsonBytesPerEvent * kSplitPeakBytesPerEvent);
+  return static_cast<uint64_t>(kSplitFixedBytes + json / kJsonBytesPerEvent * kSplitPeakBytesPerEvent);
 }
 
 TraceReport failure(TraceReport r, std::string message) {
