@@ -234,7 +234,9 @@ std::vector<std::string> outputFolders(const std::vector<std::string>& traces) {
   for (const auto& t : traces) {
     std::string base = referenceBaseName(t);
     if (count[base] > 1) {
-      const std::string parent = std::filesystem::absolute(t).lexically_normal().parent_path().filename().string();
+      std::error_code ec;
+      const auto full = std::filesystem::absolute(t, ec).lexically_normal();
+      const std::string parent = ec ? std::string() : full.parent_path().filename().string();
       if (!parent.empty()) base = parent + "_" + base;
     }
     names.push_back(base);
