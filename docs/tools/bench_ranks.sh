@@ -21,7 +21,7 @@ measure() {  # label command...: prints "label  wall s  peak MiB"
   printf '%-12s %6.2f s  %7.1f MiB\n' "$label" "$wall" "$(echo "$kib / 1024" | bc -l)"
 }
 for ((k = 1; k <= rounds; k++)); do
-  echo "round $k"
+  echo "round $k (load average $(cut -d" " -f1-3 /proc/loadavg))"
   rm -rf seq par def && mkdir seq par def
   start=$(date +%s.%N) peak=0
   cd seq
