@@ -83,8 +83,8 @@ void addChunks(TraceReport& rep, const analysis::SplitResult& r, const gate::Gat
 }
 
 // Load, plan, write and gate one trace into `folder` on `threads` threads.
-TraceReport splitOne(const std::string& trace, const std::string& folder, analysis::SplitOptions o,
-                     unsigned threads, const gate::GateOptions& gopt) {
+TraceReport splitOne(const std::string& trace, const std::string& folder, analysis::SplitOptions o, unsigned threads,
+                     const gate::GateOptions& gopt) {
   TraceReport rep{trace, folder};
   if (!hasTraceSuffix(trace)) return failure(rep, "Unknown file type: " + trace);
   std::string note;
@@ -137,8 +137,8 @@ std::vector<std::vector<std::string>> tableRows(const std::vector<TraceReport>& 
   for (const auto& r : reports) {
     if (r.chunks.empty()) rows.push_back({r.trace, r.folder, r.outcome, r.gate, "", "", "", "", r.message});
     for (const auto& c : r.chunks)
-      rows.push_back({r.trace, r.folder, r.outcome, r.gate, c.file, std::to_string(c.gpuEvents),
-                      ratioText(c.busyRatio), c.verdict, r.message});
+      rows.push_back({r.trace, r.folder, r.outcome, r.gate, c.file, std::to_string(c.gpuEvents), ratioText(c.busyRatio),
+                      c.verdict, r.message});
   }
   return rows;
 }
@@ -211,8 +211,8 @@ std::vector<TraceReport> runAll(const SplitArgs& sa, const std::vector<std::stri
   FILE* lines = sa.json ? stderr : stdout;  // --json keeps stdout for the JSON document
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < sa.traces.size();) {
-      reports[i] = splitOne(sa.traces[i], sa.options.outputDir + "/" + folders[i], sa.options, budget.threadsPerJob,
-                            gopt);
+      reports[i] =
+          splitOne(sa.traces[i], sa.options.outputDir + "/" + folders[i], sa.options, budget.threadsPerJob, gopt);
       std::lock_guard<std::mutex> lock(printing);
       std::fprintf(lines, "%s\n", reportLine(reports[i]).c_str());
       std::fflush(lines);
@@ -248,8 +248,7 @@ std::vector<std::string> outputFolders(const std::vector<std::string>& traces) {
 }
 
 std::string jobCountError(std::string_view value) {
-  return "expected a number of jobs from 1 to " + std::to_string(kMaxThreadsArg) + ", not '" + std::string(value) +
-         "'";
+  return "expected a number of jobs from 1 to " + std::to_string(kMaxThreadsArg) + ", not '" + std::string(value) + "'";
 }
 
 void printSplitManyHelp() {

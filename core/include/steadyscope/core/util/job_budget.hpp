@@ -21,9 +21,9 @@ struct JobBudgetInput {
 struct JobBudget {
   unsigned jobs = 1;
   unsigned threadsPerJob = 1;
-  unsigned byCores = 1;                // jobs the thread budget allows
-  std::optional<uint64_t> byMemory;    // jobs the memory holds (nullopt: not known)
-  bool requested = false;              // jobs came from -j
+  unsigned byCores = 1;              // jobs the thread budget allows
+  std::optional<uint64_t> byMemory;  // jobs the memory holds (nullopt: not known)
+  bool requested = false;            // jobs came from -j
   /// One sentence for the log: "2 at a time, 1 thread each (…)".
   std::string describe() const;
 };
