@@ -12,6 +12,7 @@ PACKAGES=(
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev  # (libqt6charts6-dev is a virtual name qt6-charts-dev provides)
   libsimdjson-dev libfmt-dev libisal-dev zlib1g-dev libzstd-dev libssl-dev
   xvfb xauth
+  parallel  # docs/cluster.md's GNU parallel recipe (test cli_cluster_parallel_recipe)
 )
 
 install_deps() {

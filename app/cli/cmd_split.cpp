@@ -2,6 +2,8 @@
 // (newest `split_trace` command line, spec §5.1) plus --json, --busy-ratio-column, --fix.
 #include "commands.hpp"
 #include "split_args.hpp"
+#include "split_load.hpp"
+#include "split_many.hpp"
 #include "thread_count.hpp"
 
 #include <steadyscope/core/analysis/splitter.hpp>
@@ -129,6 +131,7 @@ void printSplitHelp(const std::string& prog) {
       "                        the reference, and the default, find no GPU work in such a trace)\n"
       "  --json                print the structured result as JSON instead of the log\n");
   std::printf("  --threads THREADS     %s\n", threadsHelp().c_str());
+  printSplitManyHelp();
 }
 
 namespace {
@@ -136,6 +139,7 @@ namespace {
 // What parsing has gathered so far; the flags' handlers write into it.
 struct ParseState {
   SplitArgs& out;
+  bool manyTraces = false;  // several traces and -j/--jobs accepted
   bool haveOutput = false;
   std::string fixList;  // every --fix, joined; parsed once all flags are in
 };
@@ -150,6 +154,7 @@ struct Flag {
   const char* shortName;  // nullptr: long form only
   bool takesValue;
   FlagHandler apply;
+  bool manyTracesOnly = false;  // the many-trace form's own flags (split_many.hpp)
 };
 
 FlagError setTrue(bool& dst) {
@@ -215,6 +220,16 @@ const Flag kFlags[] = {
        return std::nullopt;
      }},
     {"--json", nullptr, false, [](ParseState& s, const std::string&) { return setTrue(s.out.json); }},
+    {"--jobs", "-j", true,
+     [](ParseState& s, const std::string& v) -> FlagError {
+       auto n = parseThreadCount(v);
+       if (!n) return jobCountError(v);
+       s.out.jobs = *n;
+       return std::nullopt;
+     },
+     true},
+    {"--summary", nullptr, true, [](ParseState& s, const std::string& v) { return setText(s.out.summaryPath, v); },
+     true},
     {"--threads", nullptr, true,
      [](ParseState& s, const std::string& v) -> FlagError {
        auto n = parseThreadCount(v);
@@ -292,9 +307,11 @@ int finishSplitArgs(const std::string& prog, bool outputRequired, ParseState& st
   if (outputRequired && !st.haveOutput) missing.push_back("-o/--output-dir");
   if (positionals.empty()) missing.insert(missing.begin(), "trace");
   if (!missing.empty()) return usageError(prog, "the following arguments are required: " + joined(missing, ", "));
-  for (size_t k = 1; k < positionals.size(); ++k) unknown.push_back(positionals[k]);
+  if (!st.manyTraces)
+    for (size_t k = 1; k < positionals.size(); ++k) unknown.push_back(positionals[k]);
   if (!unknown.empty()) return usageError(prog, "unrecognized arguments: " + joined(unknown, " "));
   st.out.trace = positionals.front();
+  st.out.traces = st.manyTraces ? positionals : std::vector<std::string>{positionals.front()};
   if (!st.fixList.empty()) {
     if (auto e = analysis::parseFixList(st.fixList, st.out.options.fixes))
       return usageError(prog, "argument --fix: " + *e);
@@ -304,8 +321,9 @@ int finishSplitArgs(const std::string& prog, bool outputRequired, ParseState& st
 
 }  // namespace
 
-int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequired, SplitArgs& out) {
-  ParseState st{out};
+int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequired, SplitArgs& out,
+                   bool manyTraces) {
+  ParseState st{out, manyTraces};
   std::vector<std::string> positionals, unknown;
   bool onlyPositional = false;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -320,7 +338,7 @@ int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequire
     }
     FlagMatch m = a.rfind("--", 0) == 0 ? matchLong(a) : matchShort(a);
     if (m.error) return usageError(prog, *m.error);
-    if (!m.flag) {
+    if (!m.flag || (!manyTraces && m.flag->manyTracesOnly)) {
       unknown.push_back(a);
       continue;
     }
@@ -344,31 +362,19 @@ int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequire
 int cmdSplit(const Args& args) {
   const std::string prog = "steadyscope-cli split";
   SplitArgs sa;
-  if (int rc = parseSplitArgs(args, prog, true, sa)) return rc;
+  if (int rc = parseSplitArgs(args, prog, true, sa, true)) return rc;
   if (sa.help) {
     printSplitHelp(prog);
     return 0;
   }
-  // Reference suffix rules (spec §1.1): json.gz, json, zip (member read from the archive, §8 B1).
+  if (sa.traces.size() > 1 || sa.jobs || !sa.summaryPath.empty()) return splitMany(sa, prog);
   const std::string& p = sa.trace;
-  auto ends = [&](const char* s) {
-    std::string_view suf(s);
-    return p.size() >= suf.size() && p.compare(p.size() - suf.size(), suf.size(), suf) == 0;
-  };
-  if (!ends("json") && !ends("json.gz") && !ends(".zip")) {
+  if (!hasTraceSuffix(p)) {
     std::fprintf(stderr, "%s: error: Unknown file type: %s\n", prog.c_str(), p.c_str());
     return 1;
   }
-  LoadOptions load;
-  load.threads = jobThreads(sa.threads);
-  auto loaded = loadTrace(p, load);
   std::string note;
-  if (!loaded && loaded.error().code == "no_trace_events") {
-    // The reference reads a JSON object without traceEvents as a trace with
-    // no events: "No GPU work", nothing written, exit 0. So does split.
-    note = loaded.error().describe();
-    loaded = loadTraceFromString(R"({"traceEvents": []})", p, load);
-  }
+  auto loaded = loadForSplit(p, jobThreads(sa.threads), note);
   if (!loaded) {
     std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), loaded.error().describe().c_str());
     return 1;

@@ -5,13 +5,17 @@
 #include <steadyscope/core/analysis/splitter.hpp>
 
 #include <string>
+#include <vector>
 
 namespace steadyscope::cli {
 
 /// The parsed `split` command line. `threads` is --threads N for the loader
 /// and the splitter (0: not given, jobThreads()); it also sets options.threads.
 struct SplitArgs {
-  std::string trace;
+  std::string trace;                // the first trace
+  std::vector<std::string> traces;  // every trace given (one unless manyTraces)
+  unsigned jobs = 0;                // -j/--jobs N (manyTraces only; 0: not given)
+  std::string summaryPath;          // --summary FILE (manyTraces only; "": DIR/summary.tsv)
   analysis::SplitOptions options;
   unsigned threads = 0;
   bool json = false;
@@ -20,7 +24,10 @@ struct SplitArgs {
 
 /// Returns 0 on success; on a usage error prints argparse-style usage + error
 /// to stderr and returns 2. `prog` is the program name used in messages.
-int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequired, SplitArgs& out);
+/// `manyTraces`: several positional traces and -j/--jobs are accepted
+/// (`split` with many traces, split_many.hpp); otherwise they are unrecognized.
+int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequired, SplitArgs& out,
+                   bool manyTraces = false);
 void printSplitHelp(const std::string& prog);
 
 }  // namespace steadyscope::cli

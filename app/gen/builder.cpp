@@ -12,7 +12,7 @@ std::string idText(bool asString, const std::string& value) { return asString ? 
 }  // namespace
 
 Builder::Builder(EventWriter& w, const Options& opt, Ns t0)
-    : w_(w), opt_(opt), rng_(opt.seed, 1), overlapRng_(opt.seed, 5) {
+    : w_(w), opt_(opt), rng_(opt.jitterSeed(), 1), overlapRng_(opt.seed, 5) {
   const bool s = opt.stringIds;
   const std::string cpuPid = std::to_string(kCpuPid);
   const std::string gpuPid = std::to_string(kGpuPid);

@@ -37,8 +37,12 @@ constexpr std::string_view kPyAutogradBackward = "torch/autograd/__init__.py(266
 constexpr std::string_view kPyOptimizerWrapper = "torch/optim/optimizer.py(487): wrapper";
 constexpr std::string_view kPyAdamwStep = "torch/optim/adamw.py(209): step";
 
+// A rank's clock starts this much later than rank 0's (hosts are never in step).
+constexpr Ns kRankClockOffsetNs = 37'000;
+
 std::string headerText(const Options& opt) {
-  const int worldSize = opt.style == Style::Training ? 8 : 1;
+  const int worldSize = opt.distributed() ? opt.worldSize : opt.style == Style::Training ? 8 : 1;
+  const int rank = opt.distributed() ? opt.rank : 0;
   std::string ranks;
   for (int r = 0; r < worldSize; ++r) ranks += (r ? ", " : "") + std::to_string(r);
   return fmt::format(
@@ -50,19 +54,20 @@ std::string headerText(const Options& opt) {
       "      \"sharedMemPerBlock\": 49152, \"numSms\": 132,\n"
       "      \"regsPerMultiprocessor\": 65536, \"sharedMemPerBlockOptin\": 232448, "
       "\"sharedMemPerMultiprocessor\": 233472\n    }}\n  ],\n"
-      "  \"distributedInfo\": {{\"backend\": \"nccl\", \"rank\": 0, \"world_size\": {0}, \"pg_count\": 1, "
+      "  \"distributedInfo\": {{\"backend\": \"nccl\", \"rank\": {3}, \"world_size\": {0}, \"pg_count\": 1, "
       "\"pg_config\": [{{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": \"cuda:nccl\", "
       "\"pg_size\": {0}, \"ranks\": [{1}]}}], \"nccl_version\": \"2.21.5\"}},\n"
       "  \"record_shapes\": 1,\n  \"with_stack\": {2},\n  \"profile_memory\": 0,\n"
       "  \"traceEvents\": [\n",
-      worldSize, ranks, opt.pythonFunctions ? 1 : 0);
+      worldSize, ranks, opt.pythonFunctions ? 1 : 0, rank);
 }
 
 std::string footerText(const Options& opt) {
   return fmt::format(
-      "\n  ],\n  \"traceName\": \"steadyscope_gen_{}_seed{}.pt.trace.json\",\n"
+      "\n  ],\n  \"traceName\": \"steadyscope_gen_{}_seed{}{}.pt.trace.json\",\n"
       "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": {}\n}}\n",
-      styleName(opt.style), opt.seed, opt.epoch ? 0 : kBaseTimeNs);
+      styleName(opt.style), opt.seed, opt.distributed() ? fmt::format("_rank{}", opt.rank) : "",
+      opt.epoch ? 0 : kBaseTimeNs);
 }
 
 const char* processName(Style s) {
@@ -81,7 +86,7 @@ class TraceRun {
   TraceRun(const Options& opt, ByteSink& sink)
       : opt_(opt),
         w_(sink, opt),
-        t0_(opt.epoch ? kEpochT0 : kSmallT0),
+        t0_((opt.epoch ? kEpochT0 : kSmallT0) + (opt.distributed() ? opt.rank * kRankClockOffsetNs : 0)),
         b_(w_, opt, t0_),
         planRng_(opt.seed, 2),
         graphRng_(opt.seed, 6),
@@ -317,10 +322,18 @@ class TraceRun {
     return t + b_.between(3, 8);
   }
 
+  // The first all-reduce of a distributed job ends when the last rank arrives:
+  // the earlier a rank, the longer it waits.
+  Ns firstCollectiveWait() const {
+    const auto late = static_cast<double>(opt_.worldSize - 1 - opt_.rank);
+    return static_cast<Ns>(late * 0.5 * opt_.collectiveUs * 1000.0);
+  }
+
   Ns trainingCollective(int i, Ns t) {
     const Ns start = t;
     Ns dur = b_.jitter(static_cast<Ns>(opt_.collectiveUs * 1000.0), 980, 1020);
     if (i == 0) dur = static_cast<Ns>(static_cast<double>(dur) * opt_.firstCollectiveFactor);
+    if (i == 0 && opt_.distributed()) dur += firstCollectiveWait();
     const double durUs = static_cast<double>(dur) / 1000.0;
     if (collectives_++ == 0)
       truth_.firstCollectiveUs = durUs;

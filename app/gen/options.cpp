@@ -47,6 +47,13 @@ Workload
                             (train.py main > per step train_step > module
                             frames around the cpu_ops; with_stack 1)
 
+Distributed job
+  --rank R --world-size W   the trace is rank R (0..W-1) of W: distributedInfo
+                            says so, the clock starts R x 37 us later, kernel
+                            durations are jittered per rank (same schedule), and
+                            training's first all-reduce waits for the last rank
+                            ((W-1-R) x half a collective longer)
+
 Awkward shapes
   --graph-steps FRAC        fraction of eligible steps (decode-only; every step for
                             training/diffusion) replayed as one cudaGraphLaunch with
@@ -168,6 +175,11 @@ const std::map<std::string_view, ValueHandler>& valueOptions() {
       {"--graph-steps",
        [](Options& o, std::string_view v) { return parseNumber(v, o.graphSteps) && inUnit(o.graphSteps); }},
       {"--bad-dur", [](Options& o, std::string_view v) { return parseNumber(v, o.badDur) && inUnit(o.badDur); }},
+      {"--rank", [](Options& o, std::string_view v) { return parseNumber(v, o.rank) && o.rank >= 0; }},
+      {"--world-size",
+       [](Options& o, std::string_view v) {
+         return parseNumber(v, o.worldSize) && o.worldSize >= 1 && o.worldSize <= 1 << 20;
+       }},
       {"--unsorted-window",
        [](Options& o, std::string_view v) { return parseNumber(v, o.unsortedWindow) && o.unsortedWindow >= 2; }},
   };
@@ -233,7 +245,14 @@ std::optional<Options> parseOptions(int argc, char** argv, int& exitCode) {
     return fail(exitCode, "--annotation none needs --style training");
   if (o.pythonFunctions && o.style != Style::Training)
     return fail(exitCode, "--python-functions needs --style training");
+  if (o.rank > 0 && !o.distributed()) return fail(exitCode, "--rank needs --world-size");
+  if (o.distributed() && o.rank >= o.worldSize) return fail(exitCode, "--rank must be below --world-size");
   return o;
+}
+
+std::uint64_t Options::jitterSeed() const {
+  if (!distributed()) return seed;
+  return seed ^ (0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(rank + 1));
 }
 
 const char* styleName(Style s) {

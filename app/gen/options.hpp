@@ -33,6 +33,9 @@ struct Options {
   double collectiveUs = 300.0;
   int warmupSteps = 2;
   bool pythonFunctions = false;  // python_function frames (with_stack)
+  // distributed job: this trace is rank `rank` of `worldSize` (0: not given, the style's own header)
+  int rank = 0;
+  int worldSize = 0;
   // awkward shapes
   double graphSteps = 0.0;
   bool bePairs = false;
@@ -48,6 +51,10 @@ struct Options {
   bool quiet = false;
 
   bool gzip() const;
+  bool distributed() const { return worldSize > 0; }
+  /// The seed of the per-event jitter: the user's seed, mixed with the rank when one is given,
+  /// so ranks share the schedule (the same batches) but not the kernels' exact durations.
+  std::uint64_t jitterSeed() const;
 };
 
 // Parses argv. On error or --help, prints to stderr/stdout and returns the

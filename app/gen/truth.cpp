@@ -99,6 +99,7 @@ std::string truthJson(const Options& opt, const Truth& t) {
   if (opt.style == Style::Training)
     fmt::format_to(it, ",\n  \"collective\": {{\"first_us\": {:.3f}, \"mean_other_us\": {:.3f}}}", t.firstCollectiveUs,
                    t.meanCollectiveUs);
+  if (opt.distributed()) fmt::format_to(it, ",\n  \"rank\": {}, \"world_size\": {}", opt.rank, opt.worldSize);
   s += "\n}\n";
   return s;
 }

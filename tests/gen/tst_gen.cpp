@@ -518,6 +518,11 @@ class TestGen : public QObject {
                                      << QByteArray("4b5ceaeffe1affec3f01cdf76869d585b7c9f91ae394d33c6444d744df9625d3");
     QTest::newRow("diffusion") << QStringLiteral("--style diffusion --steps 20 --seed 3")
                                << QByteArray("08c47f872bb461f93cae5f56fb6b95d6f8515e26996302dd72005d9861fed2c3");
+    // The default style and atom, pinned before --rank / --world-size existed.
+    QTest::newRow("vllm") << QStringLiteral("--steps 40 --seed 3")
+                          << QByteArray("48335c79659ad88e3c858bc4f5290a130b83f359028f8cd9660d42b31b46958f");
+    QTest::newRow("atom") << QStringLiteral("--style atom --steps 30 --seed 5 --gzip-level 0")
+                          << QByteArray("8f3ee3cad5d5156f02382648b0953b879421b90acbab7df89b4fe77b3663320f");
   }
 
   void oldOutputsUnchanged() {
@@ -528,6 +533,46 @@ class TestGen : public QObject {
                           args.split(QLatin1Char(' '), Qt::SkipEmptyParts));
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(QCryptographicHash::hash(readAll(out), QCryptographicHash::Sha256).toHex(), sha256);
+  }
+
+  // --rank R --world-size W: distributedInfo names the rank, the clock starts later per rank,
+  // the kernels are jittered per rank, and the first all-reduce of an earlier rank waits longer.
+  void distributedRanks() {
+    auto rankRun = [&](int rank, QByteArray& trace, simdjson::dom::parser& parser, simdjson::dom::element& truth) {
+      std::string text;
+      const QStringList args = {QStringLiteral("--style"), QStringLiteral("training"), QStringLiteral("--steps"),
+                                QStringLiteral("12"), QStringLiteral("--seed"), QStringLiteral("3"),
+                                QStringLiteral("--rank"), QString::number(rank), QStringLiteral("--world-size"),
+                                QStringLiteral("4"), QStringLiteral("--quiet")};
+      if (!generate(args, path(QStringLiteral("rank%1.json").arg(rank)), trace, text)) return false;
+      return parser.parse(text).get(truth) == simdjson::SUCCESS;
+    };
+    QByteArray t0, t3;
+    simdjson::dom::parser p0, p3, pt0, pt3;
+    simdjson::dom::element truth0, truth3, doc0, doc3;
+    QVERIFY(rankRun(0, t0, pt0, truth0));
+    QVERIFY(rankRun(3, t3, pt3, truth3));
+    QCOMPARE(p0.parse(t0.constData(), size_t(t0.size())).get(doc0), simdjson::SUCCESS);
+    QCOMPARE(p3.parse(t3.constData(), size_t(t3.size())).get(doc3), simdjson::SUCCESS);
+    QCOMPARE(int64_t(doc3["distributedInfo"]["rank"]), int64_t(3));
+    QCOMPARE(int64_t(doc3["distributedInfo"]["world_size"]), int64_t(4));
+    QCOMPARE(doc3["distributedInfo"]["pg_config"].at(0)["ranks"].get_array().size(), size_t(4));
+    QCOMPARE(std::string_view(doc3["traceName"]), std::string_view("steadyscope_gen_training_seed3_rank3.pt.trace.json"));
+    QCOMPARE(int64_t(truth3["rank"]), int64_t(3));
+    // Rank 0 waits for three later ranks (1.5 collectives), rank 3 for none.
+    const double first0 = double(truth0["collective"]["first_us"]), first3 = double(truth3["collective"]["first_us"]);
+    QVERIFY2(first0 - first3 > 300.0 && first0 - first3 < 600.0, qPrintable(QString::number(first0 - first3)));
+    // Same schedule (event count), other jitter: the texts differ.
+    QCOMPARE(uint64_t(truth0["events"]["total"]), uint64_t(truth3["events"]["total"]));
+    QVERIFY(t0 != t3);
+    // Bad combinations are usage errors.
+    QCOMPARE(runGen({QStringLiteral("-o"), path(QStringLiteral("x.json")), QStringLiteral("--rank"), QStringLiteral("1")})
+                 .exitCode,
+             2);
+    QCOMPARE(runGen({QStringLiteral("-o"), path(QStringLiteral("x.json")), QStringLiteral("--rank"), QStringLiteral("4"),
+                     QStringLiteral("--world-size"), QStringLiteral("4")})
+                 .exitCode,
+             2);
   }
 
   // --annotation none --python-functions: no annotation at all, the steps

@@ -113,4 +113,34 @@ inline std::string e8Trace() {
   return "{\"traceEvents\": [\n" + ev + "\n]}";
 }
 
+/// The `custom.json` trace of spec E14: ten user_annotation roots
+/// `my_custom_step_i` with the E8 durations, back to back from ts 1000000 on
+/// pid 1 / tid 1; per step 8 cuda_runtime "hipLaunchKernel" at ts + 10 + 300j
+/// (dur 20, correlation, no Input Dims), each with one kernel "gemm" 10 µs
+/// later (dur 180) on pid 1 / tid 2.
+inline std::string e14Trace() {
+  std::string ev;
+  auto add = [&](const std::string& s) {
+    if (!ev.empty()) ev += ",\n";
+    ev += s;
+  };
+  int64_t ts = 1000000;
+  int c = 1;
+  const std::vector<int64_t> durs = e8Durations();
+  for (size_t i = 0; i < durs.size(); ++i) {
+    add(R"({"ph":"X","cat":"user_annotation","name":"my_custom_step_)" + std::to_string(i) +
+        R"(","pid":1,"tid":1,"ts":)" + std::to_string(ts) + R"(,"dur":)" + std::to_string(durs[i]) + "}");
+    for (int j = 0; j < 8; ++j, ++c) {
+      const int64_t b = ts + 10 + 300LL * j;
+      const std::string cs = std::to_string(c);
+      add(R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":)" + std::to_string(b) +
+          R"(,"dur":20,"args":{"correlation":)" + cs + "}}");
+      add(R"({"ph":"X","cat":"kernel","name":"gemm","pid":1,"tid":2,"ts":)" + std::to_string(b + 10) +
+          R"(,"dur":180,"args":{"correlation":)" + cs + "}}");
+    }
+    ts += durs[i];
+  }
+  return "{\"traceEvents\": [\n" + ev + "\n]}";
+}
+
 }  // namespace sstest

@@ -311,6 +311,47 @@ class TestDurationFinder : public QObject {
                                                                       ",68,32,9120,5760,0,0,4,1,1,4\n" + "0,out/" +
                                                                       decode + ",68,32,9120,5760,0,0,4,1,1,4\n");
   }
+
+  // ------------------------------------------------------------ E14
+  // Spec §7 E14, --llm-inference without shapes: tier 2 picks my_custom_step_#, no cpu_op
+  // shapes -> the duration finder's [4, 8) written three times under the three mode names.
+  void e14_llm_inference_without_shapes_data() {
+    QTest::addColumn<QString>("mode");
+    QTest::addColumn<QString>("file");
+    const QString suffix = "steady_state_prefill_0_prefilldecode_0_decode_4_bs1_conc1_custom.json.gz";
+    QTest::newRow("E14-mixed") << "mixed" << "mixed_" + suffix;
+    QTest::newRow("E14-decode_only") << "decode_only" << "decode_only_" + suffix;
+    QTest::newRow("E14-prefilldecode") << "max_prefilldecode" << "prefilldecode_" + suffix;
+  }
+  void e14_llm_inference_without_shapes() {
+    QFETCH(QString, mode);
+    QFETCH(QString, file);
+    auto t = loadTraceFromString(sstest::e14Trace(), "custom.json");
+    QVERIFY(t.ok());
+    Splitter s(t.value());
+    SplitOptions o;
+    o.outputDir = "out";
+    o.findSteadyState = true;
+    o.numSteps = 4;
+    o.llmInference = true;
+    const SplitResult r = s.plan(o);
+    QCOMPARE(r.outcome, SplitOutcome::Split);
+    QCOMPARE(QString::fromStdString(r.detection.chosen.method), QString("family:unknown_only"));
+    QCOMPARE(QString::fromStdString(r.manifest.find("root_family")->asString()), QString("my_custom_step_#"));
+    bool fellBack = false;
+    for (const auto& l : r.log) fellBack |= l.find("[llm-inference] No cpu_op shapes found") != std::string::npos;
+    QVERIFY(fellBack);
+    QCOMPARE(r.chunks.size(), size_t(3));
+    int k = -1;
+    for (size_t i = 0; i < r.windows.size(); ++i)
+      if (QString(steadyModeName(r.windows[i].mode)) == mode) k = static_cast<int>(i);
+    QVERIFY2(k >= 0, qPrintable(mode));
+    QCOMPARE(r.windows[size_t(k)].window, (Region{4, 8}));
+    const ChunkPlan& c = r.chunks[size_t(r.windows[size_t(k)].chunk)];
+    QCOMPARE(QString::fromStdString(c.fileName), file);
+    QVERIFY(r.executionDetailsCsv.find("0,out/" + file.toStdString() + ",68,32,9120,5760,0,0,4,1,1,4\n") !=
+            std::string::npos);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestDurationFinder)

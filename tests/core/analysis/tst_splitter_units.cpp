@@ -7,6 +7,7 @@
 #include "support/load_json.hpp"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -29,6 +30,20 @@ TracePtr load(const std::string& json, const std::string& name = "foo.pt.trace.j
 SplitResult planE6(const SplitOptions& o, const std::vector<sstest::StepSpec>& steps = sstest::e6Steps()) {
   Splitter s(load(sstest::e6Trace(steps)));
   return s.plan(o);
+}
+
+// Spec E11b: 40 identical decode steps whose first kernel is a 400 µs all-reduce; the trim
+// leaves the detection DEGRADED (coverage 0.933), which the splitter refuses by default.
+std::vector<sstest::StepSpec> e11bSteps() {
+  std::vector<sstest::StepSpec> steps;
+  for (int i = 0; i < 40; ++i) {
+    sstest::StepSpec s;
+    s.st = 1000000 + 20000LL * i;
+    s.name = sstest::vllmDetailedName(0, 0, 16, 16);
+    if (i == 0) s.kernelDurs[0] = 400;
+    steps.push_back(s);
+  }
+  return steps;
 }
 
 SplitOptions steady(int numSteps, const std::string& out = "out") {
@@ -514,6 +529,74 @@ class TestSplitterUnits : public QObject {
     QCOMPARE(candidateStride(n), int64_t(stride));
   }
 
+  // ---------------------------------------------------------------- E9, E10 (shape path, §3.7)
+  // Batch sizes as int64 with -1 for "no batch size" (None in the reference).
+  static std::vector<std::optional<int64_t>> batchSizes(const std::vector<int64_t>& v) {
+    std::vector<std::optional<int64_t>> bs;
+    for (int64_t x : v) bs.push_back(x < 0 ? std::nullopt : std::optional<int64_t>(x));
+    return bs;
+  }
+  void e10_classification_data() {
+    QTest::addColumn<std::vector<int64_t>>("bs");
+    QTest::addColumn<int>("maxNumSeq");  // 0: not given
+    QTest::addColumn<QString>("labels");  // D decode, P prefill_bearing
+    QTest::newRow("E10-drop-small") << ints({1, 2, 40, 800}) << 0 << "DDDP";
+    QTest::newRow("E10-keep-all") << ints({1, 2, 200, 300}) << 0 << "DDPP";
+    QTest::newRow("E10-ratio-2") << ints({8, 16}) << 0 << "DP";
+    QTest::newRow("E10-no-threshold") << ints({10, 12, 14}) << 0 << "DDD";
+    QTest::newRow("E10-max-num-seq") << ints({4, 16, 17, 256}) << 16 << "DDPP";
+    QTest::newRow("E10-none-is-decode") << ints({-1, 256, -1}) << 16 << "DPD";
+    QTest::newRow("E9-labels") << ints({8, 8, 32, 32, 32, 946, 32, 32, 854, 32, 32, 32, 8, 8}) << 0
+                               << "DDDDDPDDPDDDDD";
+  }
+  void e10_classification() {
+    QFETCH(std::vector<int64_t>, bs);
+    QFETCH(int, maxNumSeq);
+    QFETCH(QString, labels);
+    const auto sizes = batchSizes(bs);
+    const std::vector<bool> p =
+        classifyPrefillBearing(sizes, maxNumSeq ? std::optional<int64_t>(maxNumSeq) : std::nullopt);
+    QString got;
+    for (bool b : p) got += b ? 'P' : 'D';
+    QCOMPARE(got, labels);
+  }
+  void e9_shape_finder_data() {
+    QTest::addColumn<std::vector<int64_t>>("bs");
+    QTest::addColumn<int>("numSteps");
+    QTest::addColumn<int>("maxNumSeq");  // 0: not given
+    QTest::addColumn<int>("mode");       // SteadyMode
+    QTest::addColumn<std::vector<int64_t>>("regions");  // start,end,...
+    QTest::addColumn<std::vector<int64_t>>("window");   // start,end
+    const auto e9 = ints({8, 8, 32, 32, 32, 946, 32, 32, 854, 32, 32, 32, 8, 8});
+    const int mixed = int(SteadyMode::Mixed), decode = int(SteadyMode::DecodeOnly),
+              pd = int(SteadyMode::MaxPrefillDecode);
+    QTest::newRow("E9-mixed") << e9 << 4 << 0 << mixed << ints({2, 13}) << ints({2, 6});
+    QTest::newRow("E9-decode_only") << e9 << 4 << 0 << decode << ints({2, 13}) << ints({9, 13});
+    QTest::newRow("E9-max_prefilldecode") << e9 << 4 << 0 << pd << ints({2, 13}) << ints({5, 6});
+    QTest::newRow("E9-prefill-at-both-ends") << ints({900, 32, 32, 32, 32, 32, 900}) << 3 << 64 << mixed
+                                             << ints({0, 7}) << ints({0, 3});
+    QTest::newRow("E9-no-decode-values") << ints({900, 900, 900, 900, 900}) << 3 << 64 << mixed << ints({0, 3})
+                                         << std::vector<int64_t>{};
+  }
+  void e9_shape_finder() {
+    QFETCH(std::vector<int64_t>, bs);
+    QFETCH(int, numSteps);
+    QFETCH(int, maxNumSeq);
+    QFETCH(int, mode);
+    QFETCH(std::vector<int64_t>, regions);
+    QFETCH(std::vector<int64_t>, window);
+    const auto sizes = batchSizes(bs);
+    const ModeSelection m = shapeFinder(sizes, SteadyMode(mode), numSteps,
+                                        maxNumSeq ? std::optional<int64_t>(maxNumSeq) : std::nullopt);
+    std::vector<int64_t> got;
+    for (const Region& g : m.scan.regions) {
+      got.push_back(g.start);
+      got.push_back(g.end);
+    }
+    QCOMPARE(got, regions);
+    if (!window.empty()) QCOMPARE(m.window, (Region{window[0], window[1]}));
+  }
+
   // ---------------------------------------------------------------- E6
   void e6_end_to_end() {
     SplitResult r = planE6(steady(8));
@@ -854,6 +937,67 @@ class TestSplitterUnits : public QObject {
     // fix strict-iterations: refuse, exit 1, nothing written.
     QCOMPARE(runCli(dir.path(), {"foo.json", "-o", "strict", "-i", "100", "--fix", "strict-iterations"}), 1);
     QVERIFY(!QDir(dir.filePath("strict")).exists());
+  }
+
+  // ---------------------------------------------------------------- §5.1 flag audit
+  // Every flag of the reference's command line, through steadyscope-cli split: the run with the
+  // flag must show `marker` (in its files, CSV, manifest or log) and the run without it must not,
+  // so a flag the parser or the splitter ignored fails its row. docs/splitter.md lists flag -> row.
+  void cli_flag_audit_data() {
+    QTest::addColumn<QString>("trace");  // e6 (foo.json), e11b (trim.json: DEGRADED), e8 (xdit.json)
+    QTest::addColumn<QStringList>("base");
+    QTest::addColumn<QStringList>("flag");
+    QTest::addColumn<QString>("marker");
+    const QStringList steady = {"--find-steady-state"};
+    QTest::newRow("-o") << "e6" << QStringList{} << QStringList{"-o", "elsewhere"} << "== elsewhere/split_manifest.json";
+    QTest::newRow("-i") << "e6" << QStringList{} << QStringList{"-i", "2:6"} << "2:6,out/e6_iteration_2:6.json.gz,105,20,1760,800,0\n";
+    QTest::newRow("--iterations") << "e6" << QStringList{} << QStringList{"--iterations=5"} << "5:6,out/e6_iteration_5.json.gz,27,5,440,200,0\n";
+    QTest::newRow("--store-single-iteration") << "e6" << QStringList{"-i", "2:4"}
+                                              << QStringList{"--store-single-iteration"} << "3,out/e6_iteration_3_execute_5_context_0";
+    QTest::newRow("--find-steady-state") << "e6" << QStringList{} << steady << "0,out/mixed_steady_state_prefill_0_prefilldecode_7_decode_25_bs127_conc15_e6.json.gz,833,";
+    QTest::newRow("--num-steps") << "e6" << steady << QStringList{"--num-steps", "4"} << "0,out/mixed_steady_state_prefill_0_prefilldecode_1_decode_3_bs143_conc16_e6.json.gz,105,";
+    QTest::newRow("--CONC") << "e6" << steady << QStringList{"--CONC", "64"} << "Warning: [mixed] CONC=64 differs from the observed global max concurrency 16";
+    // Spec E7's first row: the ideal ratio needs CONC, OSL and R, and makes the window the whole region [4, 48).
+    const QStringList e7 = steady + QStringList{"--num-steps", "8", "--CONC", "16"};
+    const QString kWholeRegion = "0,out/mixed_steady_state_prefill_0_prefilldecode_10_decode_34_bs130_conc14_e6.json.gz,1145,";
+    QTest::newRow("--OSL") << "e6" << e7 + QStringList{"--R", "1"} << QStringList{"--OSL", "1024"} << kWholeRegion;
+    QTest::newRow("--R") << "e6" << e7 + QStringList{"--OSL", "1024"} << QStringList{"--R", "1"} << kWholeRegion;
+    QTest::newRow("--divide-phases") << "e6" << steady << QStringList{"--divide-phases"} << "== out/decode_only/decode_only_chunk0_steps3_bs16_conc16_";
+    QTest::newRow("--no-gap-fill") << "e6" << steady << QStringList{"--no-gap-fill"} << "0,out/mixed_steady_state_prefill_0_prefilldecode_7_decode_25_bs127_conc15_e6.json.gz,838,161,23680,6440,";
+    QTest::newRow("--allow-degraded") << "e11b" << steady << QStringList{"--allow-degraded"} << "0,out/mixed_steady_state_prefill_0_prefilldecode_0_decode_32_bs16_conc16_e11b.json.gz,833,";
+    QTest::newRow("--llm-inference") << "e8" << steady + QStringList{"--num-steps", "4"}
+                                     << QStringList{"--llm-inference"} << "0,out/mixed_steady_state_prefill_0_prefilldecode_0_decode_4_bs1_conc1_e8.json.gz,68,";
+    QTest::newRow("--max-num-seq") << "e8" << steady + QStringList{"--num-steps", "4", "--llm-inference"}
+                                   << QStringList{"--max-num-seq", "16"} << "0,out/prefilldecode_steady_state_prefill_0_prefilldecode_0_decode_4_bs1_conc1_e8.json.gz,68,";
+  }
+  void cli_flag_audit() {
+    QFETCH(QString, trace);
+    QFETCH(QStringList, base);
+    QFETCH(QStringList, flag);
+    QFETCH(QString, marker);
+    QTemporaryDir dir;
+    const QString file = trace + ".json";
+    writeFile(dir.filePath(file), trace == "e6"   ? sstest::e6Trace(sstest::e6Steps())
+                                  : trace == "e8" ? sstest::e8Trace()
+                                                  : sstest::e6Trace(e11bSteps()));
+    auto run = [&](const QString& sub, const QStringList& extra) {
+      QDir(dir.path()).mkpath(sub);
+      QByteArray out, err;
+      const QStringList outArg = extra.contains("-o") ? QStringList{} : QStringList{"-o", "out"};
+      const int rc = runCli(dir.filePath(sub), QStringList{"../" + file} + outArg + base + extra, &err, &out);
+      QString text = QString("exit %1\n").arg(rc) + QString::fromUtf8(out + err);
+      QDirIterator it(dir.filePath(sub), QDir::Files, QDirIterator::Subdirectories);
+      QStringList files;
+      while (it.hasNext()) files << QDir(dir.filePath(sub)).relativeFilePath(it.next());
+      files.sort();
+      for (const QString& f : files)
+        text += "\n== " + f + "\n" + (f.endsWith(".gz") ? QString() : readFile(dir.filePath(sub + "/" + f)));
+      return text;
+    };
+    const QString without = run("without", {});
+    const QString with = run("with", flag);
+    QVERIFY2(with.contains(marker), qPrintable(with));
+    QVERIFY2(!without.contains(marker), qPrintable(without));
   }
 
   // ---------------------------------------------------------------- decisions

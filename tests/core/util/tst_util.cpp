@@ -1,6 +1,7 @@
 // Tests of core/util: Python-exact number formatting, atomic file writing.
 #include <steadyscope/core/util/atomic_file.hpp>
 #include <steadyscope/core/util/big_alloc.hpp>
+#include <steadyscope/core/util/job_budget.hpp>
 #include <steadyscope/core/util/nearly_sorted.hpp>
 #include <steadyscope/core/util/pynum.hpp>
 
@@ -25,6 +26,51 @@ using namespace steadyscope;
 class TestUtil : public QObject {
   Q_OBJECT
  private slots:
+  // How many traces split at once: cores / threads per split, capped by memory and the trace
+  // count; with -j the jobs share the hardware's threads (never more than jobs x threads = cores,
+  // unless more jobs than cores were asked for, which get one thread each).
+  void jobBudget_data() {
+    QTest::addColumn<unsigned>("hw");
+    QTest::addColumn<unsigned>("threads");
+    QTest::addColumn<unsigned>("jobsAsked");
+    QTest::addColumn<qulonglong>("traces");
+    QTest::addColumn<qulonglong>("freeMiB");
+    QTest::addColumn<qulonglong>("perJobMiB");
+    QTest::addColumn<unsigned>("jobs");
+    QTest::addColumn<unsigned>("perJob");
+    QTest::newRow("2 cores: one split uses both") << 2u << 0u << 0u << 8ull << 8000ull << 500ull << 1u << 2u;
+    QTest::newRow("2 cores, --threads 1") << 2u << 1u << 0u << 8ull << 8000ull << 500ull << 2u << 1u;
+    QTest::newRow("64 cores: 16 threads a split") << 64u << 0u << 0u << 8ull << 0ull << 0ull << 4u << 16u;
+    QTest::newRow("64 cores, memory for 3") << 64u << 0u << 0u << 8ull << 3500ull << 1000ull << 3u << 16u;
+    QTest::newRow("memory for none still runs one") << 64u << 0u << 0u << 8ull << 100ull << 1000ull << 1u << 16u;
+    QTest::newRow("fewer traces than jobs") << 64u << 1u << 0u << 3ull << 0ull << 0ull << 3u << 1u;
+    QTest::newRow("-j 2 on 2 cores") << 2u << 0u << 2u << 8ull << 0ull << 0ull << 2u << 1u;
+    QTest::newRow("-j 4 on 64 cores") << 64u << 0u << 4u << 8ull << 0ull << 0ull << 4u << 16u;
+    QTest::newRow("-j 8 on 2 cores") << 2u << 0u << 8u << 8ull << 0ull << 0ull << 8u << 1u;
+    QTest::newRow("-j 3, --threads 8, 16 cores") << 16u << 8u << 3u << 8ull << 0ull << 0ull << 3u << 5u;
+  }
+  void jobBudget() {
+    QFETCH(unsigned, hw);
+    QFETCH(unsigned, threads);
+    QFETCH(unsigned, jobsAsked);
+    QFETCH(qulonglong, traces);
+    QFETCH(qulonglong, freeMiB);
+    QFETCH(qulonglong, perJobMiB);
+    QFETCH(unsigned, jobs);
+    QFETCH(unsigned, perJob);
+    JobBudgetInput in;
+    in.hardwareThreads = hw;
+    in.threadsPerSplit = threads;
+    in.requestedJobs = jobsAsked;
+    in.traces = traces;
+    in.availableBytes = freeMiB << 20;
+    in.bytesPerJob = perJobMiB << 20;
+    const JobBudget b = planJobs(in);
+    QCOMPARE(b.jobs, jobs);
+    QCOMPARE(b.threadsPerJob, perJob);
+    QVERIFY(!b.describe().empty());
+  }
+  void availableMemoryIsRead() { QVERIFY(availableMemoryBytes() > 0); }
   // Freed big blocks are retained and handed out again, front first (the
   // part a vector touched), best fit, with the rest kept; releaseRetained
   // unmaps them all.

@@ -1,0 +1,32 @@
+# Traces with the same base name in different folders land in different output folders:
+# DATA copied to WORK/a/t.json.gz, WORK/b/t.json.gz and WORK/x/a/t.json.gz; split them in one
+# command and require out/a_t, out/b_t and out/a_t_2 (the rule of split --help), each with
+# its own manifest, and the mapping in summary.tsv.
+foreach(v CLI DATA WORK)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "split_same_names.cmake needs -D${v}=...")
+  endif()
+endforeach()
+file(REMOVE_RECURSE "${WORK}")
+foreach(d a b x/a)
+  file(MAKE_DIRECTORY "${WORK}/${d}")
+  file(COPY_FILE "${DATA}" "${WORK}/${d}/t.json.gz")
+endforeach()
+execute_process(COMMAND ${CLI} split a/t.json.gz b/t.json.gz x/a/t.json.gz -o out
+                WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "exit status ${rc}\n${out}${err}")
+endif()
+foreach(f a_t b_t a_t_2)
+  if(NOT EXISTS "${WORK}/out/${f}/split_manifest.json")
+    message(FATAL_ERROR "no out/${f}/split_manifest.json:\n${out}")
+  endif()
+endforeach()
+file(READ "${WORK}/out/summary.tsv" _tsv)
+foreach(pair "a/t.json.gz\tout/a_t\t" "b/t.json.gz\tout/b_t\t" "x/a/t.json.gz\tout/a_t_2\t")
+  string(FIND "${_tsv}" "${pair}" _at)
+  if(_at LESS 0)
+    message(FATAL_ERROR "summary.tsv lacks '${pair}':\n${_tsv}")
+  endif()
+endforeach()
+message(STATUS "three traces named t.json.gz in three output folders")
