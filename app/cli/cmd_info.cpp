@@ -195,9 +195,21 @@ std::optional<int> parseInfoArgs(const Args& args, InfoArgs& out) {
     } else if (a == "-h" || a == "--help") {
       std::printf(
           "Usage: steadyscope-cli info TRACE [--json] [--threads N]\n"
+          "\n"
           "Prints event counts per ph and cat, GPU events, lanes, devices, time span,\n"
-          "step-annotation counts and the loader's anomaly counters.\n"
-          "  --threads N  %s\n",
+          "step-annotation counts and the loader's anomaly counters. TRACE is a .json,\n"
+          ".json.gz, .zip (the first .json member) or .json.zst file.\n"
+          "\n"
+          "Options:\n"
+          "  --json       print the same summary as one JSON object\n"
+          "  --threads N  %s\n"
+          "  -h, --help   show this help\n"
+          "\n"
+          "Examples:\n"
+          "  steadyscope-cli info run.pt.trace.json.gz\n"
+          "  steadyscope-cli info run.json --json > summary.json\n"
+          "\n"
+          "Exit status: 0 success, 1 TRACE cannot be read, 2 usage error.\n",
           threadsHelp().c_str());
       return 0;
     } else if (a == "--threads" || a.rfind("--threads=", 0) == 0) {
