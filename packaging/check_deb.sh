@@ -54,7 +54,7 @@ check "steadyscope --version offscreen says $version" \
   grep -Eq "^steadyscope $version \(git [0-9a-z-]+\)$" <(QT_QPA_PLATFORM=offscreen "$root/usr/bin/steadyscope" --version)
 check "steadyscope FILE opens the shipped sample (offscreen screenshot)" \
   grep -q "title: .*vllm_sample" <(QT_QPA_PLATFORM=offscreen "$root/usr/bin/steadyscope" \
-    "$root/usr/share/steadyscope/samples/vllm_sample.json.gz" --screenshot "$work/shot.png" --size 800x600)
+    "$root/usr/share/steadyscope/samples/vllm_sample.json.gz" --screenshot "$work/shot.png" --size 800x600 2>&1)
 check "man steadyscope-cli has an EXAMPLES section" grep -q '^\.SH EXAMPLES' <(gzip -dc "$root/usr/share/man/man1/steadyscope-cli.1.gz")
 
 echo "desktop files"
@@ -63,43 +63,44 @@ check "the .desktop file's MimeType= is $type" grep -qx "MimeType=$type;" "$root
 check "appstreamcli validate --no-net" appstreamcli validate --no-net "$root/usr/share/metainfo/$app_id.metainfo.xml"
 
 echo "lintian"
-lintian --fail-on error --tag-display-limit 0 "$deb" >"$work/lintian" 2>&1 || bad "lintian reports errors"
+lintian --fail-on error --tag-display-limit 0 "$deb" >"$work/lintian" 2>/dev/null || bad "lintian reports errors"
 sed 's/^/       /' "$work/lintian"
 while read -r tag; do
   check "lintian warning $tag is justified in packaging/README.md" grep -q "\`$tag\`" packaging/README.md
 done < <(sed -n 's/^W: [^:]*: \([a-z0-9-]*\).*/\1/p' "$work/lintian" | sort -u)
 
-echo "shared-mime-info (GIO's answer with the package's XML over the system's base types)"
+# As dpkg's triggers do on install: one MIME database of the base types and ours, the desktop
+# database (GIO's "Open with" reads its mimeinfo.cache).
+echo "shared-mime-info and \"Open with\" (GIO, in the temporary root)"
 cp /usr/share/mime/packages/freedesktop.org.xml "$root/usr/share/mime/packages/"
-update-mime-database "$root/usr/share/mime"
+check "update-mime-database" update-mime-database "$root/usr/share/mime"
+check "update-desktop-database" update-desktop-database "$root/usr/share/applications"
 f=$work/files
 mkdir -p "$f" "$work/home"
 gzip -dc "$root/usr/share/steadyscope/samples/vllm_sample.json.gz" | head -c 8192 >"$f/kineto.json" || true
 printf '{"traceEvents": [{"ph": "X", "name": "k", "ts": 1, "dur": 2}]}\n' >"$f/chrome.json"
-printf '{"traceEvents": []}\n' >"$f/x.pt.trace.json"
-printf '{"traceEvents": []}\n' | gzip -n >"$f/x.pt.trace.json.gz"
+printf '{"name": "named like a trace"}\n' >"$f/x.pt.trace.json"
+printf '{"name": "named like a trace"}\n' | gzip -n >"$f/x.pt.trace.json.gz"
 printf '{"name": "not a trace", "events": [1, 2, 3]}\n' >"$f/plain.json"
 printf '{\n  "schemaVersion": 2,\n  "mediaType": "application/vnd.docker.distribution.manifest.v2+json"\n}\n' >"$f/manifest.json"
 printf '{"name": "not a trace"}\n' | gzip -n >"$f/plain.json.gz"
-mime_of() {
-  XDG_DATA_HOME=$work/home XDG_DATA_DIRS=$root/usr/share:/usr/share GIO_USE_VFS=local \
-    gio info -a standard::content-type "$1" | sed -n 's/.*standard::content-type: //p'
-}
+gio_env=(env "PATH=$root/usr/bin:$PATH" "XDG_DATA_HOME=$work/home" "XDG_DATA_DIRS=$root/usr/share"
+  "XDG_CONFIG_HOME=$work/home" "XDG_CONFIG_DIRS=$work/home" GIO_USE_VFS=local)
+mime_of() { "${gio_env[@]}" gio info -a standard::content-type "$1" | sed -n 's/.*standard::content-type: //p'; }
 expect_type() {  # expect_type FILE TYPE WHY
   local got
   got=$(mime_of "$f/$1")
   if [[ $got == "$2" ]]; then ok "$1 -> $got ($3)"; else bad "$1 -> $got, expected $2 ($3)"; fi
 }
-expect_type x.pt.trace.json.gz "$type" "by name"
-expect_type x.pt.trace.json "$type" "by name"
+expect_type x.pt.trace.json.gz "$type" "by name, whatever it holds"
+expect_type x.pt.trace.json "$type" "by name, whatever it holds"
 expect_type kineto.json "$type" "by content: Kineto's schemaVersion + deviceProperties"
 expect_type chrome.json "$type" "by content: traceEvents"
 expect_type plain.json application/json "a JSON that is no trace is not claimed"
 expect_type manifest.json application/json "schemaVersion alone is not a trace"
 expect_type plain.json.gz application/gzip "a gzip's content cannot be sniffed"
-default_app=$(XDG_DATA_HOME=$work/home XDG_DATA_DIRS=$root/usr/share:/usr/share XDG_CONFIG_HOME=$work/home \
-  XDG_CONFIG_DIRS=$work/home gio mime "$type" 2>&1 || true)
-check "\"Open with\" offers $app_id for $type" grep -q "$app_id.desktop" <<<"$default_app"
+check "\"Open with\" offers $app_id for $type" grep -q "^Default application for .*: $app_id.desktop" \
+  <("${gio_env[@]}" gio mime "$type")
 
 if ((fails)); then
   echo "check_deb: $fails check(s) failed" >&2
