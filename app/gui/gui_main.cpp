@@ -26,7 +26,6 @@ const char* kUsage =
     "                   [--find REGEX] [--range-ms A:B]\n"
     "       steadyscope --bench-timeline TRACE\n"
     "\n"
-    "\n"
     "Opens a PyTorch-profiler / Kineto trace (.json, .json.gz, .zip, .json.zst) or a split\n"
     "directory for review. --screenshot renders the window offscreen into a PNG and exits\n"
     "(no display needed). For scripts without a GUI use steadyscope-cli.\n"
