@@ -2,6 +2,7 @@
 # One entry point for a fresh Debian 12 machine (run as root, or with sudo):
 #   packaging/dev.sh gui    install packages, build (release), open the GUI on the bundled sample
 #   packaging/dev.sh test   install packages, build (dev: Debug, warnings as errors), run every test
+#   packaging/dev.sh deb    install packages, build (release), make build/release/steadyscope_<version>_amd64.deb
 #   packaging/dev.sh deps   install packages only
 # Everything comes from Debian's apt; nothing is downloaded at build time.
 set -euo pipefail
@@ -9,10 +10,13 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   cmake ninja-build g++ pkg-config ccache python3
-  qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev  # (libqt6charts6-dev is a virtual name qt6-charts-dev provides)
+  qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev  # (libqt6charts6-dev is a virtual name qt6-charts-dev provides)
   libsimdjson-dev libfmt-dev libisal-dev zlib1g-dev libzstd-dev libssl-dev
   xvfb xauth
+  clang libclang-rt-14-dev  # the fuzz targets (.ci/run, docs/ROBUSTNESS.md)
   parallel  # docs/cluster.md's GNU parallel recipe (test cli_cluster_parallel_recipe)
+  # the .deb and its checks (packaging/check_deb.sh)
+  dpkg-dev file help2man lintian desktop-file-utils appstream shared-mime-info libglib2.0-bin
 )
 
 install_deps() {
@@ -42,6 +46,12 @@ case "${1:-}" in
     shift
     exec build/release/app/gui/steadyscope "${@:-resources/sample/vllm_sample.json.gz}"
     ;;
+  deb)
+    install_deps
+    cmake --preset release -DSTEADYSCOPE_BUILD_TESTS=OFF >/dev/null
+    cmake --build --preset release -j "$(jobs)"
+    (cd build/release && cpack -G DEB)
+    ;;
   test)
     install_deps
     cmake --preset dev >/dev/null
@@ -49,7 +59,7 @@ case "${1:-}" in
     ctest --preset dev -j "$(jobs)" --timeout 1200
     ;;
   *)
-    echo "usage: packaging/dev.sh gui|test|deps" >&2
+    echo "usage: packaging/dev.sh gui|test|deb|deps" >&2
     exit 2
     ;;
 esac

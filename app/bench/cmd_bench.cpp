@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -77,9 +78,31 @@ void printBaselines(const Trace& t, const std::string& path, unsigned threads, i
   }
 }
 
-/// FILE [--runs N] [--threads T]; false on a usage error.
-bool parseLoadArgs(const Args& args, std::string& path, int& runs, unsigned& threads) {
+const char* kBenchHelp =
+    "Usage: steadyscope-cli bench load FILE [--runs N] [--threads T]\n"
+    "       steadyscope-cli bench split TRACE [--runs N] [split options]\n"
+    "\n"
+    "Measures this machine: figures, never a pass/fail limit.\n"
+    "  load   load FILE N times: load time, GB/s of JSON, events/s, peak anonymous memory,\n"
+    "         and the raw baselines (decompression alone, a plain JSON parse) to compare with\n"
+    "  split  load, split (and again), write the chunks; the time of each stage and the peak\n"
+    "         anonymous memory (`steadyscope-cli bench split --help` lists its options)\n"
+    "\n"
+    "Options of bench load:\n"
+    "  --runs N     number of loads (default 3; the first one is on fresh memory)\n"
+    "  --threads T  loader threads (default: as for info --threads)\n"
+    "\n"
+    "Examples:\n"
+    "  steadyscope-cli bench load run.pt.trace.json.gz --runs 5\n"
+    "  steadyscope-cli bench split run.pt.trace.json.gz --runs 3 --llm-inference\n";
+
+/// FILE [--runs N] [--threads T]; nullopt to go on, else the exit status (help, usage error).
+std::optional<int> parseLoadArgs(const Args& args, std::string& path, int& runs, unsigned& threads) {
   for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-h" || args[i] == "--help") {
+      std::fputs(kBenchHelp, stdout);
+      return 0;
+    }
     if (args[i] == "--runs" && i + 1 < args.size())
       runs = std::max(1, std::atoi(args[++i].c_str()));
     else if (args[i] == "--threads" && i + 1 < args.size())
@@ -87,16 +110,16 @@ bool parseLoadArgs(const Args& args, std::string& path, int& runs, unsigned& thr
     else if (path.empty())
       path = args[i];
   }
-  if (!path.empty()) return true;
+  if (!path.empty()) return std::nullopt;
   std::fputs("Usage: steadyscope-cli bench load FILE [--runs N] [--threads T]\n", stderr);
-  return false;
+  return 2;
 }
 
 int benchLoad(const Args& args) {
   std::string path;
   int runs = 3;
   unsigned threads = 0;  // 0: jobThreads(), as a load without --threads
-  if (!parseLoadArgs(args, path, runs, threads)) return 2;
+  if (auto rc = parseLoadArgs(args, path, runs, threads)) return *rc;
   threads = jobThreads(threads);
   std::printf("bench load %s  (threads %u, runs %d)\n", path.c_str(), threads, runs);
   MemoryFigures before = readMemoryFigures();
@@ -149,9 +172,7 @@ int benchLoad(const Args& args) {
 
 int cmdBench(const Args& args) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-    std::puts(
-        "Usage: steadyscope-cli bench load FILE [--runs N] [--threads T]\n"
-        "       steadyscope-cli bench split TRACE [split options]");
+    std::fputs(kBenchHelp, args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
   }
   Args rest(args.begin() + 1, args.end());

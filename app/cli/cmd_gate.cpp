@@ -45,7 +45,7 @@ std::string gateUsage() {
          "       steadyscope-cli gate --split TRACE [options]\n"
          "\n"
          "Gates the steady-state chunk of a split directory exactly as the pipeline does\n"
-         "(spec §6) and explains the decision.\n"
+         "and explains the decision.\n"
          "\n"
          "  --trace TRACE               the split's source trace: re-plan the split in memory,\n"
          "                              match chunks by file name and add the evidence (union\n"
@@ -76,8 +76,15 @@ std::string gateUsage() {
          "Relative output_path values in " +
          std::string(names::kDetailsCsvFile) +
          " resolve against the current\n"
-         "directory, as in the pipeline. Exit status: 0 accepted, 1 refused, 2 usage error\n"
-         "(also: DIR not a readable directory, TRACE not loadable).\n";
+         "directory, as in the pipeline.\n"
+         "\n"
+         "Examples:\n"
+         "  steadyscope-cli gate chunks\n"
+         "  steadyscope-cli gate chunks --trace run.pt.trace.json.gz --mode decode_only\n"
+         "  steadyscope-cli gate --split run.pt.trace.json.gz --llm-inference --json\n"
+         "\n"
+         "Exit status: 0 accepted, 1 refused, 2 usage error (also: DIR not a readable\n"
+         "directory, TRACE not loadable).\n";
 }
 
 int usageError(const std::string& msg) {

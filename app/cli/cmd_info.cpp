@@ -204,11 +204,24 @@ std::optional<int> parseInfoArgs(const Args& args, InfoArgs& out) {
     } else if (a == "-h" || a == "--help") {
       std::printf(
           "Usage: steadyscope-cli info TRACE [--json] [--partial] [--threads N]\n"
+          "\n"
           "Prints event counts per ph and cat, GPU events, lanes, devices, time span,\n"
-          "step-annotation counts and the loader's anomaly counters.\n"
+          "step-annotation counts and the loader's anomaly counters. TRACE is a .json,\n"
+          ".json.gz, .zip (the first .json member) or .json.zst file.\n"
+          "\n"
+          "Options:\n"
+          "  --json       print the same summary as one JSON object\n"
           "  --partial    a truncated trace: describe the complete events before the cut\n"
           "               (split, gate and export always need the whole trace)\n"
-          "  --threads N  %s\n",
+          "  --threads N  %s\n"
+          "  -h, --help   show this help\n"
+          "\n"
+          "Examples:\n"
+          "  steadyscope-cli info run.pt.trace.json.gz\n"
+          "  steadyscope-cli info run.json --json > summary.json\n"
+          "  steadyscope-cli info --partial killed-run.pt.trace.json.gz\n"
+          "\n"
+          "Exit status: 0 success, 1 TRACE cannot be read, 2 usage error.\n",
           threadsHelp().c_str());
       return 0;
     } else if (a == "--threads" || a.rfind("--threads=", 0) == 0) {

@@ -131,6 +131,12 @@ void printSplitHelp(const std::string& prog) {
       "                        the reference, and the default, find no GPU work in such a trace)\n"
       "  --json                print the structured result as JSON instead of the log\n");
   std::printf("  --threads THREADS     %s\n", threadsHelp().c_str());
+  std::printf(
+      "\nExamples:\n"
+      "  %s run.pt.trace.json.gz -o chunks --find-steady-state\n"
+      "  %s serve.json.gz -o chunks --find-steady-state --llm-inference --num-steps 16\n"
+      "  %s run.json -o steps -i 10:20 --store-single-iteration\n",
+      prog.c_str(), prog.c_str(), prog.c_str());
   printSplitManyHelp();
 }
 

@@ -12,6 +12,10 @@ namespace {
 const char* kUsage =
     "Usage: steadyscope-cli <command> [options]\n"
     "\n"
+    "The command-line side of Steadyscope: reads PyTorch-profiler / Kineto traces (.json,\n"
+    ".json.gz, .zip, .json.zst), splits them into steady-state chunks as AMD TraceLens does,\n"
+    "and gates the chunks as the pipeline does. Each command has its own --help.\n"
+    "\n"
     "Commands:\n"
     "  info TRACE [--json]        event counts, GPU events, lanes, devices, anomalies\n"
     "  split TRACE -o OUTDIR ...  split a trace into steady-state chunks (TraceLens-compatible)\n"
@@ -21,7 +25,15 @@ const char* kUsage =
     "\n"
     "Options:\n"
     "  -h, --help                 show this help (or `steadyscope-cli <command> --help`)\n"
-    "  -V, --version              print the version\n";
+    "  -V, --version              print the version and the git revision\n"
+    "\n"
+    "Examples:\n"
+    "  steadyscope-cli info run.pt.trace.json.gz\n"
+    "  steadyscope-cli split run.pt.trace.json.gz -o chunks --find-steady-state\n"
+    "  steadyscope-cli gate chunks --trace run.pt.trace.json.gz\n"
+    "  steadyscope-cli bench load run.pt.trace.json.gz\n"
+    "\n"
+    "Exit status: 0 success, 1 failure (bad input, refused chunk), 2 usage error.\n";
 
 }  // namespace
 
@@ -36,7 +48,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (cmd == "-V" || cmd == "--version") {
-    std::printf("steadyscope-cli %s\n", steadyscope::versionString());
+    std::printf("steadyscope-cli %s (git %s)\n", steadyscope::versionString(), steadyscope::gitRevision());
     return 0;
   }
   steadyscope::cli::Args rest(argv + 2, argv + argc);

@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include <steadyscope/core/version.hpp>
+
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -68,6 +70,10 @@ Awkward shapes
   --epoch                   epoch-scale timestamps (~1.77e15 us) instead of small ones
 
   -h, --help                this text
+  -V, --version             print the version and the git revision
+
+Example:
+  steadyscope-gen -o run.pt.trace.json.gz --style vllm --steps 2000 --seed 1
 )";
 
 template <class T>
@@ -218,6 +224,11 @@ std::optional<Options> parseOptions(int argc, char** argv, int& exitCode) {
     bool hasInline = false;
     if (arg == "-h" || arg == "--help") {
       std::fputs(kUsage, stdout);
+      exitCode = 0;
+      return std::nullopt;
+    }
+    if (arg == "-V" || arg == "--version") {
+      std::printf("steadyscope-gen %s (git %s)\n", steadyscope::versionString(), steadyscope::gitRevision());
       exitCode = 0;
       return std::nullopt;
     }

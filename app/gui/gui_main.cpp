@@ -1,5 +1,6 @@
 #include "gui_main.hpp"
 
+#include "about_dialog.hpp"
 #include "main_window.hpp"
 #include "panels/chunks_panel.hpp"
 
@@ -27,7 +28,25 @@ const char* kUsage =
     "\n"
     "Opens a PyTorch-profiler / Kineto trace (.json, .json.gz, .zip, .json.zst) or a split\n"
     "directory for review. --screenshot renders the window offscreen into a PNG and exits\n"
-    "(no display needed). For scripts without a GUI use steadyscope-cli.\n";
+    "(no display needed). For scripts without a GUI use steadyscope-cli.\n"
+    "\n"
+    "Options:\n"
+    "  --source TRACE     the source trace of a split directory (adds the evidence)\n"
+    "  --split            split the trace before the screenshot\n"
+    "  --select MODE      select the chunk of a mode (mixed, decode_only, ...)\n"
+    "  --screenshot PNG   render the window offscreen into PNG and exit\n"
+    "  --size WxH         the screenshot's size (default 1920x1080)\n"
+    "  --dark             a dark palette\n"
+    "  --find REGEX       select the first event whose name matches (as Ctrl+F)\n"
+    "  --range-ms A:B     select a time range, in ms from the trace start\n"
+    "  --bench-timeline TRACE  measure the timeline's frame times (offscreen)\n"
+    "  -h, --help         show this help\n"
+    "  -v, --version      print the version and the git revision\n"
+    "\n"
+    "Examples:\n"
+    "  steadyscope run.pt.trace.json.gz\n"
+    "  steadyscope chunks/ --source run.pt.trace.json.gz\n"
+    "  steadyscope run.json --split --select decode_only --screenshot split.png\n";
 
 bool envSet(const char* name) {
   const char* v = std::getenv(name);
@@ -128,7 +147,7 @@ int runSteadyscope(int argc, char** argv) {
     return 0;
   }
   if (o.version) {
-    std::printf("steadyscope %s\n", STEADYSCOPE_VERSION_STRING);
+    std::printf("steadyscope %s\n", qPrintable(AboutDialog::versionText()));
     return 0;
   }
   if (!o.error.isEmpty()) {
@@ -150,6 +169,8 @@ int runSteadyscope(int argc, char** argv) {
   QApplication::setApplicationName(QStringLiteral("steadyscope"));
   QApplication::setOrganizationName(QStringLiteral("Steadyscope"));
   QApplication::setApplicationVersion(QStringLiteral(STEADYSCOPE_VERSION_STRING));
+  // Lets Wayland compositors find the .desktop file (icon, name) for the window.
+  QGuiApplication::setDesktopFileName(QStringLiteral(STEADYSCOPE_APP_ID));
   QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/steadyscope.svg")));
   if (o.dark) applyDarkPalette();
   if (!o.benchTrace.isEmpty()) return runTimelineBench(o.benchTrace);

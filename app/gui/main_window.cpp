@@ -1,5 +1,7 @@
 #include "main_window.hpp"
 
+#include "about_dialog.hpp"
+
 #include "panels/anomalies_panel.hpp"
 #include "panels/charts_panel.hpp"
 #include "panels/chunks_panel.hpp"
@@ -235,11 +237,7 @@ void MainWindow::createHelpActions() {
            "<tr><td>drag</td><td>pan; drag on the ruler selects a range; Ctrl/right-drag box-zooms</td></tr>"
            "</table>"));
   });
-  help->addAction(tr("&About Steadyscope"), this, [this] {
-    QMessageBox::about(this, tr("About Steadyscope"),
-                       tr("<b>Steadyscope</b> %1<br>Inspector for GPU profiler traces and their steady-state chunks.")
-                           .arg(QCoreApplication::applicationVersion()));
-  });
+  help->addAction(tr("&About Steadyscope"), this, [this] { AboutDialog(this).exec(); });
 }
 
 void MainWindow::createToolBar() {
