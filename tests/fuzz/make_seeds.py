@@ -14,7 +14,7 @@ import gzip, io, json, os, subprocess, sys, zipfile
 
 out, gen, shared = sys.argv[1], sys.argv[2], sys.argv[3]
 targets = ["fuzz_trace_text", "fuzz_trace_file", "fuzz_split_gate", "fuzz_names", "fuzz_details_csv",
-           "fuzz_split_dir"]
+           "fuzz_split_dir", "fuzz_export"]
 for t in targets:
     os.makedirs(os.path.join(out, t), exist_ok=True)
 
@@ -74,6 +74,7 @@ for k, shape in enumerate(shapes):
     os.remove(path)
     put("fuzz_trace_text", f"gen{k}.json", text)
     put("fuzz_split_gate", f"gen{k}.bin", bytes([0x23 | (k & 1)]) + text)
+    put("fuzz_export", f"gen{k}.bin", bytes([0x1c | (k & 1), k % 4]) + text)  # 8 steps; the k-th write fails
     if k < 4:  # the compressed paths: gzip, zip (stored and deflated)
         put("fuzz_trace_file", f"gen{k}.json.gz", gzip.compress(text, 6))
         for method in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):

@@ -12,7 +12,7 @@ rm -rf "$seeds" "$corpus"
 mkdir -p "$corpus" "$artifacts"
 python3 "$here/make_seeds.py" "$seeds" "$gen" "$shared"
 status=0
-for target in fuzz_trace_text fuzz_trace_file fuzz_split_gate fuzz_names fuzz_details_csv fuzz_split_dir; do
+for target in fuzz_trace_text fuzz_trace_file fuzz_split_gate fuzz_names fuzz_details_csv fuzz_split_dir fuzz_export; do
   mkdir -p "$corpus/$target"
   log=$build/$target.log
   if ASAN_OPTIONS=detect_leaks=1 "$build/tests/fuzz/$target" "$corpus/$target" "$seeds/$target" "$here/regressions/$target" \

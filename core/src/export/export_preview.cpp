@@ -55,6 +55,11 @@ ExportPreview previewExport(const Trace& trace, const analysis::SplitResult& pla
   pv.chunk = chunkOfMode(plan, request.mode);
   ExportFiles& f = pv.files;
   f.dir = absoluteDir(request.targetDir);
+  if (trace.partial) {
+    pv.refusal = fmt::format("the trace was read only in part ({}); an export needs the whole trace",
+                             trace.partial->reason);
+    return pv;
+  }
   if (pv.chunk < 0) {
     pv.refusal = noChunkSentence(plan, request.mode);
     return pv;

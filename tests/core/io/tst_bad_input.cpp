@@ -7,6 +7,7 @@
 #include "test_files.hpp"
 
 #include <steadyscope/core/analysis/splitter.hpp>
+#include <steadyscope/core/export/chunk_export.hpp>
 #include <steadyscope/core/io/loader.hpp>
 
 #include <QDir>
@@ -204,6 +205,10 @@ class TestBadInput : public QObject {
     const auto plan = splitter.plan(o);
     QCOMPARE(plan.outcome, analysis::SplitOutcome::Error);
     QVERIFY2(QString::fromStdString(plan.error).contains("read only in part"), plan.error.c_str());
+    exporting::ExportRequest req;
+    req.targetDir = dir.filePath("export").toStdString();
+    const auto preview = exporting::previewExport(t, plan, req);
+    QVERIFY2(QString::fromStdString(preview.refusal).contains("read only in part"), preview.refusal.c_str());
 
     const CliRun info = runCli({"info", "--partial", QString::fromStdString(path)});
     QVERIFY2(info.exitCode == 0 && info.output.contains("partial: the file ends early"), qPrintable(info.output));
