@@ -121,8 +121,11 @@ void LocalColumns::clear() {
 }
 
 size_t LocalKeyHash::operator()(const LocalKey& k) const noexcept {
-  auto h1 = std::hash<int64_t>{}(k.pid.type == JsonKey::Type::Real ? static_cast<int64_t>(k.pid.d * 1e6) : k.pid.i);
-  auto h2 = std::hash<int64_t>{}(k.tid.type == JsonKey::Type::Real ? static_cast<int64_t>(k.tid.d * 1e6) : k.tid.i);
+  // Real ids compare exactly, so they hash as doubles (any magnitude: no cast to an integer).
+  auto part = [](const JsonKey& j) {
+    return j.type == JsonKey::Type::Real ? std::hash<double>{}(j.d) : std::hash<int64_t>{}(j.i);
+  };
+  const size_t h1 = part(k.pid), h2 = part(k.tid);
   return h1 * 31 + h2 + static_cast<size_t>(k.pid.type) * 7 + static_cast<size_t>(k.tid.type);
 }
 
