@@ -11,6 +11,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QRegularExpression>
 
 #include <map>
 
@@ -36,11 +37,10 @@ QString inputsText(const JsonValue& inputs) {
 }  // namespace
 
 std::shared_ptr<const GateSource> liveGateSource(const analysis::SplitResult& r, const analysis::SplitOptions& o,
-                                                 analysis::Splitter& splitter) {
+                                                 analysis::EvidenceContext& evidence) {
   auto s = std::make_shared<GateSource>();
   s->kind = GateSource::Kind::Live;
-  analysis::EvidenceContext ctx(splitter.eventIndex(o), o);
-  s->input = review::gateInputFromSplit(r, o, &ctx);
+  s->input = review::gateInputFromSplit(r, o, &evidence);
   s->llm = r.servingAnnotations || o.llmInference;
   for (gate::Mode m : {gate::Mode::Mixed, gate::Mode::DecodeOnly, gate::Mode::PrefillDecode})
     if (s->input.listing.count(m) > 0) s->llm = true;
@@ -133,35 +133,103 @@ widgets::GateExplanation explanationOf(const gate::GateResult& g) {
   return e;
 }
 
+namespace {
+/// The numbers of a CSV row as the table shows them (unparseable cells: unknown).
+void fillFromCsv(const gate::CsvTable& t, const gate::CsvRecord& rec, widgets::ChunkRow& r) {
+  auto num = [&](std::string_view col) -> std::optional<double> {
+    const std::optional<std::string> c = t.cell(rec, col);
+    return c ? gate::parsePyFloat(*c) : std::nullopt;
+  };
+  if (auto v = num("event_count")) r.events = qint64(*v);
+  if (auto v = num("num_gpu_events")) r.gpuEvents = qint64(*v);
+  if (auto v = num("gpu_duration")) r.gpuTimeUs = *v;
+  if (auto v = num("gpu_busy_duration")) r.gpuBusyUs = *v;
+  if (auto v = num("num_steps")) r.stepCount = int(*v);
+}
+}  // namespace
+
 QVector<widgets::ChunkRow> directoryChunkRows(const std::string& dir) {
   const SplitDirectoryInfo info = inspectSplitDirectory(QString::fromStdString(dir));
-  std::map<QString, gate::RowReading> byName;
+  // Rows are found by file name here, whatever output_path's directory: the
+  // table shows the CSV's numbers even where the pipeline would not match them.
+  std::map<QString, const gate::CsvRecord*> byName;
+  std::map<QString, gate::RowReading> readings;
   const std::string csvPath = QDir(QString::fromStdString(dir)).filePath(qs(names::kDetailsCsvFile)).toStdString();
-  if (Expected<gate::CsvTable> t = gate::readCsvFile(csvPath); t.ok())
+  Expected<gate::CsvTable> t = gate::readCsvFile(csvPath);
+  if (t.ok()) {
+    const int pathCol = t.value().column("output_path");
+    for (const gate::CsvRecord& rec : t.value().records)
+      if (pathCol >= 0 && size_t(pathCol) < rec.fields.size())
+        byName.emplace(baseName(rec.fields[size_t(pathCol)]), &rec);
     for (const gate::ChunkRow& row : gate::chunkRowsFromTable(t.value()))
-      if (row.outputPath) byName.emplace(baseName(*row.outputPath), gate::readRow(row));
+      if (row.outputPath) readings.emplace(baseName(*row.outputPath), gate::readRow(row));
+  }
   QVector<widgets::ChunkRow> rows;
   for (const SplitChunkFile& c : info.chunks) {
     widgets::ChunkRow r;
     r.mode = c.mode;
     r.file = c.fileName;
     r.events = -1;
-    if (auto it = byName.find(c.fileName); it != byName.end()) {
-      r.gpuEvents = it->second.numGpuEvents;
-      if (it->second.busyRatio) r.busyRef = *it->second.busyRatio;
-    } else {
-      r.gpuEvents = -1;
-    }
+    r.gpuEvents = -1;
+    if (auto it = byName.find(c.fileName); it != byName.end()) fillFromCsv(t.value(), *it->second, r);
+    if (auto it = readings.find(c.fileName); it != readings.end() && it->second.busyRatio)
+      r.busyRef = *it->second.busyRatio;
     rows.push_back(r);
   }
   return rows;
 }
 
-void applyVerdicts(const GateSource& s, double threshold, QVector<widgets::ChunkRow>& rows) {
+namespace {
+/// Sentences for the window: the spec's section references are for the CLI's readers.
+QString plainSentence(const std::string& s) {
+  static const QRegularExpression ref(QStringLiteral("\\s*\\((?:[^()]*; )?§[^()]*\\)|,?\\s*§\\d+(?:\\.\\d+)*(?: [A-Z]\\d+)?"));
+  return qs(s).remove(ref);
+}
+
+bool isWarningFinding(const std::string& code) {
+  return code == "steps_without_gpu_work" || code == "dominant_gpu_event" || code == "startup_transient_inside";
+}
+
+/// The pipeline passes the chunk without looking at its numbers.
+bool passedUnchecked(const gate::GateResult& g) {
+  if (!g.accepted) return false;
+  for (const gate::RuleEvaluation& r : g.record)
+    if (r.outcome == gate::RuleOutcome::Skipped &&
+        (r.rule == "details_csv" || r.rule == "row_match" || r.rule == "busy_ratio"))
+      return true;
+  return false;
+}
+
+/// Verdict, findings and the unchecked mark of one row from its mode's gate run.
+void markRow(const gate::GateResult& g, gate::Mode m, widgets::ChunkRow& row) {
+  row.verdict = verdictOf(g);
+  row.hasVerdict = true;
+  row.findings = 0;
+  row.findingsWarn = false;
+  QStringList lines;
+  for (const gate::Finding& f : g.findings) {
+    if (f.subject != gate::modeName(m)) continue;
+    ++row.findings;
+    row.findingsWarn = row.findingsWarn || isWarningFinding(f.code);
+    lines << plainSentence(f.sentence);
+  }
+  row.findingsText = lines.join(QLatin1Char('\n'));
+  row.unchecked = passedUnchecked(g);
+  row.note.clear();
+  if (row.unchecked) {
+    row.note = QObject::tr("Unchecked: %1.").arg(plainSentence(g.summary));
+    if (row.gpuEvents >= 0)
+      row.note += QObject::tr(" The numbers shown come from the row of execution_details.csv with the same file name.");
+  }
+}
+}  // namespace
+
+void applyVerdicts(const GateSource& s, double threshold, gate::Mode requested, QVector<widgets::ChunkRow>& rows) {
   std::map<gate::Mode, GateRun> runs;
   for (widgets::ChunkRow& row : rows) {
     row.hasVerdict = false;
     const std::optional<gate::Mode> m = gate::parseMode(row.mode.toStdString());
+    row.requested = m == requested;
     if (!m) continue;
     auto it = runs.find(*m);
     if (it == runs.end()) it = runs.emplace(*m, runGate(s, *m, threshold)).first;
@@ -170,11 +238,13 @@ void applyVerdicts(const GateSource& s, double threshold, QVector<widgets::Chunk
     const gate::ChunkSummary* cs = nullptr;
     for (const gate::ChunkSummary& c : g.chunks)
       if (c.mode == *m) cs = &c;
-    if (!row.file.isEmpty() && (!cs || baseName(cs->chunk) != row.file)) continue;  // not the family's first chunk
-    row.verdict = verdictOf(g);
-    row.hasVerdict = true;
+    if (!row.file.isEmpty() && (!cs || baseName(cs->chunk) != row.file)) {  // not the family's first chunk
+      row.requested = false;
+      continue;
+    }
+    markRow(g, *m, row);
     if (cs && cs->reading && cs->reading->busyRatio) row.busyRef = *cs->reading->busyRatio;
-    if (const auto& ev = s.input.evidence[gate::modeIndex(*m)]; ev && ev->unionBusyRatio)
+    if (const auto& ev = s.input.evidence[gate::modeIndex(*m)]; ev && ev->unionBusyRatio && row.busyUnion < 0)
       row.busyUnion = *ev->unionBusyRatio;
   }
 }
@@ -189,9 +259,10 @@ std::optional<GateReview> reviewGate(GateRequest req, JobControl& control) {
     out.rows = directoryChunkRows(req.dir);
   }
   if (!control.enterStage("verdicts")) return std::nullopt;
-  applyVerdicts(*out.source, req.threshold, out.rows);
+  const gate::Mode requested = requestedMode(*out.source, req.comboMode);
+  applyVerdicts(*out.source, req.threshold, requested, out.rows);
   if (!control.enterStage("explanation")) return std::nullopt;
-  gate::Mode mode = requestedMode(*out.source, req.comboMode);
+  gate::Mode mode = requested;
   if (auto m = gate::parseMode(req.selectedMode.toStdString())) mode = *m;
   out.shown = runGate(*out.source, mode, req.threshold);
   return out;

@@ -463,6 +463,10 @@ void MainWindow::publish(const TraceDocument& doc) {
   details_->setDocument(doc_);
   charts_->setDocument(doc_);
   centre_->setCurrentWidget(doc_ ? static_cast<QWidget*>(timeline_) : static_cast<QWidget*>(welcome_));
+  if (doc_ && chunks_->model()->rowCount() > 0) {  // a directory's source arrived after its rows
+    selectRequested_ = true;
+    selectRequestedOnce();
+  }
   updateStatus();
   updateTitle();
 }
@@ -496,6 +500,7 @@ void MainWindow::openSplitDirectory(const QString& dir, const QString& sourceTra
   shownGate_.reset();
   chunks_->setChunks({});
   ++rowsGeneration_;
+  selectRequested_ = true;
   regate();
   updateStatus();
   if (!info.sourceTrace.isEmpty())
@@ -585,26 +590,26 @@ void MainWindow::setSplitResult(std::shared_ptr<const timeline::TimelineOverlays
                                 QVector<widgets::ChunkRow> chunks, const QString& rootTier) {
   doc_.overlays = std::move(overlays);
   rootTier_ = rootTier;
-  addBusyUnion(chunks);
+  addWindowFigures(chunks);
+  chunks_->model()->setTimeOrigin(doc_ ? doc_.index->firstNs : 0);
   timeline_->setOverlays(doc_.overlays);
   details_->setDocument(doc_);
   charts_->setDocument(doc_);
   chunks_->setChunks(std::move(chunks));
   ++rowsGeneration_;
+  selectRequested_ = true;
   updateStatus();
 }
 
-void MainWindow::addBusyUnion(QVector<widgets::ChunkRow>& rows) const {
-  // The union-based busy ratio of each window from the timeline's coverage
-  // (mean over devices), next to the splitter's gpu_busy / gpu_duration; the
-  // gate's evidence replaces it where the chunk evidence has one.
+void MainWindow::addWindowFigures(QVector<widgets::ChunkRow>& rows) const {
+  // Rows that know their CPU window but not its figures (a split directory's)
+  // get the window's busy ratio and longest gap from the timeline's coverage.
   if (!doc_ || doc_.index->devices.empty()) return;
   for (widgets::ChunkRow& c : rows) {
-    if (c.endNs <= c.beginNs) continue;
-    double sum = 0;
-    for (const timeline::DeviceIndex& d : doc_.index->devices)
-      sum += double(d.busy.busyIn(c.beginNs, c.endNs)) / double(c.endNs - c.beginNs);
-    c.busyUnion = sum / double(doc_.index->devices.size());
+    if (c.endNs <= c.beginNs || c.busyWindow >= 0) continue;
+    const timeline::ChunkFigures f = timeline::computeChunkFigures(*doc_.trace, *doc_.index, c.beginNs, c.endNs, {});
+    if (const auto* d = f.worstWindow()) c.busyWindow = d->windowRatio();
+    if (const auto* d = f.worstGap()) c.longestGapNs = d->longestGapNs;
   }
 }
 
@@ -614,10 +619,11 @@ void MainWindow::runSplit() {
     return;
   }
   const TracePtr trace = doc_.trace;
+  const timeline::TimelineIndexPtr index = doc_.index;
   const int numSteps = numSteps_->value();
   splits_->start<SplitView>(
       tr("Splitting %1").arg(QFileInfo(path_).fileName()),
-      [trace, numSteps](JobContext& ctx) { return planSplitView(trace, numSteps, &ctx.control); },
+      [trace, index, numSteps](JobContext& ctx) { return planSplitView(trace, index, numSteps, &ctx.control); },
       [this, trace](SplitView v) { onSplit(v, trace); });
 }
 
@@ -678,11 +684,27 @@ void MainWindow::onReviewed(const GateReview& r, quint64 rowsGeneration) {
   } else {
     chunks_->updateChunks(r.rows);
   }
+  selectRequestedOnce();
   shownGate_ = r.shown.result;
   if (shownGate_)
     explanation_->setExplanation(explanationOf(*shownGate_));
   else
     explanation_->clear(tr("The gate could not run: %1").arg(r.shown.error));
+}
+
+void MainWindow::selectRequestedOnce() {
+  // New rows open on the mode the pipeline asks for (its selection re-gates for the explanation).
+  const auto& rows = chunks_->model()->chunks();
+  if (!selectRequested_ || std::none_of(rows.begin(), rows.end(), [](const auto& r) { return r.hasVerdict; }))
+    return;  // not reviewed yet: the review's arrival selects
+  selectRequested_ = false;
+  if (selection_->chunk() >= 0) return;
+  for (int i = 0; i < rows.size(); ++i)
+    if (rows[i].requested) {
+      selection_->setChunk(i);
+      if (rows[i].endNs > rows[i].beginNs) timeline_->zoomToRange(rows[i].beginNs, rows[i].endNs);
+      return;
+    }
 }
 
 // ------------------------------------------------------------ find

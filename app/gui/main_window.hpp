@@ -138,10 +138,11 @@ class MainWindow : public QMainWindow {
   void onCancelled(JobRunner* runner);
   void showJobs();
   void showError(const QString& title, const QString& message);
-  void addBusyUnion(QVector<widgets::ChunkRow>& rows) const;
+  void addWindowFigures(QVector<widgets::ChunkRow>& rows) const;
   void publish(const widgets::TraceDocument& doc);
   void flash(const QString& text, int ms = 5000);
   void regate();
+  void selectRequestedOnce();
   void rebuildMatches();
   void showMatch();
 
@@ -153,6 +154,7 @@ class MainWindow : public QMainWindow {
   QString reviewDir_;
   JobRunner* shownJob_ = nullptr;  // the job the status bar shows (Esc cancels it)
   quint64 rowsGeneration_ = 0;     // bumped whenever the chunk table gets new rows
+  bool selectRequested_ = false;   // new rows: select the requested mode's once its verdicts are in
   widgets::SelectionModel* selection_;
   widgets::TraceDocument doc_;
   QString path_;

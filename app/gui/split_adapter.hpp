@@ -7,6 +7,7 @@
 #include "panels/split_view_data.hpp"
 
 #include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/timeline/chunk_figures.hpp>
 #include <steadyscope/core/timeline/overlays.hpp>
 #include <steadyscope/core/util/progress.hpp>
 
@@ -34,8 +35,10 @@ struct SplitView {
 SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace);
 
 /// (job thread) Runs the splitter's plan (no files written) for the
-/// steady-state modes and builds the gate's input for it (evidence from the
-/// trace). nullopt: `control` cancelled it.
-std::optional<SplitView> planSplitView(const TracePtr& trace, int numSteps, JobControl* control = nullptr);
+/// steady-state modes, each window's figures (timeline/chunk_figures, with
+/// `index`) and the gate's input for it (evidence from the trace, computed
+/// once for both). nullopt: `control` cancelled it.
+std::optional<SplitView> planSplitView(const TracePtr& trace, const timeline::TimelineIndexPtr& index, int numSteps,
+                                       JobControl* control = nullptr);
 
 }  // namespace steadyscope::app

@@ -16,10 +16,22 @@ struct ChunkRow {
   QString mode;  // "mixed", "decode_only", "prefilldecode", "generic"
   QString file;  // output file name, if written
   int firstStep = -1, lastStep = -1;
-  qint64 beginNs = 0, endNs = 0;
+  int stepCount = -1;  // -1: unknown
+  qint64 beginNs = 0, endNs = 0;     // the chunk's CPU window (0, 0: unknown)
   qint64 events = 0, gpuEvents = 0;  // -1: unknown
+  double gpuTimeUs = -1.0;           // gpu_duration: the sum of each step's GPU span (-1 unknown)
+  double gpuBusyUs = -1.0;           // gpu_busy_duration: the plain sum of GPU durations (-1 unknown)
   double busyRef = -1.0;             // gpu_busy_duration / gpu_duration as the gate reads it (-1 unknown)
-  double busyUnion = -1.0;           // union-based busy ratio (-1 unknown)
+  double busyUnion = -1.0;           // union of the chunk's GPU events / gpu_duration (worst device; -1 unknown)
+  double busyWindow = -1.0;          // device busy over the CPU window (worst device; -1 unknown)
+  qint64 longestGapNs = -1;          // longest GPU-idle gap inside the CPU window (worst device; -1 unknown)
+  QString unionDevices, windowDevices, gapDevices;  // each device's value, one line each (tooltips)
+  int findings = -1;                 // the gate's findings about this chunk (-1: not gated)
+  bool findingsWarn = false;         // one of them warns (empty steps, a dominating event, a transient)
+  QString findingsText;              // one line each
+  bool requested = false;            // the mode the pipeline asks for
+  bool unchecked = false;            // the pipeline passes it without checking its numbers
+  QString note;                      // why it is unchecked / where its numbers come from
   colors::Verdict verdict = colors::Verdict::Missing;
   bool hasVerdict = false;
 };

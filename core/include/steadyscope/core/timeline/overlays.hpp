@@ -25,11 +25,18 @@ struct RegionBand {
   std::string label;
 };
 
-struct ChunkBand {
+/// One step's GPU work on one device: first GPU start to last GPU end.
+struct GpuSpan {
   int64_t beginNs = 0, endNs = 0;
+  int32_t step = -1;
+};
+
+struct ChunkBand {
+  int64_t beginNs = 0, endNs = 0;  // the CPU window
   std::string mode;                       // "mixed", "decode_only", "prefilldecode", "generic"
   std::string label;                      // shown on the band
   int32_t firstStep = -1, lastStep = -1;  // inclusive step indices, -1 if unknown
+  std::vector<GpuSpan> gpuSpans;          // each step's GPU span (every device), drawn when selected
 };
 
 struct TimelineOverlays {
