@@ -13,6 +13,7 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
+#include <cmath>
 #include <map>
 
 namespace steadyscope::app {
@@ -35,6 +36,11 @@ QString inputsText(const JsonValue& inputs) {
   return parts.join(QStringLiteral(", "));
 }
 }  // namespace
+
+QString plainSentence(const std::string& s) {
+  static const QRegularExpression ref(QStringLiteral("\\s*\\((?:[^()]*; )?§[^()]*\\)|,?\\s*§\\d+(?:\\.\\d+)*(?: [A-Z]\\d+)?"));
+  return qs(s).remove(ref);
+}
 
 std::shared_ptr<const GateSource> liveGateSource(const analysis::SplitResult& r, const analysis::SplitOptions& o,
                                                  analysis::EvidenceContext& evidence) {
@@ -93,6 +99,75 @@ Verdict verdictOf(const gate::GateResult& g) {
   return g.lowQuality ? Verdict::LowQuality : Verdict::Accepted;
 }
 
+namespace {
+/// Finding and reading the chunk, as opposed to judging it.
+bool isBookkeeping(const std::string& rule) {
+  return rule == "collect" || rule == "any_chunk" || rule == "mode_present" || rule == "select" ||
+         rule == "details_csv" || rule == "row_match";
+}
+
+QString ruleLabel(const std::string& rule) {
+  static const std::map<std::string, const char*> labels = {
+      {"collect", "chunk files"},         {"any_chunk", "any chunk"},     {"mode_present", "requested mode"},
+      {"select", "chunk chosen"},         {"details_csv", "details file"}, {"row_match", "details row"},
+      {"gpu_events", "GPU events"},       {"busy_ratio", "busy ratio"},   {"threshold", "threshold"},
+      {"alternate", "alternate"},         {"verdict", "verdict"},         {"retry", "retry"},
+      {"strict", "strict"}};
+  const auto it = labels.find(rule);
+  return it == labels.end() ? qs(rule) : QObject::tr(it->second);
+}
+
+QString numberOf(const JsonValue* v) {
+  if (!v || v->isNull()) return {};
+  if (!v->isNumber()) return qs(v->dump(JsonStyle::oneLine()));
+  const double d = v->asDouble();
+  return d == std::floor(d) && std::abs(d) < 1e15 ? QString::number(qint64(d)) : qs(gate::formatNumber(d));
+}
+
+/// The value a rule measured and what it compared it with.
+void measureOf(const gate::RuleEvaluation& r, widgets::GateRule& out) {
+  for (const char* key : {"busy_ratio", "num_gpu_events"})
+    if (QString m = numberOf(r.inputs.find(key)); !m.isEmpty() && r.rule != "row_match") {
+      out.measured = m;
+      break;
+    }
+  QStringList limits;
+  if (QString t = numberOf(r.inputs.find("threshold")); !t.isEmpty()) limits << QObject::tr("threshold %1").arg(t);
+  if (QString d = numberOf(r.inputs.find("difference")); !d.isEmpty())
+    limits << QObject::tr("lead %1 over the chosen chunk").arg(d);
+  if (QString m = numberOf(r.inputs.find("margin")); !m.isEmpty()) limits << QObject::tr("margin %1").arg(m);
+  out.limit = limits.join(QStringLiteral(", "));
+}
+
+/// The rule that decided: the first that failed, else the one whose sentence is the verdict's.
+int decidingRule(const gate::GateResult& g) {
+  for (size_t k = 0; k < g.record.size(); ++k)
+    if (g.record[k].outcome == gate::RuleOutcome::Failed) return int(k);
+  for (size_t k = 0; k < g.record.size(); ++k)
+    if (g.record[k].sentence == g.summary) return int(k);
+  return -1;
+}
+
+QVector<int> stepsOf(const gate::Finding& f) {
+  QVector<int> steps;
+  if (const JsonValue* idx = f.details.find("empty_step_indices"); idx && idx->isArray())
+    for (const JsonValue& v : idx->items()) steps << int(v.asDouble());
+  if (const JsonValue* one = f.details.find("step_index"); one && one->isNumber()) steps << int(one->asDouble());
+  return steps;
+}
+
+QString headlineOf(const gate::GateResult& g) {
+  QString h = plainSentence(g.summary);
+  if (!h.isEmpty()) h[0] = h[0].toUpper();
+  if (!h.endsWith(QLatin1Char('.'))) h += QLatin1Char('.');
+  if (g.retry)
+    h += QObject::tr(" The pipeline then retries with %1.").arg(qs(g.retry->toMode));
+  else if (!g.finalAccepted())
+    h += QObject::tr(" No other mode is offered.");
+  return h;
+}
+}  // namespace
+
 widgets::GateExplanation explanationOf(const gate::GateResult& g) {
   widgets::GateExplanation e;
   const std::string_view mode = gate::modeName(g.options.mode);
@@ -102,15 +177,22 @@ widgets::GateExplanation explanationOf(const gate::GateResult& g) {
     e.reason = qs(g.errorMessage).section(QLatin1Char(':'), 0, 0);
   else if (g.lowQuality)
     e.reason = QStringLiteral("low quality, passed (no alternate qualifies)");
-  e.summary = qs(g.summary);
-  for (const gate::RuleEvaluation& r : g.record) {
+  e.summary = plainSentence(g.summary);
+  e.headline = headlineOf(g);
+  const int deciding = decidingRule(g);
+  for (size_t k = 0; k < g.record.size(); ++k) {
+    const gate::RuleEvaluation& r = g.record[k];
     widgets::GateRule rule;
     rule.name = qs(r.rule);
+    rule.label = ruleLabel(r.rule);
     rule.subject = qs(r.subject);
     rule.outcome = qs(gate::ruleOutcomeName(r.outcome));
     rule.pass = r.outcome != gate::RuleOutcome::Failed;
-    rule.sentence = qs(r.sentence);
+    rule.sentence = plainSentence(r.sentence);
     rule.value = inputsText(r.inputs);
+    rule.deciding = int(k) == deciding;
+    rule.bookkeeping = isBookkeeping(r.rule) && !rule.deciding && r.outcome != gate::RuleOutcome::Failed;
+    measureOf(r, rule);
     e.rules.push_back(rule);
   }
   for (const std::string& m : g.nonEmptyModes) {
@@ -125,10 +207,13 @@ widgets::GateExplanation explanationOf(const gate::GateResult& g) {
     e.alternates << line;
   }
   if (g.retry) e.retry = QStringLiteral("retry ") + qs(g.retry->toMode);
-  for (const gate::Finding& f : g.findings)
+  for (const gate::Finding& f : g.findings) {
+    const QString text = plainSentence(f.sentence);
     e.findings << qs(f.code) +
                       (f.subject.empty() ? QString() : QStringLiteral(" (") + qs(f.subject) + QLatin1Char(')')) +
-                      QStringLiteral(": ") + qs(f.sentence);
+                      QStringLiteral(": ") + text;
+    e.findingLinks.push_back({text, stepsOf(f)});
+  }
   e.warningsJson = qs(g.pipelineResult().dump(JsonStyle::indented()));
   return e;
 }
@@ -180,11 +265,6 @@ QVector<widgets::ChunkRow> directoryChunkRows(const std::string& dir) {
 }
 
 namespace {
-/// Sentences for the window: the spec's section references are for the CLI's readers.
-QString plainSentence(const std::string& s) {
-  static const QRegularExpression ref(QStringLiteral("\\s*\\((?:[^()]*; )?§[^()]*\\)|,?\\s*§\\d+(?:\\.\\d+)*(?: [A-Z]\\d+)?"));
-  return qs(s).remove(ref);
-}
 
 bool isWarningFinding(const std::string& code) {
   return code == "steps_without_gpu_work" || code == "dominant_gpu_event" || code == "startup_transient_inside";

@@ -51,6 +51,8 @@ struct GateRun {
 GateRun runGate(const GateSource& s, gate::Mode mode, double threshold);
 
 widgets::colors::Verdict verdictOf(const gate::GateResult& g);
+/// A gate sentence for the window: without the spec's section references (they are for the CLI's readers).
+QString plainSentence(const std::string& s);
 widgets::GateExplanation explanationOf(const gate::GateResult& g);
 
 /// Rows of the chunk table for a directory: one per chunk file, numbers from

@@ -83,7 +83,14 @@ MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
   connect(anomalies_, &widgets::AnomaliesPanel::eventActivated, timeline_, &widgets::TimelineView::revealEvent);
   // The gate: a chunk row shows its own gate (as if its mode were requested);
   // threshold and mode re-gate without re-splitting.
-  connect(selection_, &widgets::SelectionModel::chunkChanged, this, [this] { regate(); });
+  connect(selection_, &widgets::SelectionModel::chunkChanged, this, [this] {
+    selection_->setMarkedSteps({});  // they belonged to the previous chunk's findings
+    regate();
+  });
+  connect(explanation_, &widgets::ExplanationPanel::stepsActivated, this, &MainWindow::showSteps);
+  auto rowsToDetails = [this] { details_->setChunks(chunks_->model()->chunks()); };
+  connect(chunks_->model(), &QAbstractItemModel::modelReset, this, rowsToDetails);
+  connect(chunks_->model(), &QAbstractItemModel::dataChanged, this, rowsToDetails);
   connect(threshold_, &QDoubleSpinBox::valueChanged, this, [this] { regate(); });
   connect(modeCombo_, &QComboBox::currentTextChanged, this, [this] { regate(); });
 
@@ -705,6 +712,23 @@ void MainWindow::selectRequestedOnce() {
       if (rows[i].endNs > rows[i].beginNs) timeline_->zoomToRange(rows[i].beginNs, rows[i].endNs);
       return;
     }
+}
+
+void MainWindow::showSteps(const QVector<int>& steps) {
+  // A finding's steps (the ruler's numbers): marked on ruler and lanes, the first selected, all in view.
+  const auto& ov = doc_.overlays;
+  if (!ov) return;
+  QVector<int> positions;
+  for (int s : steps)
+    if (const int64_t p = ov->positionOfStep(s); p >= 0) positions << int(p);
+  if (positions.isEmpty()) {
+    flash(tr("Those steps are not on the timeline (open the source trace to see them)."), 6000);
+    return;
+  }
+  selection_->setMarkedSteps(positions);
+  std::sort(positions.begin(), positions.end());
+  selection_->setStep(positions.first());
+  timeline_->zoomToRange(ov->steps[size_t(positions.first())].beginNs, ov->steps[size_t(positions.last())].endNs);
 }
 
 // ------------------------------------------------------------ find

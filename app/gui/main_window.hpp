@@ -112,6 +112,8 @@ class MainWindow : public QMainWindow {
   void findNext();
   void findPrevious();
   void runSplit();
+  /// Marks and selects steps (the ruler's numbers) and shows them: a finding's link.
+  void showSteps(const QVector<int>& steps);
 
  protected:
   void closeEvent(QCloseEvent* e) override;

@@ -174,7 +174,7 @@ void addWindowFigures(const analysis::SplitResult& r, const Trace& trace, const 
     widgets::ChunkRow& row = v.chunks[k];
     const ChunkFigures f = computeChunkFigures(trace, index, row.beginNs, row.endNs, steps);
     addFigures(trace, f, row);
-    for (const StepGpuSpan& sp : f.spans) ov.chunks[size_t(k)].gpuSpans.push_back({sp.beginNs, sp.endNs, sp.step});
+    for (const StepGpuSpan& sp : f.spans) ov.chunks[size_t(k)].gpuSpans.push_back({sp.beginNs, sp.endNs, sp.step, int32_t(sp.device)});
   }
 }
 

@@ -13,6 +13,8 @@
 #include "split_adapter.hpp"
 
 #include "panels/chunks_panel.hpp"
+#include "panels/details_panel.hpp"
+#include "panels/explanation_panel.hpp"
 #include "timeline/timeline_view.hpp"
 
 #include <steadyscope/core/gate/review.hpp>
@@ -26,6 +28,8 @@
 #include <QItemSelectionModel>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTextBlock>
+#include <QTextBrowser>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -68,12 +72,18 @@ QStringList viewModes(const QTableView* v) {
 
 /// A ProfilerStep trace: `n` steps of 1 ms CPU, each launching one 800 µs kernel; the GPU idles
 /// `gapUs` between one step's kernel and the next's.
-std::string gapTrace(int n, double gapUs) {
+std::string gapTrace(int n, double gapUs, int emptyEvery = 0) {
   std::string ev;
   double t = 1000.0;
   for (int k = 0; k < n; ++k) {
     const double kernelTs = t + 100.0;
     auto add = [&](const std::string& e) { ev += (ev.empty() ? "" : ",\n") + e; };
+    if (emptyEvery > 0 && k % emptyEvery == emptyEvery - 1) {  // a step without GPU work
+      add(fmt::format(R"({{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":1,"tid":1,"ts":{:.3f},"dur":1000.0}})",
+                      k, t));
+      t = kernelTs + 800.0 + gapUs - 100.0;
+      continue;
+    }
     add(fmt::format(R"({{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":1,"tid":1,"ts":{:.3f},"dur":1000.0}})",
                     k, t));
     add(fmt::format(R"({{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{:.3f},"dur":10.0,"args":{{"correlation":{}}}}})",
@@ -256,6 +266,86 @@ class TstChunkTable : public QObject {
     const std::optional<SplitView> w = planSplitView(tight, timeline::buildTimelineIndex(*tight), 8);
     QVERIFY(w && !w->chunks.isEmpty());
     QVERIFY(w->chunks.first().longestGapNs < 1'000'000);
+  }
+
+  // A live split whose chunk has steps without GPU work: the explanation's link marks and selects them.
+  void explanationLinkSelectsSteps() {
+    const QString path = tmp_->filePath(QStringLiteral("empty_steps.json"));
+    {
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(QByteArray::fromStdString(gapTrace(48, 300.0, 4)));
+    }
+    MainWindow w(testsupport::tempSettings(tmp_->filePath(QStringLiteral("s2.ini"))));
+    w.show();
+    w.openFile(path);
+    STEADYSCOPE_WAIT_IDLE(w);
+    QVERIFY(w.document());
+    w.runSplit();
+    STEADYSCOPE_WAIT_IDLE(w);
+    QTRY_VERIFY(w.selection()->chunk() >= 0);
+    STEADYSCOPE_WAIT_IDLE(w);
+    QVERIFY(w.shownGate());
+    QVector<int> expected;
+    for (const gate::Finding& f : w.shownGate()->findings)
+      if (f.code == "steps_without_gpu_work")
+        for (const JsonValue& v : f.details.find("empty_step_indices")->items()) expected << int(v.asDouble());
+    QVERIFY2(!expected.isEmpty(), "the chunk has steps without GPU work");
+    const ChunkRow& row = w.chunksPanel()->model()->chunks()[w.selection()->chunk()];
+    QVERIFY(row.findingsWarn);
+    // The first thing the pane says is the verdict, in plain words, without spec references.
+    const QString text = w.explanationPanel()->text();
+    QVERIFY2(text.section(QLatin1Char('\n'), 0, 4).contains(QStringLiteral("accepted")), qPrintable(text.left(300)));
+    QVERIFY(!text.section(QStringLiteral("Pipeline result"), 0, 0).contains(QStringLiteral("§")));
+    // Click the link where it is drawn.
+    QTextBrowser* b = w.explanationPanel()->browser();
+    QTextCursor link;
+    for (QTextBlock blk = b->document()->begin(); blk.isValid() && link.isNull(); blk = blk.next())
+      for (auto it = blk.begin(); !it.atEnd(); ++it)
+        if (it.fragment().charFormat().anchorHref().startsWith(QStringLiteral("steps:"))) {
+          link = QTextCursor(b->document());
+          link.setPosition(it.fragment().position() + 1);
+          break;
+        }
+    QVERIFY(!link.isNull());
+    b->ensureCursorVisible();
+    b->setTextCursor(link);
+    b->ensureCursorVisible();
+    const QRect r = b->cursorRect(link);
+    QTest::mouseClick(b->viewport(), Qt::LeftButton, {}, r.center());
+    QTRY_VERIFY(!w.selection()->markedSteps().isEmpty());
+    QVector<int> marked;
+    for (int pos : w.selection()->markedSteps()) marked << w.document().overlays->steps[size_t(pos)].index;
+    std::sort(expected.begin(), expected.end());
+    QCOMPARE(marked, expected);
+    QCOMPARE(w.document().overlays->steps[size_t(w.selection()->step())].index, expected.first());
+    // Passing bookkeeping rules are folded until asked for.
+    QVERIFY(!w.explanationPanel()->bookkeepingShown());
+    QVERIFY(!text.contains(QStringLiteral("in-memory row")));
+    w.explanationPanel()->openLink(QUrl(QStringLiteral("fold:")));
+    QVERIFY(w.explanationPanel()->text().contains(QStringLiteral("in-memory row")));
+  }
+
+  // Selecting a chunk: the band is in its mode's row, its steps' GPU spans are on the overlay, and
+  // Details shows its figures and top kernels.
+  void selectedChunkDetailsAndSpans() {
+    const QString sample = QStringLiteral(STEADYSCOPE_SAMPLE_TRACE);
+    if (!QFileInfo::exists(sample)) QSKIP("the bundled sample trace is not there yet");
+    MainWindow w(testsupport::tempSettings(tmp_->filePath(QStringLiteral("s3.ini"))));
+    STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
+    QTRY_VERIFY(w.selection()->chunk() >= 0);
+    STEADYSCOPE_WAIT_IDLE(w);
+    const auto& ov = *w.document().overlays;
+    QCOMPARE(ov.chunkRowCount(), int(ov.chunks.size()));  // one mode each: one row each
+    const int c = w.selection()->chunk();
+    const ChunkRow& row = w.chunksPanel()->model()->chunks()[c];
+    QCOMPARE(int(ov.chunks[size_t(c)].gpuSpans.size()), row.stepCount);  // one device: one span per step with GPU work
+    int64_t spanSum = 0;
+    for (const auto& sp : ov.chunks[size_t(c)].gpuSpans) spanSum += sp.endNs - sp.beginNs;
+    QVERIFY(std::abs(double(spanSum) / 1000.0 - row.gpuTimeUs) < 1.0 + 1e-6 * row.gpuTimeUs);
+    const QString details = w.detailsPanel()->text();
+    QVERIFY2(details.contains(QStringLiteral("Top kernels by GPU time")), qPrintable(details));
+    QVERIFY(details.contains(QStringLiteral("busy (window)")));
   }
 
   void copyTwoRowsAsTsv() {

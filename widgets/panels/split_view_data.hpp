@@ -44,6 +44,17 @@ struct GateRule {
   QString subject;   // the mode the rule is about ("" for the directory)
   QString outcome;   // "passed", "failed", "skipped", "info" ("" -> pass decides)
   QString sentence;  // the gate's one plain sentence
+  QString label;     // the rule in words ("busy ratio"); "" -> name
+  QString measured;  // what it measured ("0.00063"), "" when it measures nothing
+  QString limit;     // what it compared with ("threshold 0.05, margin 0.1"), or ""
+  bool bookkeeping = false;  // finding and reading the chunk: folded when it passes
+  bool deciding = false;     // the rule that decided the verdict
+};
+
+/// A finding, with the steps it points at (empty: none).
+struct GateFinding {
+  QString text;
+  QVector<int> steps;  // global step indices (the ruler's numbers)
 };
 
 struct GateExplanation {
@@ -51,9 +62,11 @@ struct GateExplanation {
   colors::Verdict verdict = colors::Verdict::Missing;
   QString reason;          // e.g. "steady_state_chunk_low_quality"
   QString summary;         // the verdict in one sentence
+  QString headline;        // verdict, the deciding rule and the retry, in plain words
   QStringList alternates;  // qualifying alternates, best first ("prefilldecode 0.41")
   QVector<GateRule> rules;
   QStringList findings;  // one line each
+  QVector<GateFinding> findingLinks;  // the same findings with the steps they point at
   QString retry;         // "retry decode_only", or empty
   QString warningsJson;  // the pipeline's result with its warnings, verbatim (copyable)
 };

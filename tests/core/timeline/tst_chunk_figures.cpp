@@ -80,6 +80,40 @@ class TestChunkFigures : public QObject {
     QCOMPARE(f.devices[0].spanSumNs, int64_t(200));  // each step's span counts, as the reference's sum does
   }
 
+  void bandRowsPerMode() {
+    TimelineOverlays ov;
+    for (const char* m : {"mixed", "decode_only", "mixed", "generic", "decode_only"}) {
+      ChunkBand c;
+      c.mode = m;
+      ov.chunks.push_back(c);
+    }
+    QCOMPARE(ov.chunkRowCount(), 3);
+    QCOMPARE(ov.chunkRow(0), 0);
+    QCOMPARE(ov.chunkRow(1), 1);
+    QCOMPARE(ov.chunkRow(2), 0);
+    QCOMPARE(ov.chunkRow(3), 2);
+    QCOMPARE(ov.chunkRow(4), 1);
+    QCOMPARE(ov.chunkRow(5), -1);
+  }
+
+  void gpuNamesInsideTheSpans() {
+    TraceBuilder b;
+    b.add(0, 7, "gemm", "kernel", 100, 50);
+    b.add(0, 7, "gemm", "kernel", 200, 30);
+    b.add(0, 7, "copy", "gpu_memcpy", 260, 100);
+    b.add(0, 7, "gemm", "kernel", 1000, 999);  // outside every span
+    b.add(1, 7, "other", "kernel", 100, 10);   // another device
+    TracePtr t = b.finish();
+    TimelineIndexPtr idx = buildTimelineIndex(*t);
+    const std::vector<GpuSpan> spans = {{100, 230, 0, 0}, {100, 360, 1, 0}};  // overlapping: counted once
+    const std::vector<NameStats> s = gpuNameStatsInSpans(*t, *idx, spans);
+    QCOMPARE(s.size(), size_t(2));
+    QCOMPARE(t->strings.view(s[0].name), std::string_view("copy"));
+    QCOMPARE(s[0].totalNs, int64_t(100));
+    QCOMPARE(s[1].count, uint64_t(2));
+    QCOMPARE(s[1].totalNs, int64_t(80));
+  }
+
   void randomAgainstBruteForce() {
     std::mt19937 rng(7);
     for (int round = 0; round < 30; ++round) {

@@ -29,6 +29,7 @@ struct RegionBand {
 struct GpuSpan {
   int64_t beginNs = 0, endNs = 0;
   int32_t step = -1;
+  int32_t device = -1;  // TimelineIndex::devices index
 };
 
 struct ChunkBand {
@@ -48,6 +49,11 @@ struct TimelineOverlays {
   size_t firstStepEndingAfter(int64_t t) const;
   /// The step containing t, or -1.
   int64_t stepAt(int64_t t) const;
+  /// Position in `steps` of the step numbered `index` (StepBand::index), or -1.
+  int64_t positionOfStep(int32_t index) const;
+  /// Chunk bands get one row per mode, in the order the modes first appear.
+  int chunkRow(size_t chunk) const;
+  int chunkRowCount() const;
 };
 
 }  // namespace steadyscope::timeline
