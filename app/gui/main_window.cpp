@@ -29,6 +29,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -257,6 +258,14 @@ void MainWindow::createToolBar() {
   tb->addAction(openAction_);
   tb->addAction(openDirAction_);
   tb->addAction(runSplitAction_);
+  tb->addWidget(new QLabel(tr("  result "), tb));
+  resultCombo_ = new QComboBox(tb);
+  resultCombo_->setObjectName(QStringLiteral("resultBox"));
+  resultCombo_->setToolTip(tr("The results of this trace (a split directory's review, each Run split): switch to compare"));
+  resultCombo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  resultCombo_->setEnabled(false);
+  tb->addWidget(resultCombo_);
+  connect(resultCombo_, &QComboBox::activated, this, [this](int i) { showResult(i); });
   tb->addWidget(new QLabel(tr("  mode "), tb));
   modeCombo_ = new QComboBox(tb);
   modeCombo_->setObjectName(QStringLiteral("gateMode"));
@@ -473,6 +482,7 @@ void MainWindow::publish(const TraceDocument& doc) {
   if (doc_ && chunks_->model()->rowCount() > 0) {  // a directory's source arrived after its rows
     selectRequested_ = true;
     selectRequestedOnce();
+    locateDirectory();
   }
   updateStatus();
   updateTitle();
@@ -485,6 +495,10 @@ void MainWindow::closeTrace() {
   rootTier_.clear();
   gate_.reset();
   shownGate_.reset();
+  results_.clear();
+  current_ = -1;
+  locatedFor_.reset();
+  updateResultBox();
   chunks_->setChunks({});
   ++rowsGeneration_;
   explanation_->clear();
@@ -508,6 +522,10 @@ void MainWindow::openSplitDirectory(const QString& dir, const QString& sourceTra
   chunks_->setChunks({});
   ++rowsGeneration_;
   selectRequested_ = true;
+  results_.clear();
+  current_ = -1;
+  locatedFor_.reset();
+  addResult({tr("review of %1").arg(QFileInfo(info.dir).fileName()), {}, {}, {}, info.dir, {}});
   regate();
   updateStatus();
   if (!info.sourceTrace.isEmpty())
@@ -636,7 +654,11 @@ void MainWindow::runSplit() {
 
 void MainWindow::onSplit(const SplitView& v, const TracePtr& trace) {
   if (doc_.trace != trace) return;  // planned on a trace no longer shown
+  storeResult();
   splitDir_.clear();
+  gate_.reset();
+  addResult({tr("split %1 (num-steps %2)").arg(results_.size() + 1).arg(numSteps_->value()), {}, {}, {}, {}, {}});
+  selection_->clear();
   setSplitResult(v.overlays, v.chunks, v.rootTier);
   if (!v.noChunks.isEmpty()) chunks_->setPlaceholder(v.noChunks);
   setGateSource(v.gate);
@@ -654,6 +676,98 @@ bool MainWindow::selectMode(const QString& mode) {
     return true;
   }
   return false;
+}
+
+// ------------------------------------------------------------ results
+
+void MainWindow::storeResult() {
+  if (current_ < 0 || size_t(current_) >= results_.size()) return;
+  Result& r = results_[size_t(current_)];
+  r.overlays = doc_.overlays;
+  r.rows = chunks_->model()->chunks();
+  r.gate = gate_;
+  r.splitDir = splitDir_;
+  r.rootTier = rootTier_;
+}
+
+void MainWindow::addResult(Result r) {
+  results_.push_back(std::move(r));
+  current_ = int(results_.size()) - 1;
+  updateResultBox();
+}
+
+void MainWindow::updateResultBox() {
+  const QSignalBlocker block(resultCombo_);
+  resultCombo_->clear();
+  for (const Result& r : results_) resultCombo_->addItem(r.title);
+  resultCombo_->setCurrentIndex(current_);
+  resultCombo_->setEnabled(results_.size() > 1);
+}
+
+void MainWindow::showResult(int index) {
+  if (index < 0 || size_t(index) >= results_.size() || index == current_) return;
+  storeResult();
+  for (JobRunner* r : {splits_, reviews_}) r->discard();
+  current_ = index;
+  const Result& r = results_[size_t(index)];
+  selection_->clear();
+  splitDir_ = r.splitDir;
+  gate_ = r.gate;
+  doc_.overlays = r.overlays;
+  rootTier_ = r.rootTier;
+  timeline_->setOverlays(doc_.overlays);
+  details_->setDocument(doc_);
+  charts_->setDocument(doc_);
+  chunks_->setChunks(r.rows);
+  ++rowsGeneration_;
+  selectRequested_ = true;
+  updateResultBox();
+  updateStatus();
+  regate();  // the explanation of this result (its rows keep their verdicts)
+}
+
+void MainWindow::locateDirectory() {
+  // A directory review with its source trace open: re-plan the split on the
+  // source and place the directory's chunks (bands, steps, figures) on it.
+  if (splitDir_.isEmpty() || !doc_ || locatedFor_ == doc_.trace || chunks_->model()->rowCount() == 0) return;
+  bool reviewed = false;
+  int numSteps = 0;
+  for (const widgets::ChunkRow& r : chunks_->model()->chunks()) {
+    reviewed = reviewed || r.hasVerdict;
+    numSteps = std::max(numSteps, r.stepCount);  // --num-steps: the longest window (the others may be shorter)
+  }
+  if (!reviewed) return;
+  locatedFor_ = doc_.trace;
+  const TracePtr trace = doc_.trace;
+  const timeline::TimelineIndexPtr index = doc_.index;
+  if (numSteps <= 0) numSteps = numSteps_->value();
+  const int result = current_;
+  splits_->start<SplitView>(
+      tr("Placing the chunks on %1").arg(QFileInfo(path_).fileName()),
+      [trace, index, numSteps](JobContext& ctx) { return planSplitView(trace, index, numSteps, &ctx.control); },
+      [this, trace, result](SplitView v) {
+        if (doc_.trace != trace || current_ != result || splitDir_.isEmpty()) return;
+        QVector<widgets::ChunkRow> rows = chunks_->model()->chunks();
+        auto ov = std::make_shared<timeline::TimelineOverlays>();
+        const int placed = locateDirectoryRows(v, rows, *ov);
+        doc_.overlays = ov;
+        rootTier_ = v.rootTier;
+        timeline_->setOverlays(doc_.overlays);
+        details_->setDocument(doc_);
+        charts_->setDocument(doc_);
+        addWindowFigures(rows);
+        chunks_->updateChunks(rows);
+        storeResult();
+        updateStatus();
+        if (placed < rows.size())
+          flash(tr("%1 of %2 chunk files were found in a split of the source trace; the others are not drawn.")
+                    .arg(placed)
+                    .arg(rows.size()),
+                8000);
+        const int c = selection_->chunk();
+        if (c >= 0 && c < rows.size() && rows[c].endNs > rows[c].beginNs)
+          timeline_->zoomToRange(rows[c].beginNs, rows[c].endNs);
+      });
 }
 
 // ------------------------------------------------------------ gate
@@ -689,9 +803,28 @@ void MainWindow::onReviewed(const GateReview& r, quint64 rowsGeneration) {
     chunks_->setChunks(r.rows);
     ++rowsGeneration_;
   } else {
-    chunks_->updateChunks(r.rows);
+    // Only the gate's fields: the rows may have been placed on the source trace since the request.
+    QVector<widgets::ChunkRow> rows = chunks_->model()->chunks();
+    if (rows.size() != r.rows.size()) rows = r.rows;
+    for (qsizetype i = 0; i < rows.size() && rows[i].file == r.rows[i].file; ++i) {
+      const widgets::ChunkRow& g = r.rows[i];
+      widgets::ChunkRow& d = rows[i];
+      d.verdict = g.verdict;
+      d.hasVerdict = g.hasVerdict;
+      d.findings = g.findings;
+      d.findingsWarn = g.findingsWarn;
+      d.findingsText = g.findingsText;
+      d.requested = g.requested;
+      d.unchecked = g.unchecked;
+      d.note = g.note;
+      d.busyRef = g.busyRef;
+      if (d.busyUnion < 0) d.busyUnion = g.busyUnion;
+    }
+    chunks_->updateChunks(rows);
   }
   selectRequestedOnce();
+  storeResult();
+  if (newRows) locateDirectory();
   shownGate_ = r.shown.result;
   if (shownGate_)
     explanation_->setExplanation(explanationOf(*shownGate_));

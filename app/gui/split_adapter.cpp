@@ -5,6 +5,7 @@
 #include <steadyscope/core/timeline/format.hpp>
 #include <steadyscope/core/util/split_names.hpp>
 
+#include <QFileInfo>
 #include <QObject>
 
 #include <cmath>
@@ -240,6 +241,40 @@ std::optional<SplitView> planSplitView(const TracePtr& trace, const TimelineInde
   if (control && !control->enterStage("gate input")) return std::nullopt;
   v.gate = liveGateSource(r, o, ctx);
   return v;
+}
+
+int locateDirectoryRows(const SplitView& plan, QVector<widgets::ChunkRow>& rows, TimelineOverlays& out) {
+  out = TimelineOverlays{};
+  if (!plan.overlays) return 0;
+  out.steps = plan.overlays->steps;
+  out.steadyRegions = plan.overlays->steadyRegions;
+  int placed = 0;
+  for (widgets::ChunkRow& row : rows) {
+    ChunkBand band;
+    band.mode = row.mode.toStdString();
+    band.label = band.mode;
+    for (qsizetype k = 0; k < plan.chunks.size() && size_t(k) < plan.overlays->chunks.size(); ++k) {
+      const widgets::ChunkRow& p = plan.chunks[k];
+      if (p.file.isEmpty() || QFileInfo(p.file).fileName() != row.file) continue;
+      band = plan.overlays->chunks[size_t(k)];
+      row.firstStep = p.firstStep;
+      row.lastStep = p.lastStep;
+      row.beginNs = p.beginNs;
+      row.endNs = p.endNs;
+      if (row.stepCount < 0) row.stepCount = p.stepCount;
+      if (row.events < 0) row.events = p.events;
+      row.busyUnion = p.busyUnion;
+      row.busyWindow = p.busyWindow;
+      row.longestGapNs = p.longestGapNs;
+      row.unionDevices = p.unionDevices;
+      row.windowDevices = p.windowDevices;
+      row.gapDevices = p.gapDevices;
+      ++placed;
+      break;
+    }
+    out.chunks.push_back(std::move(band));
+  }
+  return placed;
 }
 
 }  // namespace steadyscope::app

@@ -41,4 +41,11 @@ SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace);
 std::optional<SplitView> planSplitView(const TracePtr& trace, const timeline::TimelineIndexPtr& index, int numSteps,
                                        JobControl* control = nullptr);
 
+/// A split directory's rows placed on its source trace: each row whose chunk
+/// file a re-planned split of the source names (`plan`) gets that window (step
+/// range, CPU window) and its figures; the CSV's numbers stay. The overlays
+/// have the plan's steps and one band per row, in row order (a row without a
+/// match gets an empty band). Returns how many rows were placed.
+int locateDirectoryRows(const SplitView& plan, QVector<widgets::ChunkRow>& rows, timeline::TimelineOverlays& out);
+
 }  // namespace steadyscope::app

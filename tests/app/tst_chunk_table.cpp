@@ -17,12 +17,16 @@
 #include "panels/explanation_panel.hpp"
 #include "timeline/timeline_view.hpp"
 
+#include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/gate/review.hpp>
+#include <steadyscope/core/io/loader.hpp>
 #include <steadyscope/core/timeline/timeline_index.hpp>
 
 #include <fmt/format.h>
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QClipboard>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -346,6 +350,71 @@ class TstChunkTable : public QObject {
     const QString details = w.detailsPanel()->text();
     QVERIFY2(details.contains(QStringLiteral("Top kernels by GPU time")), qPrintable(details));
     QVERIFY(details.contains(QStringLiteral("busy (window)")));
+  }
+
+  // A directory the splitter wrote, opened with its source: bands and steps drawn, every column filled
+  // from the CSV and the re-planned windows; a fresh split is a second result beside it.
+  void directoryReviewAndASplitCoexist() {
+    const QString sample = QStringLiteral(STEADYSCOPE_SAMPLE_TRACE);
+    if (!QFileInfo::exists(sample)) QSKIP("the bundled sample trace is not there yet");
+    const QString out = tmp_->filePath(QStringLiteral("written"));
+    {
+      auto loaded = loadTrace(sample.toStdString());
+      QVERIFY(loaded.ok());
+      analysis::Splitter sp(loaded.value());
+      analysis::SplitOptions o;
+      o.findSteadyState = true;
+      o.outputDir = out.toStdString();
+      const analysis::SplitResult r = sp.plan(o);
+      QVERIFY(sp.write(r).ok());
+    }
+    MainWindow w(testsupport::tempSettings(tmp_->filePath(QStringLiteral("s4.ini"))));
+    w.show();
+    w.openSplitDirectory(out, sample);
+    STEADYSCOPE_WAIT_IDLE(w);
+    QTRY_VERIFY_WITH_TIMEOUT(w.document().overlays && !w.document().overlays->chunks.empty(), 60000);
+    STEADYSCOPE_WAIT_IDLE(w);
+    const QVector<ChunkRow> review = w.chunksPanel()->model()->chunks();
+    QVERIFY(review.size() >= 3);
+    const auto& ov = *w.document().overlays;
+    QVERIFY(!ov.steps.empty());
+    QCOMPARE(int(ov.chunks.size()), int(review.size()));
+    ChunkModel m;
+    m.setChunks(review);
+    for (int i = 0; i < review.size(); ++i) {
+      const ChunkRow& r = review[i];
+      QVERIFY2(r.endNs > r.beginNs && r.firstStep >= 0, qPrintable(r.file));
+      QCOMPARE(ov.chunks[size_t(i)].beginNs, r.beginNs);
+      for (int c = 0; c < ChunkModel::NUM_COLUMNS; ++c)
+        if (c != ChunkModel::FindingsColumn || r.hasVerdict)
+          QVERIFY2(m.index(i, c).data().toString() != QStringLiteral("–"),
+                   qPrintable(r.file + QStringLiteral(" column ") + ChunkModel::headerText(c)));
+    }
+    QCOMPARE(w.results().size(), size_t(1));
+    // A fresh split is a second result; the review stays, with its own verdicts.
+    w.thresholdBox()->setValue(0.7);  // the mixed chunk (0.768) passes, decode_only (0.566) does not
+    STEADYSCOPE_WAIT_IDLE(w);
+    const QVector<ChunkRow> reviewAt07 = w.chunksPanel()->model()->chunks();
+    w.runSplit();
+    STEADYSCOPE_WAIT_IDLE(w);
+    QCOMPARE(w.results().size(), size_t(2));
+    QCOMPARE(w.currentResult(), 1);
+    QVERIFY(w.gateSource() && w.gateSource()->kind == GateSource::Kind::Live);
+    QVERIFY(w.resultBox()->isEnabled());
+    w.showResult(0);
+    STEADYSCOPE_WAIT_IDLE(w);
+    QVERIFY(w.gateSource() && w.gateSource()->kind == GateSource::Kind::Directory);
+    const QVector<ChunkRow> back = w.chunksPanel()->model()->chunks();
+    QCOMPARE(back.size(), reviewAt07.size());
+    for (int i = 0; i < back.size(); ++i) {
+      QCOMPARE(back[i].file, reviewAt07[i].file);
+      QCOMPARE(int(back[i].verdict), int(reviewAt07[i].verdict));
+      QCOMPARE(back[i].events, reviewAt07[i].events);
+    }
+    w.showResult(1);
+    STEADYSCOPE_WAIT_IDLE(w);
+    QVERIFY(w.gateSource()->kind == GateSource::Kind::Live);
+    QCOMPARE(w.chunksPanel()->model()->chunks().size(), w.results()[1].rows.size());
   }
 
   void copyTwoRowsAsTsv() {
