@@ -479,6 +479,7 @@ void MainWindow::publish(const TraceDocument& doc) {
   details_->setDocument(doc_);
   charts_->setDocument(doc_);
   centre_->setCurrentWidget(doc_ ? static_cast<QWidget*>(timeline_) : static_cast<QWidget*>(welcome_));
+  chunks_->model()->setTimeOrigin(doc_ ? doc_.index->firstNs : 0);
   if (doc_ && chunks_->model()->rowCount() > 0) {  // a directory's source arrived after its rows
     selectRequested_ = true;
     selectRequestedOnce();
