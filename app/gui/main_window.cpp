@@ -206,6 +206,17 @@ void MainWindow::createSplitActions() {
   QMenu* split = menuBar()->addMenu(tr("&Split"));
   runSplitAction_ = split->addAction(tr("&Run split"), this, &MainWindow::runSplit);
   runSplitAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  // The selected chunk's actions; Chunk ▸ Export… goes here, after the separator.
+  QMenu* chunk = menuBar()->addMenu(tr("&Chunk"));
+  chunk->setObjectName(QStringLiteral("menu.chunk"));
+  chunk->addAction(tr("&Zoom to the selected chunk"), this, [this] {
+    const auto& rows = chunks_->model()->chunks();
+    const int c = selection_->chunk();
+    if (c >= 0 && c < rows.size() && rows[c].endNs > rows[c].beginNs)
+      timeline_->zoomToRange(rows[c].beginNs, rows[c].endNs);
+  });
+  chunk->addAction(tr("&Copy the selected rows (TSV)"), this, [this] { chunks_->copySelectedRows(); });
+  chunk->addSeparator();
 }
 
 void MainWindow::createFindActions() {
