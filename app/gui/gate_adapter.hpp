@@ -20,6 +20,7 @@ namespace steadyscope::analysis {
 struct SplitResult;
 struct SplitOptions;
 class Splitter;
+class EvidenceContext;
 }  // namespace steadyscope::analysis
 
 namespace steadyscope::app {
@@ -35,7 +36,7 @@ struct GateSource {
 /// (worker thread) The gate's input for a live split `r` planned by `splitter`,
 /// with evidence on the splitter's event index.
 std::shared_ptr<const GateSource> liveGateSource(const analysis::SplitResult& r, const analysis::SplitOptions& o,
-                                                 analysis::Splitter& splitter);
+                                                 analysis::EvidenceContext& evidence);
 /// A split directory (the CSV is read at each evaluation, as the pipeline does).
 std::shared_ptr<const GateSource> directoryGateSource(const std::string& dir);
 
@@ -50,16 +51,19 @@ struct GateRun {
 GateRun runGate(const GateSource& s, gate::Mode mode, double threshold);
 
 widgets::colors::Verdict verdictOf(const gate::GateResult& g);
+/// A gate sentence for the window: without the spec's section references (they are for the CLI's readers).
+QString plainSentence(const std::string& s);
 widgets::GateExplanation explanationOf(const gate::GateResult& g);
 
 /// Rows of the chunk table for a directory: one per chunk file, numbers from
 /// execution_details.csv where a row names the file (events unknown: -1).
 QVector<widgets::ChunkRow> directoryChunkRows(const std::string& dir);
 
-/// Fills verdict / busy ratios of each row from the gate run as if the row's
-/// mode were requested (one evaluation per mode). Rows whose mode is not a gate
+/// Fills verdict, findings, the unchecked mark and busy ratios of each row
+/// from the gate run as if the row's mode were requested (one evaluation per
+/// mode), and marks the `requested` mode's row. Rows whose mode is not a gate
 /// family, or that are not their family's first chunk, get no verdict.
-void applyVerdicts(const GateSource& s, double threshold, QVector<widgets::ChunkRow>& rows);
+void applyVerdicts(const GateSource& s, double threshold, gate::Mode requested, QVector<widgets::ChunkRow>& rows);
 
 /// What a gate review needs, taken on the GUI thread.
 struct GateRequest {

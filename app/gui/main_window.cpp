@@ -31,6 +31,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -85,7 +86,14 @@ MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
   connect(anomalies_, &widgets::AnomaliesPanel::eventActivated, timeline_, &widgets::TimelineView::revealEvent);
   // The gate: a chunk row shows its own gate (as if its mode were requested);
   // threshold and mode re-gate without re-splitting.
-  connect(selection_, &widgets::SelectionModel::chunkChanged, this, [this] { regate(); });
+  connect(selection_, &widgets::SelectionModel::chunkChanged, this, [this] {
+    selection_->setMarkedSteps({});  // they belonged to the previous chunk's findings
+    regate();
+  });
+  connect(explanation_, &widgets::ExplanationPanel::stepsActivated, this, &MainWindow::showSteps);
+  auto rowsToDetails = [this] { details_->setChunks(chunks_->model()->chunks()); };
+  connect(chunks_->model(), &QAbstractItemModel::modelReset, this, rowsToDetails);
+  connect(chunks_->model(), &QAbstractItemModel::dataChanged, this, rowsToDetails);
   connect(threshold_, &QDoubleSpinBox::valueChanged, this, [this] { regate(); });
   connect(modeCombo_, &QComboBox::currentTextChanged, this, [this] { regate(); });
 
@@ -200,6 +208,17 @@ void MainWindow::createSplitActions() {
   QMenu* split = menuBar()->addMenu(tr("&Split"));
   runSplitAction_ = split->addAction(tr("&Run split"), this, &MainWindow::runSplit);
   runSplitAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  // The selected chunk's actions; Chunk ▸ Export… goes here, after the separator.
+  QMenu* chunk = menuBar()->addMenu(tr("&Chunk"));
+  chunk->setObjectName(QStringLiteral("menu.chunk"));
+  chunk->addAction(tr("&Zoom to the selected chunk"), this, [this] {
+    const auto& rows = chunks_->model()->chunks();
+    const int c = selection_->chunk();
+    if (c >= 0 && c < rows.size() && rows[c].endNs > rows[c].beginNs)
+      timeline_->zoomToRange(rows[c].beginNs, rows[c].endNs);
+  });
+  chunk->addAction(tr("&Copy the selected rows (TSV)"), this, [this] { chunks_->copySelectedRows(); });
+  chunk->addSeparator();
 }
 
 void MainWindow::createFindActions() {
@@ -248,6 +267,14 @@ void MainWindow::createToolBar() {
   tb->addAction(openAction_);
   tb->addAction(openDirAction_);
   tb->addAction(runSplitAction_);
+  tb->addWidget(new QLabel(tr("  result "), tb));
+  resultCombo_ = new QComboBox(tb);
+  resultCombo_->setObjectName(QStringLiteral("resultBox"));
+  resultCombo_->setToolTip(tr("The results of this trace (a split directory's review, each Run split): switch to compare"));
+  resultCombo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  resultCombo_->setEnabled(false);
+  tb->addWidget(resultCombo_);
+  connect(resultCombo_, &QComboBox::activated, this, [this](int i) { showResult(i); });
   tb->addWidget(new QLabel(tr("  mode "), tb));
   modeCombo_ = new QComboBox(tb);
   modeCombo_->setObjectName(QStringLiteral("gateMode"));
@@ -461,6 +488,12 @@ void MainWindow::publish(const TraceDocument& doc) {
   details_->setDocument(doc_);
   charts_->setDocument(doc_);
   centre_->setCurrentWidget(doc_ ? static_cast<QWidget*>(timeline_) : static_cast<QWidget*>(welcome_));
+  chunks_->model()->setTimeOrigin(doc_ ? doc_.index->firstNs : 0);
+  if (doc_ && chunks_->model()->rowCount() > 0) {  // a directory's source arrived after its rows
+    selectRequested_ = true;
+    selectRequestedOnce();
+    locateDirectory();
+  }
   updateStatus();
   updateTitle();
 }
@@ -472,6 +505,10 @@ void MainWindow::closeTrace() {
   rootTier_.clear();
   gate_.reset();
   shownGate_.reset();
+  results_.clear();
+  current_ = -1;
+  locatedFor_.reset();
+  updateResultBox();
   chunks_->setChunks({});
   ++rowsGeneration_;
   explanation_->clear();
@@ -494,6 +531,11 @@ void MainWindow::openSplitDirectory(const QString& dir, const QString& sourceTra
   shownGate_.reset();
   chunks_->setChunks({});
   ++rowsGeneration_;
+  selectRequested_ = true;
+  results_.clear();
+  current_ = -1;
+  locatedFor_.reset();
+  addResult({tr("review of %1").arg(QFileInfo(info.dir).fileName()), {}, {}, {}, info.dir, {}});
   regate();
   updateStatus();
   if (!info.sourceTrace.isEmpty())
@@ -583,26 +625,26 @@ void MainWindow::setSplitResult(std::shared_ptr<const timeline::TimelineOverlays
                                 QVector<widgets::ChunkRow> chunks, const QString& rootTier) {
   doc_.overlays = std::move(overlays);
   rootTier_ = rootTier;
-  addBusyUnion(chunks);
+  addWindowFigures(chunks);
+  chunks_->model()->setTimeOrigin(doc_ ? doc_.index->firstNs : 0);
   timeline_->setOverlays(doc_.overlays);
   details_->setDocument(doc_);
   charts_->setDocument(doc_);
   chunks_->setChunks(std::move(chunks));
   ++rowsGeneration_;
+  selectRequested_ = true;
   updateStatus();
 }
 
-void MainWindow::addBusyUnion(QVector<widgets::ChunkRow>& rows) const {
-  // The union-based busy ratio of each window from the timeline's coverage
-  // (mean over devices), next to the splitter's gpu_busy / gpu_duration; the
-  // gate's evidence replaces it where the chunk evidence has one.
+void MainWindow::addWindowFigures(QVector<widgets::ChunkRow>& rows) const {
+  // Rows that know their CPU window but not its figures (a split directory's)
+  // get the window's busy ratio and longest gap from the timeline's coverage.
   if (!doc_ || doc_.index->devices.empty()) return;
   for (widgets::ChunkRow& c : rows) {
-    if (c.endNs <= c.beginNs) continue;
-    double sum = 0;
-    for (const timeline::DeviceIndex& d : doc_.index->devices)
-      sum += double(d.busy.busyIn(c.beginNs, c.endNs)) / double(c.endNs - c.beginNs);
-    c.busyUnion = sum / double(doc_.index->devices.size());
+    if (c.endNs <= c.beginNs || c.busyWindow >= 0) continue;
+    const timeline::ChunkFigures f = timeline::computeChunkFigures(*doc_.trace, *doc_.index, c.beginNs, c.endNs, {});
+    if (const auto* d = f.worstWindow()) c.busyWindow = d->windowRatio();
+    if (const auto* d = f.worstGap()) c.longestGapNs = d->longestGapNs;
   }
 }
 
@@ -612,16 +654,21 @@ void MainWindow::runSplit() {
     return;
   }
   const TracePtr trace = doc_.trace;
+  const timeline::TimelineIndexPtr index = doc_.index;
   const int numSteps = numSteps_->value();
   splits_->start<SplitView>(
       tr("Splitting %1").arg(QFileInfo(path_).fileName()),
-      [trace, numSteps](JobContext& ctx) { return planSplitView(trace, numSteps, &ctx.control); },
+      [trace, index, numSteps](JobContext& ctx) { return planSplitView(trace, index, numSteps, &ctx.control); },
       [this, trace](SplitView v) { onSplit(v, trace); });
 }
 
 void MainWindow::onSplit(const SplitView& v, const TracePtr& trace) {
   if (doc_.trace != trace) return;  // planned on a trace no longer shown
+  storeResult();
   splitDir_.clear();
+  gate_.reset();
+  addResult({tr("split %1 (num-steps %2)").arg(results_.size() + 1).arg(numSteps_->value()), {}, {}, {}, {}, {}});
+  selection_->clear();
   setSplitResult(v.overlays, v.chunks, v.rootTier);
   if (!v.noChunks.isEmpty()) chunks_->setPlaceholder(v.noChunks);
   setGateSource(v.gate);
@@ -639,6 +686,98 @@ bool MainWindow::selectMode(const QString& mode) {
     return true;
   }
   return false;
+}
+
+// ------------------------------------------------------------ results
+
+void MainWindow::storeResult() {
+  if (current_ < 0 || size_t(current_) >= results_.size()) return;
+  Result& r = results_[size_t(current_)];
+  r.overlays = doc_.overlays;
+  r.rows = chunks_->model()->chunks();
+  r.gate = gate_;
+  r.splitDir = splitDir_;
+  r.rootTier = rootTier_;
+}
+
+void MainWindow::addResult(Result r) {
+  results_.push_back(std::move(r));
+  current_ = int(results_.size()) - 1;
+  updateResultBox();
+}
+
+void MainWindow::updateResultBox() {
+  const QSignalBlocker block(resultCombo_);
+  resultCombo_->clear();
+  for (const Result& r : results_) resultCombo_->addItem(r.title);
+  resultCombo_->setCurrentIndex(current_);
+  resultCombo_->setEnabled(results_.size() > 1);
+}
+
+void MainWindow::showResult(int index) {
+  if (index < 0 || size_t(index) >= results_.size() || index == current_) return;
+  storeResult();
+  for (JobRunner* r : {splits_, reviews_}) r->discard();
+  current_ = index;
+  const Result& r = results_[size_t(index)];
+  selection_->clear();
+  splitDir_ = r.splitDir;
+  gate_ = r.gate;
+  doc_.overlays = r.overlays;
+  rootTier_ = r.rootTier;
+  timeline_->setOverlays(doc_.overlays);
+  details_->setDocument(doc_);
+  charts_->setDocument(doc_);
+  chunks_->setChunks(r.rows);
+  ++rowsGeneration_;
+  selectRequested_ = true;
+  updateResultBox();
+  updateStatus();
+  regate();  // the explanation of this result (its rows keep their verdicts)
+}
+
+void MainWindow::locateDirectory() {
+  // A directory review with its source trace open: re-plan the split on the
+  // source and place the directory's chunks (bands, steps, figures) on it.
+  if (splitDir_.isEmpty() || !doc_ || locatedFor_ == doc_.trace || chunks_->model()->rowCount() == 0) return;
+  bool reviewed = false;
+  int numSteps = 0;
+  for (const widgets::ChunkRow& r : chunks_->model()->chunks()) {
+    reviewed = reviewed || r.hasVerdict;
+    numSteps = std::max(numSteps, r.stepCount);  // --num-steps: the longest window (the others may be shorter)
+  }
+  if (!reviewed) return;
+  locatedFor_ = doc_.trace;
+  const TracePtr trace = doc_.trace;
+  const timeline::TimelineIndexPtr index = doc_.index;
+  if (numSteps <= 0) numSteps = numSteps_->value();
+  const int result = current_;
+  splits_->start<SplitView>(
+      tr("Placing the chunks on %1").arg(QFileInfo(path_).fileName()),
+      [trace, index, numSteps](JobContext& ctx) { return planSplitView(trace, index, numSteps, &ctx.control); },
+      [this, trace, result](SplitView v) {
+        if (doc_.trace != trace || current_ != result || splitDir_.isEmpty()) return;
+        QVector<widgets::ChunkRow> rows = chunks_->model()->chunks();
+        auto ov = std::make_shared<timeline::TimelineOverlays>();
+        const int placed = locateDirectoryRows(v, rows, *ov);
+        doc_.overlays = ov;
+        rootTier_ = v.rootTier;
+        timeline_->setOverlays(doc_.overlays);
+        details_->setDocument(doc_);
+        charts_->setDocument(doc_);
+        addWindowFigures(rows);
+        chunks_->updateChunks(rows);
+        storeResult();
+        updateStatus();
+        if (placed < rows.size())
+          flash(tr("%1 of %2 chunk files were found in a split of the source trace; the others are not drawn.")
+                    .arg(placed)
+                    .arg(rows.size()),
+                8000);
+        const int c = selection_->chunk();
+        if (c >= 0 && c < rows.size() && rows[c].endNs > rows[c].beginNs)
+          timeline_->zoomToRange(rows[c].beginNs, rows[c].endNs);
+      });
 }
 
 // ------------------------------------------------------------ gate
@@ -674,13 +813,65 @@ void MainWindow::onReviewed(const GateReview& r, quint64 rowsGeneration) {
     chunks_->setChunks(r.rows);
     ++rowsGeneration_;
   } else {
-    chunks_->updateChunks(r.rows);
+    // Only the gate's fields: the rows may have been placed on the source trace since the request.
+    QVector<widgets::ChunkRow> rows = chunks_->model()->chunks();
+    if (rows.size() != r.rows.size()) rows = r.rows;
+    for (qsizetype i = 0; i < rows.size() && rows[i].file == r.rows[i].file; ++i) {
+      const widgets::ChunkRow& g = r.rows[i];
+      widgets::ChunkRow& d = rows[i];
+      d.verdict = g.verdict;
+      d.hasVerdict = g.hasVerdict;
+      d.findings = g.findings;
+      d.findingsWarn = g.findingsWarn;
+      d.findingsText = g.findingsText;
+      d.requested = g.requested;
+      d.unchecked = g.unchecked;
+      d.note = g.note;
+      d.busyRef = g.busyRef;
+      if (d.busyUnion < 0) d.busyUnion = g.busyUnion;
+    }
+    chunks_->updateChunks(rows);
   }
+  selectRequestedOnce();
+  storeResult();
+  if (newRows) locateDirectory();
   shownGate_ = r.shown.result;
   if (shownGate_)
     explanation_->setExplanation(explanationOf(*shownGate_));
   else
     explanation_->clear(tr("The gate could not run: %1").arg(r.shown.error));
+}
+
+void MainWindow::selectRequestedOnce() {
+  // New rows open on the mode the pipeline asks for (its selection re-gates for the explanation).
+  const auto& rows = chunks_->model()->chunks();
+  if (!selectRequested_ || std::none_of(rows.begin(), rows.end(), [](const auto& r) { return r.hasVerdict; }))
+    return;  // not reviewed yet: the review's arrival selects
+  selectRequested_ = false;
+  if (selection_->chunk() >= 0) return;
+  for (int i = 0; i < rows.size(); ++i)
+    if (rows[i].requested) {
+      selection_->setChunk(i);
+      if (rows[i].endNs > rows[i].beginNs) timeline_->zoomToRange(rows[i].beginNs, rows[i].endNs);
+      return;
+    }
+}
+
+void MainWindow::showSteps(const QVector<int>& steps) {
+  // A finding's steps (the ruler's numbers): marked on ruler and lanes, the first selected, all in view.
+  const auto& ov = doc_.overlays;
+  if (!ov) return;
+  QVector<int> positions;
+  for (int s : steps)
+    if (const int64_t p = ov->positionOfStep(s); p >= 0) positions << int(p);
+  if (positions.isEmpty()) {
+    flash(tr("Those steps are not on the timeline (open the source trace to see them)."), 6000);
+    return;
+  }
+  selection_->setMarkedSteps(positions);
+  std::sort(positions.begin(), positions.end());
+  selection_->setStep(positions.first());
+  timeline_->zoomToRange(ov->steps[size_t(positions.first())].beginNs, ov->steps[size_t(positions.last())].endNs);
 }
 
 // ------------------------------------------------------------ find

@@ -99,6 +99,21 @@ class MainWindow : public QMainWindow {
   /// The gate's result shown in the Explanation pane (nullopt: none).
   const std::optional<gate::GateResult>& shownGate() const { return shownGate_; }
   QDoubleSpinBox* thresholdBox() const { return threshold_; }
+
+  /// The results the window holds (a split directory's review, each Run split),
+  /// one shown at a time; a new split is added, never put in place of a review.
+  struct Result {
+    QString title;
+    std::shared_ptr<const timeline::TimelineOverlays> overlays;
+    QVector<widgets::ChunkRow> rows;
+    std::shared_ptr<const GateSource> gate;
+    QString splitDir;  // a directory review
+    QString rootTier;
+  };
+  const std::vector<Result>& results() const { return results_; }
+  int currentResult() const { return current_; }
+  void showResult(int index);
+  QComboBox* resultBox() const { return resultCombo_; }
   QComboBox* modeBox() const { return modeCombo_; }
 
  public slots:
@@ -112,6 +127,8 @@ class MainWindow : public QMainWindow {
   void findNext();
   void findPrevious();
   void runSplit();
+  /// Marks and selects steps (the ruler's numbers) and shows them: a finding's link.
+  void showSteps(const QVector<int>& steps);
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -138,10 +155,15 @@ class MainWindow : public QMainWindow {
   void onCancelled(JobRunner* runner);
   void showJobs();
   void showError(const QString& title, const QString& message);
-  void addBusyUnion(QVector<widgets::ChunkRow>& rows) const;
+  void addWindowFigures(QVector<widgets::ChunkRow>& rows) const;
   void publish(const widgets::TraceDocument& doc);
   void flash(const QString& text, int ms = 5000);
   void regate();
+  void selectRequestedOnce();
+  void storeResult();
+  void addResult(Result r);
+  void updateResultBox();
+  void locateDirectory();
   void rebuildMatches();
   void showMatch();
 
@@ -153,6 +175,7 @@ class MainWindow : public QMainWindow {
   QString reviewDir_;
   JobRunner* shownJob_ = nullptr;  // the job the status bar shows (Esc cancels it)
   quint64 rowsGeneration_ = 0;     // bumped whenever the chunk table gets new rows
+  bool selectRequested_ = false;   // new rows: select the requested mode's once its verdicts are in
   widgets::SelectionModel* selection_;
   widgets::TraceDocument doc_;
   QString path_;
@@ -192,6 +215,10 @@ class MainWindow : public QMainWindow {
   QPushButton* cancelButton_ = nullptr;
   QPointer<QMessageBox> errorBox_;
 
+  std::vector<Result> results_;
+  int current_ = -1;
+  QComboBox* resultCombo_ = nullptr;
+  TracePtr locatedFor_;  // the source trace the directory's rows were placed on
   std::shared_ptr<const GateSource> gate_;
   std::optional<gate::GateResult> shownGate_;
 

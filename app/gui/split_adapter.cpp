@@ -1,8 +1,11 @@
 #include "split_adapter.hpp"
 
+#include <steadyscope/core/analysis/chunk_evidence.hpp>
 #include <steadyscope/core/analysis/splitter.hpp>
+#include <steadyscope/core/timeline/format.hpp>
 #include <steadyscope/core/util/split_names.hpp>
 
+#include <QFileInfo>
 #include <QObject>
 
 #include <cmath>
@@ -72,8 +75,11 @@ widgets::ChunkRow chunkRowOf(const analysis::SplitResult& r, const analysis::Win
     row.file = QString::fromStdString(p.fileName);
     row.events = p.stats.eventCount;
     row.gpuEvents = p.stats.numGpuEvents;
+    row.stepCount = int(p.roots.size());
     const double gd = p.stats.gpuDuration.asDouble();
-    row.busyRef = gd > 0 ? p.stats.gpuBusyDuration.asDouble() / gd : 0.0;
+    row.gpuTimeUs = gd;
+    row.gpuBusyUs = p.stats.gpuBusyDuration.asDouble();
+    row.busyRef = gd > 0 ? row.gpuBusyUs / gd : 0.0;
   }
   return row;
 }
@@ -128,6 +134,51 @@ QString noChunksText(const analysis::SplitResult& r) {
   return t;
 }
 
+QString deviceLine(const Trace& trace, const DeviceChunkFigures& d, const QString& value) {
+  return QObject::tr("GPU %1: %2").arg(QString::fromStdString(trace.keyText(d.pid)), value);
+}
+
+/// The device-level columns: the worst device shown, every device in the tooltip.
+void addFigures(const Trace& trace, const ChunkFigures& f, widgets::ChunkRow& row) {
+  auto ratio = [](double r) { return QString::fromStdString(formatRatio(r)); };
+  auto dur = [](int64_t ns) { return QString::fromStdString(formatDuration(double(ns))); };
+  QStringList u, w, g;
+  for (const DeviceChunkFigures& d : f.devices) {
+    u << deviceLine(trace, d, QObject::tr("%1 (union %2 of GPU time %3)").arg(ratio(d.unionRatio()), dur(d.unionNs),
+                                                                            dur(d.spanSumNs)));
+    w << deviceLine(trace, d, QObject::tr("%1 (busy %2 of the %3 window)").arg(ratio(d.windowRatio()),
+                                                                             dur(d.windowBusyNs), dur(d.windowNs)));
+    g << deviceLine(trace, d, dur(d.longestGapNs));
+  }
+  if (const DeviceChunkFigures* d = f.worstUnion(); d && d->spanSumNs > 0) row.busyUnion = d->unionRatio();
+  if (const DeviceChunkFigures* d = f.worstWindow(); d && d->windowNs > 0) row.busyWindow = d->windowRatio();
+  if (const DeviceChunkFigures* d = f.worstGap(); d && d->windowNs > 0) row.longestGapNs = d->longestGapNs;
+  row.unionDevices = u.join(QLatin1Char('\n'));
+  row.windowDevices = w.join(QLatin1Char('\n'));
+  row.gapDevices = g.join(QLatin1Char('\n'));
+}
+
+/// Each window's figures from its chunk's evidence (the steps' GPU events), and the steps' GPU spans for the
+/// timeline.
+void addWindowFigures(const analysis::SplitResult& r, const Trace& trace, const TimelineIndex& index,
+                      analysis::EvidenceContext& ctx, SplitView& v, TimelineOverlays& ov) {
+  qsizetype k = -1;  // the window's row: splitViewOf keeps the windows that span time
+  for (const analysis::WindowChoice& w : r.windows) {
+    if (w.endUs <= w.startUs) continue;
+    if (++k >= v.chunks.size()) break;
+    if (w.chunk < 0 || size_t(w.chunk) >= r.chunks.size()) continue;
+    const analysis::ChunkEvidence& ev = ctx.evidenceFor(r, r.chunks[size_t(w.chunk)]);
+    std::vector<StepGpuWork> steps;
+    steps.reserve(ev.steps.size());
+    for (const analysis::StepWork& s : ev.steps)
+      steps.push_back({int32_t(s.root), std::vector<EventIdx>(s.gpuWork.begin(), s.gpuWork.end())});
+    widgets::ChunkRow& row = v.chunks[k];
+    const ChunkFigures f = computeChunkFigures(trace, index, row.beginNs, row.endNs, steps);
+    addFigures(trace, f, row);
+    for (const StepGpuSpan& sp : f.spans) ov.chunks[size_t(k)].gpuSpans.push_back({sp.beginNs, sp.endNs, sp.step, int32_t(sp.device)});
+  }
+}
+
 }  // namespace
 
 SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace) {
@@ -169,7 +220,8 @@ SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace) {
   return v;
 }
 
-std::optional<SplitView> planSplitView(const TracePtr& trace, int numSteps, JobControl* control) {
+std::optional<SplitView> planSplitView(const TracePtr& trace, const TimelineIndexPtr& index, int numSteps,
+                                       JobControl* control) {
   analysis::Splitter splitter(trace);
   analysis::SplitOptions o;
   o.findSteadyState = true;
@@ -179,9 +231,50 @@ std::optional<SplitView> planSplitView(const TracePtr& trace, int numSteps, JobC
   if (r.outcome == analysis::SplitOutcome::Cancelled) return std::nullopt;
   if (control && !control->enterStage("view")) return std::nullopt;
   SplitView v = splitViewOf(r, *trace);
+  analysis::EvidenceContext ctx(splitter.eventIndex(o), o);
+  if (control && !control->enterStage("figures")) return std::nullopt;
+  if (index) {
+    auto ov = std::make_shared<TimelineOverlays>(*v.overlays);
+    addWindowFigures(r, *trace, *index, ctx, v, *ov);
+    v.overlays = std::move(ov);
+  }
   if (control && !control->enterStage("gate input")) return std::nullopt;
-  v.gate = liveGateSource(r, o, splitter);
+  v.gate = liveGateSource(r, o, ctx);
   return v;
+}
+
+int locateDirectoryRows(const SplitView& plan, QVector<widgets::ChunkRow>& rows, TimelineOverlays& out) {
+  out = TimelineOverlays{};
+  if (!plan.overlays) return 0;
+  out.steps = plan.overlays->steps;
+  out.steadyRegions = plan.overlays->steadyRegions;
+  int placed = 0;
+  for (widgets::ChunkRow& row : rows) {
+    ChunkBand band;
+    band.mode = row.mode.toStdString();
+    band.label = band.mode;
+    for (qsizetype k = 0; k < plan.chunks.size() && size_t(k) < plan.overlays->chunks.size(); ++k) {
+      const widgets::ChunkRow& p = plan.chunks[k];
+      if (p.file.isEmpty() || QFileInfo(p.file).fileName() != row.file) continue;
+      band = plan.overlays->chunks[size_t(k)];
+      row.firstStep = p.firstStep;
+      row.lastStep = p.lastStep;
+      row.beginNs = p.beginNs;
+      row.endNs = p.endNs;
+      if (row.stepCount < 0) row.stepCount = p.stepCount;
+      if (row.events < 0) row.events = p.events;
+      row.busyUnion = p.busyUnion;
+      row.busyWindow = p.busyWindow;
+      row.longestGapNs = p.longestGapNs;
+      row.unionDevices = p.unionDevices;
+      row.windowDevices = p.windowDevices;
+      row.gapDevices = p.gapDevices;
+      ++placed;
+      break;
+    }
+    out.chunks.push_back(std::move(band));
+  }
+  return placed;
 }
 
 }  // namespace steadyscope::app

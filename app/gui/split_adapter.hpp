@@ -7,6 +7,7 @@
 #include "panels/split_view_data.hpp"
 
 #include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/timeline/chunk_figures.hpp>
 #include <steadyscope/core/timeline/overlays.hpp>
 #include <steadyscope/core/util/progress.hpp>
 
@@ -34,8 +35,17 @@ struct SplitView {
 SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace);
 
 /// (job thread) Runs the splitter's plan (no files written) for the
-/// steady-state modes and builds the gate's input for it (evidence from the
-/// trace). nullopt: `control` cancelled it.
-std::optional<SplitView> planSplitView(const TracePtr& trace, int numSteps, JobControl* control = nullptr);
+/// steady-state modes, each window's figures (timeline/chunk_figures, with
+/// `index`) and the gate's input for it (evidence from the trace, computed
+/// once for both). nullopt: `control` cancelled it.
+std::optional<SplitView> planSplitView(const TracePtr& trace, const timeline::TimelineIndexPtr& index, int numSteps,
+                                       JobControl* control = nullptr);
+
+/// A split directory's rows placed on its source trace: each row whose chunk
+/// file a re-planned split of the source names (`plan`) gets that window (step
+/// range, CPU window) and its figures; the CSV's numbers stay. The overlays
+/// have the plan's steps and one band per row, in row order (a row without a
+/// match gets an empty band). Returns how many rows were placed.
+int locateDirectoryRows(const SplitView& plan, QVector<widgets::ChunkRow>& rows, timeline::TimelineOverlays& out);
 
 }  // namespace steadyscope::app

@@ -1,5 +1,7 @@
 #include "common/selection_model.hpp"
 
+#include <algorithm>
+
 namespace steadyscope::widgets {
 
 void SelectionModel::setEvent(qint64 e) {
@@ -35,11 +37,21 @@ void SelectionModel::setChunk(int c) {
   emit changed();
 }
 
+void SelectionModel::setMarkedSteps(QVector<int> positions) {
+  std::sort(positions.begin(), positions.end());
+  positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+  if (positions == marked_) return;
+  marked_ = std::move(positions);
+  emit markedStepsChanged();
+  emit changed();
+}
+
 void SelectionModel::clear() {
   setEvent(-1);
   clearRange();
   setStep(-1);
   setChunk(-1);
+  setMarkedSteps({});
 }
 
 }  // namespace steadyscope::widgets

@@ -20,12 +20,20 @@ class ChunkModel : public QAbstractTableModel {
  public:
   enum Columns {
     ModeColumn,
+    FileColumn,
+    StepRangeColumn,
     StepsColumn,
+    StartColumn,
     DurationColumn,
     EventsColumn,
     GpuEventsColumn,
+    GpuTimeColumn,
+    GpuBusyColumn,
     BusyRefColumn,
     BusyUnionColumn,
+    BusyWindowColumn,
+    LongestGapColumn,
+    FindingsColumn,
     VerdictColumn,
     NUM_COLUMNS
   };
@@ -35,13 +43,22 @@ class ChunkModel : public QAbstractTableModel {
   /// Same rows with new values (verdicts after a re-gate): dataChanged, no reset.
   void updateChunks(QVector<ChunkRow> rows);
   const QVector<ChunkRow>& chunks() const { return rows_; }
+  /// Start times are shown from here (the trace's first event).
+  void setTimeOrigin(qint64 ns);
+  /// A column's header as shown, and its one-sentence definition (the tooltip).
+  static QString headerText(int column);
+  static QString headerTip(int column);
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role) const override;
   QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
  private:
+  QVariant display(const ChunkRow& c, int column) const;
+  QVariant sortValue(const ChunkRow& c, int column) const;
+  QVariant toolTip(const ChunkRow& c, int column) const;
   QVector<ChunkRow> rows_;
+  qint64 originNs_ = 0;
 };
 
 class ChunksPanel : public QWidget {
@@ -56,14 +73,22 @@ class ChunksPanel : public QWidget {
   void setPlaceholder(const QString& text);
   QString placeholderText() const;
   ChunkModel* model() const { return model_; }
+  /// The selected rows as tab-separated text, header first, in the view's order (what Ctrl+C copies).
+  QString selectedRowsTsv() const;
+  void copySelectedRows() const;
   QTableView* view() const { return view_; }
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* e) override;
+
  private:
+  void fitColumns();
   ChunkModel* model_;
   QSortFilterProxyModel* proxy_;
   QTableView* view_;
   QLabel* placeholder_;
   QPointer<SelectionModel> selection_;
+  bool syncing_ = false;  // following the shared selection: no zoom
 };
 
 }  // namespace steadyscope::widgets

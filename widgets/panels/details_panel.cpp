@@ -95,6 +95,8 @@ void DetailsPanel::refresh() {
     showRange(selection_->rangeBegin(), selection_->rangeEnd());
   else if (selection_ && selection_->step() >= 0)
     showStep(selection_->step());
+  else if (selection_ && selection_->chunk() >= 0)
+    showChunk(selection_->chunk());
   else {
     stack_->setCurrentWidget(text_);
     text_->setHtml(
@@ -168,6 +170,48 @@ void DetailsPanel::showRange(qint64 b, qint64 e) {
   }
   table_->setSortingEnabled(true);
   table_->sortByColumn(2, Qt::DescendingOrder);
+}
+
+void DetailsPanel::setChunks(QVector<ChunkRow> rows) {
+  chunks_ = std::move(rows);
+  refresh();
+}
+
+void DetailsPanel::showChunk(int c) {
+  // The chunk table's figures of the row, then the kernels its steps ran, by GPU time.
+  stack_->setCurrentWidget(text_);
+  if (c >= chunks_.size()) {
+    text_->setHtml(tr("<p>Chunk %1</p>").arg(c));
+    return;
+  }
+  const ChunkRow& r = chunks_[c];
+  QString h = tr("<h3>%1 chunk</h3><p>%2</p><table cellspacing=2>").arg(r.mode.toHtmlEscaped(), r.file.toHtmlEscaped());
+  auto row = [&h](const QString& k, const QString& v) {
+    h += QStringLiteral("<tr><td><i>%1</i></td><td>%2</td></tr>").arg(k, v.toHtmlEscaped());
+  };
+  auto ratio = [](double v) { return v < 0 ? QStringLiteral("–") : qs(formatRatio(v)); };
+  if (r.firstStep >= 0) row(tr("steps"), QStringLiteral("%1–%2").arg(r.firstStep).arg(r.lastStep));
+  if (r.endNs > r.beginNs) row(tr("CPU window"), qs(formatDuration(double(r.endNs - r.beginNs))));
+  if (r.gpuTimeUs >= 0) row(tr("GPU time (sum of the steps' GPU spans)"), qs(formatDuration(r.gpuTimeUs * 1000.0)));
+  if (r.gpuBusyUs >= 0) row(tr("GPU busy time (plain sum)"), qs(formatDuration(r.gpuBusyUs * 1000.0)));
+  row(tr("busy (ref): busy time ÷ GPU time"), ratio(r.busyRef));
+  row(tr("busy (union): union ÷ GPU time"), ratio(r.busyUnion));
+  row(tr("busy (window): busy inside the CPU window ÷ its length"), ratio(r.busyWindow));
+  if (r.longestGapNs >= 0) row(tr("longest GPU-idle gap in the window"), qs(formatDuration(double(r.longestGapNs))));
+  if (!r.note.isEmpty()) row(tr("note"), r.note);
+  h += QStringLiteral("</table>");
+  if (doc_.overlays && c < qsizetype(doc_.overlays->chunks.size())) {
+    const std::vector<NameStats> top = gpuNameStatsInSpans(*doc_.trace, *doc_.index, doc_.overlays->chunks[size_t(c)].gpuSpans);
+    if (!top.empty()) {
+      h += tr("<p><b>Top kernels by GPU time</b> (inside the steps' GPU spans)</p><table cellspacing=2>");
+      for (size_t k = 0; k < std::min<size_t>(top.size(), 10); ++k)
+        h += QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>× %3</td></tr>")
+                 .arg(qs(doc_.trace->strings.view(top[k].name)).toHtmlEscaped(),
+                      qs(formatDuration(double(top[k].totalNs))), qs(formatCount(top[k].count)));
+      h += QStringLiteral("</table>");
+    }
+  }
+  text_->setHtml(h);
 }
 
 void DetailsPanel::showStep(int s) {

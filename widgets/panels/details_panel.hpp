@@ -4,6 +4,7 @@
 // busy ratio.
 #include "common/selection_model.hpp"
 #include "common/trace_document.hpp"
+#include "panels/split_view_data.hpp"
 
 #include <steadyscope/core/timeline/range_stats.hpp>
 
@@ -23,6 +24,8 @@ class DetailsPanel : public QWidget {
   explicit DetailsPanel(QWidget* parent = nullptr);
   void setDocument(const TraceDocument& doc);
   void setSelectionModel(SelectionModel* model);
+  /// The chunk table's rows, for a selected chunk's figures.
+  void setChunks(QVector<ChunkRow> rows);
   /// The statistics shown for the current range (empty when none).
   const timeline::RangeStats& rangeStats() const { return range_; }
   QString text() const;
@@ -33,8 +36,10 @@ class DetailsPanel : public QWidget {
   void showEvent(EventIdx e);
   void showRange(qint64 b, qint64 e);
   void showStep(int s);
+  void showChunk(int c);
 
   TraceDocument doc_;
+  QVector<ChunkRow> chunks_;
   QPointer<SelectionModel> selection_;
   timeline::RangeStats range_;
   QStackedWidget* stack_;

@@ -5,6 +5,8 @@
 #include <QHBoxLayout>
 #include <QPalette>
 #include <QPushButton>
+#include <QScrollBar>
+#include <QUrl>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
@@ -33,6 +35,7 @@ ExplanationPanel::ExplanationPanel(QWidget* parent) : QWidget(parent) {
   text_ = new QTextBrowser(this);
   text_->setObjectName(QStringLiteral("explanationText"));
   text_->setOpenLinks(false);
+  connect(text_, &QTextBrowser::anchorClicked, this, &ExplanationPanel::openLink);
   copy_ = new QPushButton(tr("Copy warnings JSON"), this);
   copy_->setObjectName(QStringLiteral("explanationCopy"));
   copy_->setToolTip(tr("Copy the pipeline's result with its trace_health_warnings, as JSON"));
@@ -49,6 +52,7 @@ ExplanationPanel::ExplanationPanel(QWidget* parent) : QWidget(parent) {
 
 void ExplanationPanel::clear(const QString& placeholder) {
   warnings_.clear();
+  hasShown_ = false;
   copy_->setEnabled(false);
   text_->setHtml(placeholder.isEmpty()
                      ? tr("<p>The gate's reasoning appears here once a split has run or a split directory is "
@@ -57,51 +61,114 @@ void ExplanationPanel::clear(const QString& placeholder) {
 }
 
 void ExplanationPanel::setExplanation(const GateExplanation& e) {
-  const QString colour = colors::verdict(e.verdict).name();
-  const QString muted = palette().color(QPalette::Disabled, QPalette::Text).name();
+  shown_ = e;
+  hasShown_ = true;
+  warnings_ = e.warningsJson;
+  copy_->setEnabled(!warnings_.isEmpty());
+  render();
+}
+
+void ExplanationPanel::openLink(const QUrl& url) {
+  const QString s = url.toString();
+  if (s.startsWith(QLatin1String("fold:"))) {
+    showBookkeeping_ = !showBookkeeping_;
+    if (hasShown_) render();
+    return;
+  }
+  if (!s.startsWith(QLatin1String("steps:"))) return;
+  QVector<int> steps;
+  for (const QString& n : s.mid(6).split(QLatin1Char(','), Qt::SkipEmptyParts)) steps << n.toInt();
+  if (!steps.isEmpty()) emit stepsActivated(steps);
+}
+
+// The verdict first, in one plain sentence with the deciding rule and the retry.
+QString ExplanationPanel::headerHtml() const {
+  const GateExplanation& e = shown_;
   QString h = QStringLiteral("<p><b>%1</b></p>").arg(esc(e.title));
-  h += QStringLiteral("<p style='font-size:large'><span style='color:%1'><b>%2 %3</b></span>%4</p>")
-           .arg(colour, colors::verdictIcon(e.verdict), colors::verdictWord(e.verdict),
-                e.reason.isEmpty() ? QString() : QStringLiteral(" &nbsp;<code>%1</code>").arg(esc(e.reason)));
-  if (!e.summary.isEmpty()) h += QStringLiteral("<p>%1</p>").arg(esc(e.summary));
-  h += QStringLiteral("<table cellspacing=0 cellpadding=2 width='100%'>");
-  int n = 1;
+  h += QStringLiteral("<p style='font-size:large'><span style='color:%1'><b>%2 %3</b></span></p>")
+           .arg(colors::verdict(e.verdict).name(), colors::verdictIcon(e.verdict), colors::verdictWord(e.verdict));
+  const QString headline = e.headline.isEmpty() ? e.summary : e.headline;
+  if (!headline.isEmpty()) h += QStringLiteral("<p><b>%1</b></p>").arg(esc(headline));
   for (const GateRule& r : e.rules) {
-    QString head = QStringLiteral("<b>%1</b>").arg(esc(r.name));
+    if (!r.deciding) continue;
+    QString what = tr("Decided by: <b>%1</b>").arg(esc(r.label.isEmpty() ? r.name : r.label));
+    if (!r.subject.isEmpty()) what += QStringLiteral(" · ") + esc(r.subject);
+    if (!r.measured.isEmpty()) what += tr(" — measured %1").arg(esc(r.measured));
+    if (!r.limit.isEmpty()) what += QStringLiteral(", ") + esc(r.limit);
+    h += QStringLiteral("<p>%1 &nbsp;<span style='color:%2'><b>%3</b></span></p>")
+             .arg(what, outcomeColour(r).name(), outcomeMark(r));
+  }
+  if (!e.alternates.isEmpty()) {
+    QStringList alts;
+    for (const QString& a : e.alternates) alts << QStringLiteral("\u2714 ") + esc(a);
+    h += QStringLiteral("<p>%1 %2</p>").arg(tr("Qualifying alternates (best first):"), alts.join(QStringLiteral(", ")));
+  }
+  if (!e.retry.isEmpty()) h += QStringLiteral("<p><b>\u2192 %1</b></p>").arg(esc(e.retry));
+  return h;
+}
+
+QString ExplanationPanel::findingsHtml() const {
+  const GateExplanation& e = shown_;
+  if (e.findingLinks.isEmpty() && e.findings.isEmpty()) return QStringLiteral("<p>%1</p>").arg(tr("No findings."));
+  QString h = QStringLiteral("<p><b>%1</b></p><ul>").arg(tr("Findings"));
+  if (e.findingLinks.isEmpty())
+    for (const QString& f : e.findings) h += QStringLiteral("<li>%1</li>").arg(esc(f));
+  for (const GateFinding& f : e.findingLinks) {
+    h += QStringLiteral("<li>\u26a0 %1").arg(esc(f.text));
+    if (!f.steps.isEmpty()) {
+      QStringList n;
+      for (int s : f.steps) n << QString::number(s);
+      const QString shown = n.size() > 8 ? n.mid(0, 8).join(QStringLiteral(", ")) + QStringLiteral(", …")
+                                         : n.join(QStringLiteral(", "));
+      h += QStringLiteral(" — <a href='steps:%1'>%2</a>")
+               .arg(n.join(QLatin1Char(',')), tr("show step %1", nullptr, int(n.size())).arg(shown));
+    }
+    h += QStringLiteral("</li>");
+  }
+  return h + QStringLiteral("</ul>");
+}
+
+QString ExplanationPanel::rulesHtml() const {
+  const QString muted = palette().color(QPalette::Disabled, QPalette::Text).name();
+  int folded = 0;
+  for (const GateRule& r : shown_.rules) folded += r.bookkeeping ? 1 : 0;
+  QString h = QStringLiteral("<p><b>%1</b></p><table cellspacing=0 cellpadding=2 width='100%'>").arg(tr("Rules, in order"));
+  int n = 0;
+  for (const GateRule& r : shown_.rules) {
+    ++n;
+    if (r.bookkeeping && !showBookkeeping_) continue;
+    QString head = QStringLiteral("<b>%1</b>").arg(esc(r.label.isEmpty() ? r.name : r.label));
     if (!r.subject.isEmpty()) head += QStringLiteral(" · %1").arg(esc(r.subject));
+    if (!r.measured.isEmpty()) head += tr(" &nbsp;measured %1").arg(esc(r.measured));
+    if (!r.limit.isEmpty()) head += QStringLiteral(", ") + esc(r.limit);
     if (!r.condition.isEmpty()) head += QStringLiteral(" &nbsp;%1 %2").arg(esc(r.value), esc(r.condition));
     h += QStringLiteral(
              "<tr><td valign=top align=right>%1</td><td>%2</td>"
              "<td valign=top align=right style='color:%3' nowrap><b>%4</b></td></tr>")
-             .arg(n++)
+             .arg(n)
              .arg(head, outcomeColour(r).name(), outcomeMark(r));
-    QString body;
-    if (!r.sentence.isEmpty()) body += esc(r.sentence);
-    if (r.condition.isEmpty() && !r.value.isEmpty())
+    QString body = esc(r.sentence);
+    if (r.bookkeeping && !r.value.isEmpty())
       body += QStringLiteral("<br><span style='color:%1; font-size:small'>%2</span>").arg(muted, esc(r.value));
     if (!body.isEmpty()) h += QStringLiteral("<tr><td></td><td colspan=2>%1</td></tr>").arg(body);
   }
   h += QStringLiteral("</table>");
-  if (!e.alternates.isEmpty()) {
-    h += QStringLiteral("<p><b>%1</b> ").arg(tr("Qualifying alternates (best first):"));
-    QStringList alts;
-    for (const QString& a : e.alternates) alts << QStringLiteral("\u2714 ") + esc(a);
-    h += alts.join(QStringLiteral(", ")) + QStringLiteral("</p>");
-  }
-  if (!e.retry.isEmpty()) h += QStringLiteral("<p><b>\u2192 %1</b></p>").arg(esc(e.retry));
-  if (!e.findings.isEmpty()) {
-    h += QStringLiteral("<p><b>%1</b></p><ul>").arg(tr("Findings"));
-    for (const QString& f : e.findings) h += QStringLiteral("<li>%1</li>").arg(esc(f));
-    h += QStringLiteral("</ul>");
-  } else {
-    h += QStringLiteral("<p>%1</p>").arg(tr("No findings."));
-  }
-  if (!e.warningsJson.isEmpty())
-    h +=
-        QStringLiteral("<p><b>%1</b></p><pre>%2</pre>").arg(tr("Pipeline result (warnings JSON)"), esc(e.warningsJson));
-  warnings_ = e.warningsJson;
-  copy_->setEnabled(!warnings_.isEmpty());
+  if (folded > 0)
+    h += QStringLiteral("<p><a href='fold:'>%1</a></p>")
+             .arg(showBookkeeping_ ? tr("Hide the %n bookkeeping rule(s) that passed", nullptr, folded)
+                                   : tr("Show the %n bookkeeping rule(s) that passed (finding and reading the chunk)",
+                                        nullptr, folded));
+  return h;
+}
+
+void ExplanationPanel::render() {
+  QString h = headerHtml() + findingsHtml() + rulesHtml();
+  if (!shown_.warningsJson.isEmpty())
+    h += QStringLiteral("<p><b>%1</b></p><pre>%2</pre>")
+             .arg(tr("Pipeline result (warnings JSON)"), esc(shown_.warningsJson));
+  const int scroll = text_->verticalScrollBar()->value();
   text_->setHtml(h);
+  text_->verticalScrollBar()->setValue(scroll);
 }
 
 void ExplanationPanel::copyWarnings() {

@@ -24,11 +24,26 @@ class ExplanationPanel : public QWidget {
   /// Copies the warnings JSON to the clipboard.
   void copyWarnings();
   QPushButton* copyButton() const { return copy_; }
+  QTextBrowser* browser() const { return text_; }
+  /// Follows a link of the pane ("steps:3,4" selects steps, "fold:" shows or hides the bookkeeping rules).
+  void openLink(const QUrl& url);
+  bool bookkeepingShown() const { return showBookkeeping_; }
+
+ signals:
+  /// A finding's link was clicked: select these steps (global step indices) on the timeline and ruler.
+  void stepsActivated(const QVector<int>& steps);
 
  private:
+  void render();
+  QString headerHtml() const;
+  QString rulesHtml() const;
+  QString findingsHtml() const;
   QTextBrowser* text_;
   QPushButton* copy_;
   QString warnings_;
+  GateExplanation shown_;
+  bool hasShown_ = false;
+  bool showBookkeeping_ = false;
 };
 
 }  // namespace steadyscope::widgets

@@ -16,10 +16,22 @@ struct ChunkRow {
   QString mode;  // "mixed", "decode_only", "prefilldecode", "generic"
   QString file;  // output file name, if written
   int firstStep = -1, lastStep = -1;
-  qint64 beginNs = 0, endNs = 0;
+  int stepCount = -1;  // -1: unknown
+  qint64 beginNs = 0, endNs = 0;     // the chunk's CPU window (0, 0: unknown)
   qint64 events = 0, gpuEvents = 0;  // -1: unknown
+  double gpuTimeUs = -1.0;           // gpu_duration: the sum of each step's GPU span (-1 unknown)
+  double gpuBusyUs = -1.0;           // gpu_busy_duration: the plain sum of GPU durations (-1 unknown)
   double busyRef = -1.0;             // gpu_busy_duration / gpu_duration as the gate reads it (-1 unknown)
-  double busyUnion = -1.0;           // union-based busy ratio (-1 unknown)
+  double busyUnion = -1.0;           // union of the chunk's GPU events / gpu_duration (worst device; -1 unknown)
+  double busyWindow = -1.0;          // device busy over the CPU window (worst device; -1 unknown)
+  qint64 longestGapNs = -1;          // longest GPU-idle gap inside the CPU window (worst device; -1 unknown)
+  QString unionDevices, windowDevices, gapDevices;  // each device's value, one line each (tooltips)
+  int findings = -1;                 // the gate's findings about this chunk (-1: not gated)
+  bool findingsWarn = false;         // one of them warns (empty steps, a dominating event, a transient)
+  QString findingsText;              // one line each
+  bool requested = false;            // the mode the pipeline asks for
+  bool unchecked = false;            // the pipeline passes it without checking its numbers
+  QString note;                      // why it is unchecked / where its numbers come from
   colors::Verdict verdict = colors::Verdict::Missing;
   bool hasVerdict = false;
 };
@@ -32,6 +44,17 @@ struct GateRule {
   QString subject;   // the mode the rule is about ("" for the directory)
   QString outcome;   // "passed", "failed", "skipped", "info" ("" -> pass decides)
   QString sentence;  // the gate's one plain sentence
+  QString label;     // the rule in words ("busy ratio"); "" -> name
+  QString measured;  // what it measured ("0.00063"), "" when it measures nothing
+  QString limit;     // what it compared with ("threshold 0.05, margin 0.1"), or ""
+  bool bookkeeping = false;  // finding and reading the chunk: folded when it passes
+  bool deciding = false;     // the rule that decided the verdict
+};
+
+/// A finding, with the steps it points at (empty: none).
+struct GateFinding {
+  QString text;
+  QVector<int> steps;  // global step indices (the ruler's numbers)
 };
 
 struct GateExplanation {
@@ -39,9 +62,11 @@ struct GateExplanation {
   colors::Verdict verdict = colors::Verdict::Missing;
   QString reason;          // e.g. "steady_state_chunk_low_quality"
   QString summary;         // the verdict in one sentence
+  QString headline;        // verdict, the deciding rule and the retry, in plain words
   QStringList alternates;  // qualifying alternates, best first ("prefilldecode 0.41")
   QVector<GateRule> rules;
   QStringList findings;  // one line each
+  QVector<GateFinding> findingLinks;  // the same findings with the steps they point at
   QString retry;         // "retry decode_only", or empty
   QString warningsJson;  // the pipeline's result with its warnings, verbatim (copyable)
 };

@@ -68,6 +68,17 @@ void TimelineView::paintShades(QPainter& p, const TimeMapper& m, int width, QRec
     cc.setAlpha(18);
     shadeSpan(c.beginNs, c.endNs, cc);
   }
+  if (selection_) {  // steps a finding points at
+    QColor mark = colors::idleGap(palette());
+    mark.setAlpha(40);
+    for (int pos : selection_->markedSteps())
+      if (pos >= 0 && size_t(pos) < overlays_->steps.size()) {
+        const StepBand& st = overlays_->steps[size_t(pos)];
+        const double x0 = m.toPx(st.beginNs), x1 = m.toPx(st.endNs);
+        if (x1 >= -2 && x0 <= width + 2)
+          p.fillRect(QRectF(x0, lanes.top(), std::max(2.0, x1 - x0), lanes.height()), mark);
+      }
+  }
 }
 
 void TimelineView::paintTracks(QPainter& p, const TimeMapper& m, QSize size) {
@@ -198,6 +209,28 @@ void TimelineView::paintBusyTrack(QPainter& p, const Track& tk, int y, const Tim
     p.fillRect(QRect(x, y + 1, std::max(2, x2 - x), 4), idle);
     x = x2;
   }
+  paintGpuSpans(p, tk, y, m);
+}
+
+void TimelineView::paintGpuSpans(QPainter& p, const Track& tk, int y, const TimeMapper& m) {
+  // The selected chunk's steps' GPU spans on this device: what GPU time sums, beside the CPU window's shade.
+  if (!selection_ || !overlays_ || selection_->chunk() < 0 || size_t(selection_->chunk()) >= overlays_->chunks.size())
+    return;
+  const ChunkBand& c = overlays_->chunks[size_t(selection_->chunk())];
+  // Brackets in the text colour: they read over the busy bars in both themes.
+  const QColor col = palette().color(QPalette::WindowText);
+  const int width = int(std::ceil(m.widthPx()));
+  const int bottom = y + tk.height - 3;
+  for (const GpuSpan& s : c.gpuSpans) {
+    if (s.device != tk.device) continue;
+    const double x0 = m.toPx(s.beginNs), x1 = m.toPx(s.endNs);
+    if (x1 < 0 || x0 > width) continue;
+    p.fillRect(QRectF(x0, bottom - 2, std::max(1.0, x1 - x0), 2), col);
+    if (x1 - x0 >= 6) {  // ends drawn so neighbouring spans stay apart
+      p.fillRect(QRectF(x0, y + 2, 1.5, bottom - y - 2), col);
+      p.fillRect(QRectF(x1 - 1.5, y + 2, 1.5, bottom - y - 2), col);
+    }
+  }
 }
 
 void TimelineView::paintRuler(QPainter& p, const TimeMapper& m, int width) {
@@ -242,13 +275,22 @@ void TimelineView::paintRuler(QPainter& p, const TimeMapper& m, int width) {
       if (i < steps.size() && steps[i].beginNs < next) ++i;
     }
   }
+  if (!selection_) return;
+  p.setPen(QPen(colors::idleGap(palette()), 2));
+  for (int pos : selection_->markedSteps())  // a finding's steps: outlined, at least 4 px wide
+    if (pos >= 0 && size_t(pos) < steps.size()) {
+      const double x0 = m.toPx(steps[size_t(pos)].beginNs), x1 = m.toPx(steps[size_t(pos)].endNs);
+      if (x1 < -4 || x0 > width + 4) continue;
+      const double w = std::max(4.0, x1 - x0);
+      p.drawRect(QRectF((x0 + x1 - w) / 2, 1, w, h + 2));
+    }
 }
 
 void TimelineView::paintChunkBands(QPainter& p, const TimeMapper& m, int width) {
   if (!chunkBandHeight()) return;
-  const int top = chunkBandTop();
   for (size_t c = 0; c < overlays_->chunks.size(); ++c) {
     const ChunkBand& ch = overlays_->chunks[c];
+    const int top = chunkBandTop() + kChunkBandHeight * overlays_->chunkRow(c);  // one row per mode
     const double x0 = std::max(-2.0, m.toPx(ch.beginNs)), x1 = std::min(width + 2.0, m.toPx(ch.endNs));
     if (x1 < 0 || x0 > width) continue;
     QColor col = colors::chunkMode(qs(ch.mode));

@@ -70,7 +70,7 @@ void TimelineView::setSelectionModel(SelectionModel* model) {
 
 TimeMapper TimelineView::mapper() const { return view_.mapper(); }
 
-int TimelineView::chunkBandHeight() const { return overlays_ && !overlays_->chunks.empty() ? kChunkBandHeight : 0; }
+int TimelineView::chunkBandHeight() const { return overlays_ ? kChunkBandHeight * overlays_->chunkRowCount() : 0; }
 int TimelineView::headerHeight() const { return kRulerHeight + chunkBandHeight() + kAxisHeight; }
 int TimelineView::contentWidth() const { return std::max(1, viewport()->width() - labelWidth_); }
 
@@ -393,9 +393,11 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* e) {
             selection_->setStep(int(s));
           else if (e->pos().y() >= chunkBandTop() && e->pos().y() < chunkBandTop() + chunkBandHeight() && overlays_) {
             const int64_t t = m.nsAt(e->pos().x() - labelWidth_);
+            const int row = (e->pos().y() - chunkBandTop()) / kChunkBandHeight;
             int hit = -1;
             for (size_t c = 0; c < overlays_->chunks.size(); ++c)
-              if (overlays_->chunks[c].beginNs <= t && t < overlays_->chunks[c].endNs) hit = int(c);
+              if (overlays_->chunkRow(c) == row && overlays_->chunks[c].beginNs <= t && t < overlays_->chunks[c].endNs)
+                hit = int(c);
             selection_->setChunk(hit);
           } else {
             selection_->clearRange();

@@ -118,6 +118,7 @@ class TimelineView : public QAbstractScrollArea {
   void paintOverlay(QPainter& p, QSize size);
   void paintSliceTrack(QPainter& p, const timeline::Track& t, int y, const timeline::TimeMapper& m);
   void paintBusyTrack(QPainter& p, const timeline::Track& t, int y, const timeline::TimeMapper& m);
+  void paintGpuSpans(QPainter& p, const timeline::Track& t, int y, const timeline::TimeMapper& m);
   void paintRuler(QPainter& p, const timeline::TimeMapper& m, int width);
   void paintChunkBands(QPainter& p, const timeline::TimeMapper& m, int width);
   void paintAxis(QPainter& p, const timeline::TimeMapper& m, int width);

@@ -47,6 +47,7 @@ EventList measureSteps(const EventIndex& index, const RootList& roots, const std
     w.event = roots[k];
     w.gpuEvents = static_cast<int64_t>(one.size());
     for (EventIdx e : one) w.busyUs += t.durNs[e] > 0 ? index.durUs(e) : 0.0;
+    w.gpuWork = one;
     if (!(w.busyUs > 0.0)) ev.emptyStepIndices.push_back(static_cast<int>(w.root));
     ev.steps.push_back(w);
     all.insert(all.end(), one.begin(), one.end());
@@ -149,7 +150,18 @@ EvidenceContext::EvidenceContext(const EventIndex& index, const SplitOptions& o)
   options_.extraction = extractionOptionsOf(o);
 }
 
-ChunkEvidence EvidenceContext::evidenceFor(const SplitResult& r, const ChunkPlan& c) {
+const ChunkEvidence& EvidenceContext::evidenceFor(const SplitResult& r, const ChunkPlan& c) {
+  if (cachedFor_ != &r) {
+    cache_.clear();
+    cachedFor_ = &r;
+  }
+  for (const Cached& k : cache_)
+    if (k.plan == &c && k.roots == c.roots) return k.evidence;
+  cache_.push_back({&c, c.roots, compute(r, c)});
+  return cache_.back().evidence;
+}
+
+ChunkEvidence EvidenceContext::compute(const SplitResult& r, const ChunkPlan& c) {
   if (c.wholeTrace || c.roots.empty()) {
     ChunkEvidence ev;
     ev.numGpuEvents = c.stats.numGpuEvents;

@@ -189,10 +189,12 @@ class FindingsPass {
                       *ev.largestEventShare * 100.0),
           JsonValue::object(
               {{"largest_event_share", *ev.largestEventShare},
-               {"largest_event_name", ev.largestEventName ? JsonValue(*ev.largestEventName) : JsonValue()}}));
+               {"largest_event_name", ev.largestEventName ? JsonValue(*ev.largestEventName) : JsonValue()},
+               {"step_index", ev.largestEventStep ? JsonValue(*ev.largestEventStep) : JsonValue()}}));
     if (ev.startupTransientInside && *ev.startupTransientInside)
       add(cc, "startup_transient_inside",
-          fmt::format("{}: the startup transient lies inside the chunk's window", cc.name));
+          fmt::format("{}: the startup transient lies inside the chunk's window", cc.name),
+          JsonValue::object({{"step_index", ev.transientStep ? JsonValue(*ev.transientStep) : JsonValue()}}));
   }
 
   /// The verdict with the recomputed readings, when it differs.

@@ -23,6 +23,13 @@ gate::ChunkEvidence gateEvidence(const analysis::ChunkEvidence& ev) {
   g.largestEventShare = ev.largestEventShare;
   g.largestEventName = ev.largestEventName;
   g.startupTransientInside = ev.startupTransientInside;
+  if (ev.transient.kind != analysis::StartupTransient::Kind::None) g.transientStep = static_cast<int>(ev.transient.firstRoot);
+  if (ev.largestEvent)
+    for (const analysis::StepWork& s : ev.steps)
+      if (std::find(s.gpuWork.begin(), s.gpuWork.end(), *ev.largestEvent) != s.gpuWork.end()) {
+        g.largestEventStep = static_cast<int>(s.root);
+        break;
+      }
   return g;
 }
 

@@ -99,4 +99,27 @@ std::string formatTick(double relNs, double stepNs) {
   return buf;
 }
 
+int64_t TimelineOverlays::positionOfStep(int32_t index) const {
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (steps[i].index == index) return int64_t(i);
+  return -1;
+}
+
+int TimelineOverlays::chunkRow(size_t chunk) const {
+  if (chunk >= chunks.size()) return -1;
+  std::vector<const std::string*> seen;
+  for (size_t c = 0; c <= chunk; ++c) {
+    const auto it = std::find_if(seen.begin(), seen.end(), [&](const std::string* m) { return *m == chunks[c].mode; });
+    if (c == chunk) return it == seen.end() ? int(seen.size()) : int(it - seen.begin());
+    if (it == seen.end()) seen.push_back(&chunks[c].mode);
+  }
+  return -1;
+}
+
+int TimelineOverlays::chunkRowCount() const {
+  int rows = 0;
+  for (size_t c = 0; c < chunks.size(); ++c) rows = std::max(rows, chunkRow(c) + 1);
+  return rows;
+}
+
 }  // namespace steadyscope::timeline

@@ -12,6 +12,53 @@ bool sliceInRange(const Trace& t, EventIdx e, int64_t begin, int64_t end) {
   return ts < end && ts + d > begin;
 }
 
+namespace {
+void addTo(std::unordered_map<StrId, NameStats>& acc, StrId name, int64_t d) {
+  NameStats& s = acc[name];
+  if (s.count == 0) {
+    s.name = name;
+    s.minNs = s.maxNs = d;
+  } else {
+    s.minNs = std::min(s.minNs, d);
+    s.maxNs = std::max(s.maxNs, d);
+  }
+  ++s.count;
+  s.totalNs += d;
+}
+
+std::vector<NameStats> sortedByTotal(std::unordered_map<StrId, NameStats>& acc) {
+  std::vector<NameStats> out;
+  out.reserve(acc.size());
+  for (auto& [k, v] : acc) out.push_back(v);
+  std::sort(out.begin(), out.end(), [](const NameStats& a, const NameStats& b) {
+    return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
+  });
+  return out;
+}
+}  // namespace
+
+std::vector<NameStats> gpuNameStatsInSpans(const Trace& trace, const TimelineIndex& index,
+                                           const std::vector<GpuSpan>& spans) {
+  std::unordered_map<StrId, NameStats> acc;
+  std::vector<EventIdx> seen;
+  for (const GpuSpan& sp : spans) {
+    if (sp.device < 0 || size_t(sp.device) >= index.devices.size()) continue;
+    for (uint32_t lane : index.devices[size_t(sp.device)].lanes) {
+      const LaneIndex& li = index.lanes[lane];
+      for (uint32_t r = li.firstRow; r < li.firstRow + li.rowCount; ++r) {
+        const SliceRow& row = index.rows[r];
+        for (size_t i = row.firstOverlapping(sp.beginNs); i < row.events.size() && row.start[i] < sp.endNs; ++i)
+          if (row.start[i] >= sp.beginNs && row.end[i] <= sp.endNs && isGpuWork(trace.classOf(row.events[i])))
+            seen.push_back(row.events[i]);
+      }
+    }
+  }
+  std::sort(seen.begin(), seen.end());
+  seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+  for (EventIdx e : seen) addTo(acc, trace.name[e], std::max<int64_t>(0, trace.durNs[e]));
+  return sortedByTotal(acc);
+}
+
 RangeStats computeRangeStats(const Trace& trace, const TimelineIndex& index, int64_t begin, int64_t end) {
   RangeStats rs;
   rs.beginNs = begin;
@@ -24,25 +71,11 @@ RangeStats computeRangeStats(const Trace& trace, const TimelineIndex& index, int
       if (row.start[i] >= end) break;
       const EventIdx e = row.events[i];
       if (!sliceInRange(trace, e, begin, end)) continue;
-      const int64_t d = std::max<int64_t>(0, trace.durNs[e]);
-      NameStats& s = acc[trace.name[e]];
-      if (s.count == 0) {
-        s.name = trace.name[e];
-        s.minNs = s.maxNs = d;
-      } else {
-        s.minNs = std::min(s.minNs, d);
-        s.maxNs = std::max(s.maxNs, d);
-      }
-      ++s.count;
-      s.totalNs += d;
+      addTo(acc, trace.name[e], std::max<int64_t>(0, trace.durNs[e]));
       ++rs.sliceCount;
     }
   }
-  rs.perName.reserve(acc.size());
-  for (auto& [k, v] : acc) rs.perName.push_back(v);
-  std::sort(rs.perName.begin(), rs.perName.end(), [](const NameStats& a, const NameStats& b) {
-    return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
-  });
+  rs.perName = sortedByTotal(acc);
   const double len = double(end - begin);
   double sum = 0.0;
   for (const DeviceIndex& d : index.devices) {

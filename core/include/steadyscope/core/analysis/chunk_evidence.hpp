@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ struct StepWork {
   EventIdx event = 0;     // the root event
   int64_t gpuEvents = 0;  // kernel / memcpy / memset events reached from the window
   double busyUs = 0.0;    // sum of their durations
+  EventList gpuWork;      // those events (the window's per-device figures and GPU spans)
 };
 
 /// What the evidence needs to know about the startup transient (§3.9).
@@ -100,16 +102,25 @@ class EvidenceContext {
   const EvidenceOptions& options() const { return options_; }
   EvidenceOptions& options() { return options_; }
 
-  /// Evidence for chunk `c` of the plan `r`.
-  ChunkEvidence evidenceFor(const SplitResult& r, const ChunkPlan& c);
+  /// Evidence for chunk `c` of the plan `r`; computed once per chunk of the
+  /// last plan asked about (the window's table and the gate read the same).
+  const ChunkEvidence& evidenceFor(const SplitResult& r, const ChunkPlan& c);
 
  private:
+  ChunkEvidence compute(const SplitResult& r, const ChunkPlan& c);
   const EventIndex& index_;
   EvidenceOptions options_;
   bool gapFill_ = true;
   const SplitResult* tilesFor_ = nullptr;  // plan the cached tiles belong to
   EventList tileRoots_;
   TileSet tiles_;
+  const SplitResult* cachedFor_ = nullptr;  // plan the cached evidence belongs to
+  struct Cached {
+    const ChunkPlan* plan;
+    std::vector<size_t> roots;  // the plan's roots when computed (a new plan may reuse the address)
+    ChunkEvidence evidence;
+  };
+  std::deque<Cached> cache_;  // a deque: references handed out stay valid
 };
 
 /// The split's extraction fixes as the evidence applies them.

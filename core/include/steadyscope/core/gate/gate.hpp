@@ -104,7 +104,9 @@ struct ChunkEvidence {
   std::vector<int> emptyStepIndices;        // global step indices, for "show steps"
   std::optional<double> largestEventShare;  // largest single GPU event / gpu_busy_duration
   std::optional<std::string> largestEventName;
+  std::optional<int> largestEventStep;         // global step index holding that event (for "show steps")
   std::optional<bool> startupTransientInside;  // §3.9's transient lies in the window
+  std::optional<int> transientStep;            // global step index of that transient
   // Statistics recomputed from the source trace (full precision), compared
   // with the CSV's.
   std::optional<int64_t> numGpuEvents;

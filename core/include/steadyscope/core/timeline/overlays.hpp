@@ -25,11 +25,19 @@ struct RegionBand {
   std::string label;
 };
 
-struct ChunkBand {
+/// One step's GPU work on one device: first GPU start to last GPU end.
+struct GpuSpan {
   int64_t beginNs = 0, endNs = 0;
+  int32_t step = -1;
+  int32_t device = -1;  // TimelineIndex::devices index
+};
+
+struct ChunkBand {
+  int64_t beginNs = 0, endNs = 0;  // the CPU window
   std::string mode;                       // "mixed", "decode_only", "prefilldecode", "generic"
   std::string label;                      // shown on the band
   int32_t firstStep = -1, lastStep = -1;  // inclusive step indices, -1 if unknown
+  std::vector<GpuSpan> gpuSpans;          // each step's GPU span (every device), drawn when selected
 };
 
 struct TimelineOverlays {
@@ -41,6 +49,11 @@ struct TimelineOverlays {
   size_t firstStepEndingAfter(int64_t t) const;
   /// The step containing t, or -1.
   int64_t stepAt(int64_t t) const;
+  /// Position in `steps` of the step numbered `index` (StepBand::index), or -1.
+  int64_t positionOfStep(int32_t index) const;
+  /// Chunk bands get one row per mode, in the order the modes first appear.
+  int chunkRow(size_t chunk) const;
+  int chunkRowCount() const;
 };
 
 }  // namespace steadyscope::timeline

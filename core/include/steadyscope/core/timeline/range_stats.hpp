@@ -2,6 +2,7 @@
 // Statistics of a selected time range: per event name count / total / avg /
 // min / max of the slices overlapping [begin, end), and the GPU busy ratio of
 // each device inside the range (busy time of the union / range length).
+#include <steadyscope/core/timeline/overlays.hpp>
 #include <steadyscope/core/timeline/timeline_index.hpp>
 
 #include <cstdint>
@@ -37,5 +38,11 @@ struct RangeStats {
 bool sliceInRange(const Trace& t, EventIdx e, int64_t begin, int64_t end);
 
 RangeStats computeRangeStats(const Trace& trace, const TimelineIndex& index, int64_t begin, int64_t end);
+
+/// Per-name statistics of the GPU events lying inside the given spans, each
+/// span on its own device (a chunk's steps' GPU spans); an event inside two
+/// spans counts once. Sorted like RangeStats::perName.
+std::vector<NameStats> gpuNameStatsInSpans(const Trace& trace, const TimelineIndex& index,
+                                           const std::vector<GpuSpan>& spans);
 
 }  // namespace steadyscope::timeline
