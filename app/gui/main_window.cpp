@@ -381,7 +381,8 @@ void MainWindow::updateStatus() {
     const Trace& t = *doc_.trace;
     fileLabel_->setText(QFileInfo(path_).fileName());
     fileLabel_->setToolTip(path_);
-    eventsLabel_->setText(tr("%1 events").arg(qs(timeline::formatCount(t.size()))));
+    eventsLabel_->setText(t.size() == 0 ? tr("no events: the trace's event list is empty")
+                                        : tr("%1 events").arg(qs(timeline::formatCount(t.size()))));
     anomaliesLabel_->setText(tr("%1 anomalies").arg(qs(timeline::formatCount(t.anomalyCount()))));
     anomaliesLabel_->setToolTip(tr("%1 named counters; see the Anomalies pane").arg(t.anomalies.size()));
   }

@@ -48,6 +48,19 @@ class TstBadInputWindow : public QObject {
     QCOMPARE(w.statusText(), status);
     QCOMPARE(w.windowTitle(), title);
   }
+
+  void emptyTraceOpensWithAHint() {
+    QTemporaryDir tmp;
+    MainWindow w(tempSettings(tmp.filePath(QStringLiteral("s.ini"))));
+    w.show();
+    const QString path = tmp.filePath(QStringLiteral("empty.json"));
+    testfiles::writeFile(path.toStdString(), "{\"traceEvents\":[]}");
+    STEADYSCOPE_OPEN_AND_WAIT(w, path);
+    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    QVERIFY(w.document().trace);
+    QVERIFY2(w.statusText().contains(QStringLiteral("no events: the trace's event list is empty")),
+             qPrintable(w.statusText()));
+  }
 };
 
 QTEST_MAIN(TstBadInputWindow)
