@@ -3,6 +3,8 @@
 // fails (0: none), the rest is the trace text. Whatever happens, the target
 // folder afterwards holds all four files (a success) or none (a failure):
 // anything else aborts, which the fuzzer reports.
+#include "fuzz_support.hpp"
+
 #include <steadyscope/core/export/chunk_export.hpp>
 #include <steadyscope/core/io/loader.hpp>
 
@@ -17,15 +19,6 @@ using namespace steadyscope;
 namespace fs = std::filesystem;
 
 namespace {
-const fs::path& workDir() {
-  static const fs::path dir = [] {
-    char tmpl[] = "/tmp/steadyscope-fuzz-export-XXXXXX";
-    const char* d = ::mkdtemp(tmpl);
-    return fs::path(d ? d : "/tmp/steadyscope-fuzz-export");
-  }();
-  return dir;
-}
-
 size_t filesIn(const fs::path& dir) {
   std::error_code ec;
   size_t n = 0;
@@ -47,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.findSteadyState = true;
   o.allowDegraded = data[0] & 2;
   o.numSteps = 1 + ((data[0] >> 2) & 7);
-  const fs::path target = workDir() / "export";
+  const fs::path target = fuzzsupport::tempDir("export") / "export";
   std::error_code ec;
   fs::remove_all(target, ec);
   o.outputDir = target.string();

@@ -2,6 +2,8 @@
 // NUL bytes into execution_details.csv, split_manifest.json and a list of
 // further file names (one per line, created empty: chunk files, odd names).
 // The review must read nothing outside the directory and never crash.
+#include "fuzz_support.hpp"
+
 #include <steadyscope/core/gate/review.hpp>
 
 #include <cstddef>
@@ -14,15 +16,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-const fs::path& workDir() {
-  static const fs::path dir = [] {
-    char tmpl[] = "/tmp/steadyscope-fuzz-dir-XXXXXX";
-    const char* d = ::mkdtemp(tmpl);
-    return fs::path(d ? d : "/tmp/steadyscope-fuzz-dir");
-  }();
-  return dir;
-}
-
 std::string_view nextPart(std::string_view& rest) {
   const size_t nul = rest.find('\0');
   const std::string_view part = rest.substr(0, nul);
@@ -45,7 +38,7 @@ std::string safeName(std::string_view line) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view rest(reinterpret_cast<const char*>(data), size);
-  const fs::path dir = workDir() / "split";
+  const fs::path dir = fuzzsupport::tempDir("dir") / "split";
   std::error_code ec;
   fs::remove_all(dir, ec);
   fs::create_directories(dir, ec);
@@ -58,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!name.empty()) writeFile(dir / name, "");
   }
   steadyscope::gate::ReviewOptions options;
-  options.workingDirectory = workDir().string();
+  options.workingDirectory = fuzzsupport::tempDir("dir").string();
   auto r = steadyscope::gate::reviewSplitDirectory(dir.string(), options);
   if (!r) (void)r.error().describe();
   return 0;

@@ -1,6 +1,8 @@
 // The loader on a file of raw bytes: compression is detected by magic bytes,
 // so one target reaches the plain, gzip (streamed and indexed), zip and zstd
 // paths. The bytes live in an anonymous memory file named by /proc/self/fd.
+#include "fuzz_support.hpp"
+
 #include <steadyscope/core/io/loader.hpp>
 
 #include <sys/mman.h>
@@ -9,17 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-
-namespace {
-const std::string& cacheDir() {
-  static const std::string dir = [] {
-    char tmpl[] = "/tmp/steadyscope-fuzz-XXXXXX";
-    const char* d = ::mkdtemp(tmpl);
-    return std::string(d ? d : "/tmp");
-  }();
-  return dir;
-}
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int fd = ::memfd_create("fuzz-trace", 0);
@@ -34,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.threads = 1;
   options.pieceBytes = 4096;
   options.gzipCheckpointBytes = 8192;  // checkpoints even in small gzip members
-  options.cacheDir = cacheDir();
+  options.cacheDir = fuzzsupport::tempDir("cache").string();
   auto r = steadyscope::loadTrace("/proc/self/fd/" + std::to_string(fd), options);
   if (!r) (void)r.error().describe();
   ::close(fd);
