@@ -536,7 +536,10 @@ void MainWindow::openSplitDirectory(const QString& dir, const QString& sourceTra
   results_.clear();
   current_ = -1;
   locatedFor_.reset();
-  addResult({tr("review of %1").arg(QFileInfo(info.dir).fileName()), {}, {}, {}, info.dir, {}});
+  Result review;
+  review.title = tr("review of %1").arg(QFileInfo(info.dir).fileName());
+  review.splitDir = info.dir;
+  addResult(std::move(review));
   regate();
   updateStatus();
   if (!info.sourceTrace.isEmpty())
@@ -656,19 +659,22 @@ void MainWindow::runSplit() {
   }
   const TracePtr trace = doc_.trace;
   const timeline::TimelineIndexPtr index = doc_.index;
-  const int numSteps = numSteps_->value();
+  const analysis::SplitOptions options = windowSplitOptions(numSteps_->value());
   splits_->start<SplitView>(
       tr("Splitting %1").arg(QFileInfo(path_).fileName()),
-      [trace, index, numSteps](JobContext& ctx) { return planSplitView(trace, index, numSteps, &ctx.control); },
-      [this, trace](SplitView v) { onSplit(v, trace); });
+      [trace, index, options](JobContext& ctx) { return planSplitView(trace, index, options, &ctx.control); },
+      [this, trace, options](SplitView v) { onSplit(v, trace, options); });
 }
 
-void MainWindow::onSplit(const SplitView& v, const TracePtr& trace) {
+void MainWindow::onSplit(const SplitView& v, const TracePtr& trace, const analysis::SplitOptions& options) {
   if (doc_.trace != trace) return;  // planned on a trace no longer shown
   storeResult();
   splitDir_.clear();
   gate_.reset();
-  addResult({tr("split %1 (num-steps %2)").arg(results_.size() + 1).arg(numSteps_->value()), {}, {}, {}, {}, {}});
+  Result r;
+  r.title = tr("split %1 (num-steps %2)").arg(results_.size() + 1).arg(options.numSteps);
+  r.options = options;
+  addResult(std::move(r));
   selection_->clear();
   setSplitResult(v.overlays, v.chunks, v.rootTier);
   if (!v.noChunks.isEmpty()) chunks_->setPlaceholder(v.noChunks);
@@ -753,11 +759,13 @@ void MainWindow::locateDirectory() {
   const timeline::TimelineIndexPtr index = doc_.index;
   if (numSteps <= 0) numSteps = numSteps_->value();
   const int result = current_;
+  const analysis::SplitOptions options = windowSplitOptions(numSteps);
   splits_->start<SplitView>(
       tr("Placing the chunks on %1").arg(QFileInfo(path_).fileName()),
-      [trace, index, numSteps](JobContext& ctx) { return planSplitView(trace, index, numSteps, &ctx.control); },
-      [this, trace, result](SplitView v) {
+      [trace, index, options](JobContext& ctx) { return planSplitView(trace, index, options, &ctx.control); },
+      [this, trace, result, options](SplitView v) {
         if (doc_.trace != trace || current_ != result || splitDir_.isEmpty()) return;
+        results_[size_t(result)].options = options;
         QVector<widgets::ChunkRow> rows = chunks_->model()->chunks();
         auto ov = std::make_shared<timeline::TimelineOverlays>();
         const int placed = locateDirectoryRows(v, rows, *ov);

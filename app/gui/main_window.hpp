@@ -109,6 +109,9 @@ class MainWindow : public QMainWindow {
     std::shared_ptr<const GateSource> gate;
     QString splitDir;  // a directory review
     QString rootTier;
+    // The split that made the rows (a directory review: the re-plan that placed
+    // them on its source); what Export and "Copy as command" reproduce.
+    std::optional<analysis::SplitOptions> options;
   };
   const std::vector<Result>& results() const { return results_; }
   int currentResult() const { return current_; }
@@ -150,7 +153,7 @@ class MainWindow : public QMainWindow {
   void updateStatus();
   void updateTitle();
   void onLoaded(const LoadOutcome& out, const QString& path);
-  void onSplit(const SplitView& v, const TracePtr& trace);
+  void onSplit(const SplitView& v, const TracePtr& trace, const analysis::SplitOptions& options);
   void onReviewed(const GateReview& r, quint64 rowsGeneration);
   void onCancelled(JobRunner* runner);
   void showJobs();

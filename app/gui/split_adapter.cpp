@@ -220,13 +220,17 @@ SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace) {
   return v;
 }
 
-std::optional<SplitView> planSplitView(const TracePtr& trace, const TimelineIndexPtr& index, int numSteps,
-                                       JobControl* control) {
-  analysis::Splitter splitter(trace);
+analysis::SplitOptions windowSplitOptions(int numSteps) {
   analysis::SplitOptions o;
   o.findSteadyState = true;
   o.numSteps = numSteps;
-  o.outputDir = "steadyscope-preview";  // plan() writes nothing
+  o.outputDir = "steadyscope-preview";
+  return o;
+}
+
+std::optional<SplitView> planSplitView(const TracePtr& trace, const TimelineIndexPtr& index,
+                                       const analysis::SplitOptions& o, JobControl* control) {
+  analysis::Splitter splitter(trace);
   const analysis::SplitResult r = splitter.plan(o, control);
   if (r.outcome == analysis::SplitOutcome::Cancelled) return std::nullopt;
   if (control && !control->enterStage("view")) return std::nullopt;

@@ -17,9 +17,7 @@
 #include <memory>
 #include <optional>
 
-namespace steadyscope::analysis {
-struct SplitResult;
-}
+#include <steadyscope/core/analysis/splitter.hpp>
 
 namespace steadyscope::app {
 
@@ -34,12 +32,16 @@ struct SplitView {
 
 SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace);
 
-/// (job thread) Runs the splitter's plan (no files written) for the
-/// steady-state modes, each window's figures (timeline/chunk_figures, with
-/// `index`) and the gate's input for it (evidence from the trace, computed
-/// once for both). nullopt: `control` cancelled it.
-std::optional<SplitView> planSplitView(const TracePtr& trace, const timeline::TimelineIndexPtr& index, int numSteps,
-                                       JobControl* control = nullptr);
+/// The window's default split: the seed pipeline's `--find-steady-state
+/// --num-steps N` (output_dir is a placeholder: plan() writes nothing).
+analysis::SplitOptions windowSplitOptions(int numSteps);
+
+/// (job thread) Runs the splitter's plan (no files written) with `options`,
+/// each window's figures (timeline/chunk_figures, with `index`) and the gate's
+/// input for it (evidence from the trace, computed once for both). nullopt:
+/// `control` cancelled it.
+std::optional<SplitView> planSplitView(const TracePtr& trace, const timeline::TimelineIndexPtr& index,
+                                       const analysis::SplitOptions& options, JobControl* control = nullptr);
 
 /// A split directory's rows placed on its source trace: each row whose chunk
 /// file a re-planned split of the source names (`plan`) gets that window (step

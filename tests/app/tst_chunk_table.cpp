@@ -252,7 +252,7 @@ class TstChunkTable : public QObject {
   void idleGapInsideAChunk() {
     const TracePtr trace = sstest::loadJson(gapTrace(40, 20000.0), "gap.json");
     const timeline::TimelineIndexPtr index = timeline::buildTimelineIndex(*trace);
-    const std::optional<SplitView> v = planSplitView(trace, index, 8);
+    const std::optional<SplitView> v = planSplitView(trace, index, windowSplitOptions(8));
     QVERIFY(v);
     QVERIFY2(!v->chunks.isEmpty(), qPrintable(v->noChunks));
     bool seen = false;
@@ -267,7 +267,7 @@ class TstChunkTable : public QObject {
     QVERIFY(seen);
     // Without the gap the window ratio is far higher.
     const TracePtr tight = sstest::loadJson(gapTrace(40, 150.0), "tight.json");
-    const std::optional<SplitView> w = planSplitView(tight, timeline::buildTimelineIndex(*tight), 8);
+    const std::optional<SplitView> w = planSplitView(tight, timeline::buildTimelineIndex(*tight), windowSplitOptions(8));
     QVERIFY(w && !w->chunks.isEmpty());
     QVERIFY(w->chunks.first().longestGapNs < 1'000'000);
   }

@@ -240,6 +240,8 @@ LoadOptions resolved(const LoadOptions& options) {
 }
 }  // namespace
 
+bool endsEarly(const Error& e) { return e.code == "gzip_truncated" || e.code == "truncated_json"; }
+
 Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options) {
   const LoadOptions opt = resolved(options);
   if (opt.control) opt.control->setStage(StageOpen);
@@ -249,8 +251,7 @@ Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options
   openTimer.mark("open");
   if (src->gzip) {
     auto r = io::buildTraceGzipIndexed(path, src->gzip, src->fileBytes, opt);
-    if (r.ok() || !opt.allowPartial || (r.error().code != "gzip_truncated" && r.error().code != "truncated_json"))
-      return r;
+    if (r.ok() || !opt.allowPartial || !endsEarly(r.error())) return r;
     // What the stream gave before it ended, on the plain path (which keeps it whole).
     auto whole = io::openSource(path, opt.cacheDir, opt.control, /*indexGzip=*/false, /*keepTruncated=*/true);
     if (!whole) return whole.error();

@@ -43,6 +43,10 @@ enum LoadStage : int { StageOpen = 0, StageDecompress = 1, StageParse = 2, Stage
 
 Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options = {});
 
+/// The load failed because the file ends early (truncated JSON or gzip), so a
+/// load with LoadOptions::allowPartial can keep the complete events before the cut.
+bool endsEarly(const Error& e);
+
 /// Load from JSON text already in memory (tests, small inputs). `name` is used
 /// in messages and as the path.
 Expected<TracePtr> loadTraceFromString(std::string json, const std::string& name = "<memory>",
