@@ -21,7 +21,7 @@ namespace steadyscope::app {
 
 namespace {
 const char* kUsage =
-    "Usage: steadyscope [TRACE | SPLIT_DIR [--source TRACE]]\n"
+    "Usage: steadyscope [TRACE [--partial] | SPLIT_DIR [--source TRACE]]\n"
     "       steadyscope [TRACE] [--split] [--select MODE] --screenshot OUT.png [--size WxH] [--dark]\n"
     "                   [--find REGEX] [--range-ms A:B]\n"
     "       steadyscope --bench-timeline TRACE\n"
@@ -32,6 +32,7 @@ const char* kUsage =
     "\n"
     "Options:\n"
     "  --source TRACE     the source trace of a split directory (adds the evidence)\n"
+    "  --partial          a trace that ends early: open the complete events before the cut\n"
     "  --split            split the trace before the screenshot\n"
     "  --select MODE      select the chunk of a mode (mixed, decode_only, ...)\n"
     "  --screenshot PNG   render the window offscreen into PNG and exit\n"
@@ -94,6 +95,8 @@ GuiOptions parseGuiOptions(int argc, char** argv) {
       o.split = true;
     else if (a == QLatin1String("--dark"))
       o.dark = true;
+    else if (a == QLatin1String("--partial"))
+      o.partial = true;
     else if (a == QLatin1String("--find"))
       value(o.find);
     else if (a == QLatin1String("--range-ms")) {
@@ -181,6 +184,8 @@ int runSteadyscope(int argc, char** argv) {
   if (!o.input.isEmpty()) {
     if (QFileInfo(o.input).isDir())
       w.openSplitDirectory(o.input, o.source);
+    else if (o.partial)
+      w.openPartially(o.input);
     else
       w.openFile(o.input);
   }
@@ -201,6 +206,8 @@ int takeScreenshot(const GuiOptions& o) {
     // The welcome screen.
   } else if (QFileInfo(o.input).isDir()) {
     w.openSplitDirectory(o.input, o.source);
+  } else if (o.partial) {
+    w.openPartially(o.input);
   } else {
     w.openFile(o.input);
   }

@@ -20,6 +20,7 @@ struct GuiOptions {
   QString find;                             // --find REGEX: select the first matching event (as Ctrl+F)
   double rangeFromMs = -1, rangeToMs = -1;  // --range-ms A:B: select a range (ms from the start)
   bool dark = false;                        // --dark: Fusion style with a dark palette (docs, checks)
+  bool partial = false;                     // --partial: a file that ends early opens in part
   bool help = false, version = false;
   QString error;  // a usage error, one line
 };

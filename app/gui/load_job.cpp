@@ -14,14 +14,15 @@ constexpr const char* kTimelineStage = "timeline";
 QString tr(const char* s) { return QCoreApplication::translate("LoadJob", s); }
 }  // namespace
 
-std::optional<LoadOutcome> loadDocument(const std::string& path, JobContext& ctx) {
+std::optional<LoadOutcome> loadDocument(const std::string& path, JobContext& ctx, bool allowPartial) {
   if (!ctx.control.enterStage("load")) return std::nullopt;
   LoadOptions opts;
   opts.control = &ctx.control;
+  opts.allowPartial = allowPartial;
   auto r = loadTrace(path, opts);
   if (!r) {
     if (r.error().kind == Error::Kind::Cancelled || ctx.control.cancelled()) return std::nullopt;
-    return LoadOutcome{{}, QString::fromStdString(r.error().describe())};
+    return LoadOutcome{{}, QString::fromStdString(r.error().describe()), !allowPartial && endsEarly(r.error())};
   }
   if (!ctx.control.enterStage(kTimelineStage)) return std::nullopt;
   TracePtr trace = r.value();

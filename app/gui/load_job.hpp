@@ -14,10 +14,13 @@ namespace steadyscope::app {
 struct LoadOutcome {
   widgets::TraceDocument doc;  // set on success
   QString error;               // the loader's message on failure
+  bool endsEarly = false;      // the failure is a file that ends early: its complete events can be opened
 };
 
-/// (job thread) Loads `path` and builds its timeline index. nullopt: cancelled.
-std::optional<LoadOutcome> loadDocument(const std::string& path, JobContext& ctx);
+/// (job thread) Loads `path` and builds its timeline index; `allowPartial`
+/// keeps the complete events of a file that ends early (Trace::partial).
+/// nullopt: cancelled.
+std::optional<LoadOutcome> loadDocument(const std::string& path, JobContext& ctx, bool allowPartial = false);
 
 /// The loader's stage in words, its bytes and events (JobRunner::StageText).
 JobProgress loadProgress(const JobControl& c);

@@ -270,7 +270,8 @@ void MainWindow::createToolBar() {
   tb->addWidget(new QLabel(tr("  result "), tb));
   resultCombo_ = new QComboBox(tb);
   resultCombo_->setObjectName(QStringLiteral("resultBox"));
-  resultCombo_->setToolTip(tr("The results of this trace (a split directory's review, each Run split): switch to compare"));
+  resultCombo_->setToolTip(
+      tr("The results of this trace (a split directory's review, each Run split): switch to compare"));
   resultCombo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   resultCombo_->setEnabled(false);
   tb->addWidget(resultCombo_);
@@ -379,8 +380,13 @@ void MainWindow::updateStatus() {
     anomaliesLabel_->clear();
   } else {
     const Trace& t = *doc_.trace;
-    fileLabel_->setText(QFileInfo(path_).fileName());
-    fileLabel_->setToolTip(path_);
+    if (t.partial) {
+      fileLabel_->setText(tr("%1 — partial").arg(QFileInfo(path_).fileName()));
+      fileLabel_->setToolTip(tr("%1\nRead only in part: %2").arg(path_, qs(t.partial->reason)));
+    } else {
+      fileLabel_->setText(QFileInfo(path_).fileName());
+      fileLabel_->setToolTip(path_);
+    }
     eventsLabel_->setText(t.size() == 0 ? tr("no events: the trace's event list is empty")
                                         : tr("%1 events").arg(qs(timeline::formatCount(t.size()))));
     anomaliesLabel_->setText(tr("%1 anomalies").arg(qs(timeline::formatCount(t.anomalyCount()))));
@@ -391,6 +397,8 @@ void MainWindow::updateStatus() {
     splitLabel_->setText(tr("%1 steps (%2)").arg(qs(timeline::formatCount(ov->steps.size())), rootTier_));
   else if (!splitDir_.isEmpty())
     splitLabel_->setText(tr("split dir %1").arg(QFileInfo(splitDir_).fileName()));
+  else if (doc_ && doc_.trace->partial)
+    splitLabel_->setText(tr("not splittable: read only in part"));
   else
     splitLabel_->setText(doc_ ? tr("not split yet") : QString());
 }
@@ -399,7 +407,8 @@ void MainWindow::updateTitle() {
   if (path_.isEmpty() || !doc_)
     setWindowTitle(tr("Steadyscope"));
   else
-    setWindowTitle(tr("%1 — Steadyscope").arg(QFileInfo(path_).fileName()));
+    setWindowTitle((doc_.trace->partial ? tr("%1 (partial) — Steadyscope") : tr("%1 — Steadyscope"))
+                       .arg(QFileInfo(path_).fileName()));
 }
 
 void MainWindow::updateRecentMenu() {
@@ -448,11 +457,18 @@ void MainWindow::openFile(const QString& path) {
     openSplitDirectory(path);
     return;
   }
+  startLoad(path, false);
+}
+
+void MainWindow::openPartially(const QString& path) { startLoad(path, true); }
+
+void MainWindow::startLoad(const QString& path, bool allowPartial) {
   lastError_.clear();
   loadingPath_ = path;
   const std::string p = path.toStdString();
   loads_->start<LoadOutcome>(
-      tr("Opening %1").arg(QFileInfo(path).fileName()), [p](JobContext& ctx) { return loadDocument(p, ctx); },
+      tr("Opening %1").arg(QFileInfo(path).fileName()),
+      [p, allowPartial](JobContext& ctx) { return loadDocument(p, ctx, allowPartial); },
       [this, path](LoadOutcome out) { onLoaded(out, path); }, &loadProgress);
 }
 
@@ -461,21 +477,58 @@ void MainWindow::onLoaded(const LoadOutcome& out, const QString& path) {
   if (!out.error.isEmpty()) {
     lastError_ = out.error;
     flash(tr("Could not open %1").arg(QFileInfo(path).fileName()), 8000);
-    showError(tr("Could not open the trace"), out.error);
+    if (out.endsEarly)
+      offerPartialOpen(path, out.error);
+    else
+      showError(tr("Could not open the trace"), out.error);
     return;
   }
   path_ = path;
   settings_->addRecentFile(path);
   updateRecentMenu();
   publish(out.doc);
-  flash(tr("Loaded %1").arg(QFileInfo(path).fileName()), 4000);
+  if (out.doc.trace->partial)
+    flash(tr("Opened the part of %1 that was read: %2 complete events")
+              .arg(QFileInfo(path).fileName(), qs(timeline::formatCount(out.doc.trace->size()))),
+          8000);
+  else
+    flash(tr("Loaded %1").arg(QFileInfo(path).fileName()), 4000);
 }
 
-void MainWindow::showError(const QString& title, const QString& message) {
+void MainWindow::offerPartialOpen(const QString& path, const QString& message) {
+  // A truncated trace (a profiler killed mid-write) still holds every event
+  // before the cut: worth a look, though it cannot be split as the whole run.
+  QMessageBox* box =
+      newErrorBox(tr("Could not open the trace"),
+                  tr("%1\n\nThe file ends early. The events before the cut can still be opened for a look; "
+                     "splitting, reviewing and exporting need the whole trace.")
+                      .arg(message));
+  QPushButton* part = box->addButton(tr("Open the part that was read"), QMessageBox::AcceptRole);
+  part->setObjectName(QStringLiteral("openPartial"));
+  box->setDefaultButton(QMessageBox::Ok);
+  connect(part, &QPushButton::clicked, this, [this, path] { openPartially(path); });
+  box->open();
+}
+
+bool MainWindow::refusePartial(const QString& what) {
+  if (!doc_ || !doc_.trace->partial) return false;
+  lastError_ = tr("%1 needs the whole trace: %2 was read only in part (%3).")
+                   .arg(what, QFileInfo(path_).fileName(), qs(doc_.trace->partial->reason));
+  flash(lastError_, 8000);
+  return true;
+}
+
+QMessageBox* MainWindow::errorBox() const { return errorBox_; }
+
+QMessageBox* MainWindow::newErrorBox(const QString& title, const QString& message) {
   if (errorBox_) errorBox_->close();
   errorBox_ = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
   errorBox_->setAttribute(Qt::WA_DeleteOnClose);
-  errorBox_->open();  // window-modal, non-blocking
+  return errorBox_;
+}
+
+void MainWindow::showError(const QString& title, const QString& message) {
+  newErrorBox(title, message)->open();  // window-modal, non-blocking
 }
 
 void MainWindow::publish(const TraceDocument& doc) {
@@ -657,6 +710,7 @@ void MainWindow::runSplit() {
     flash(tr("Open a trace first."), 4000);
     return;
   }
+  if (refusePartial(tr("A split"))) return;
   const TracePtr trace = doc_.trace;
   const timeline::TimelineIndexPtr index = doc_.index;
   const analysis::SplitOptions options = windowSplitOptions(numSteps_->value());
@@ -747,6 +801,7 @@ void MainWindow::locateDirectory() {
   // A directory review with its source trace open: re-plan the split on the
   // source and place the directory's chunks (bands, steps, figures) on it.
   if (splitDir_.isEmpty() || !doc_ || locatedFor_ == doc_.trace || chunks_->model()->rowCount() == 0) return;
+  if (refusePartial(tr("Placing the split's chunks on the source"))) return;
   bool reviewed = false;
   int numSteps = 0;
   for (const widgets::ChunkRow& r : chunks_->model()->chunks()) {

@@ -58,8 +58,9 @@ class MainWindow : public QMainWindow {
   const widgets::TraceDocument& document() const { return doc_; }
   QString currentPath() const { return path_; }
   QString lastError() const { return lastError_; }
-  QString statusText() const;   // the permanent status bar fields, joined
-  QString messageText() const;  // the transient status message
+  QMessageBox* errorBox() const;  // the open error message, if any
+  QString statusText() const;     // the permanent status bar fields, joined
+  QString messageText() const;    // the transient status message
   bool isWelcomeShown() const;
   JobRunner* loads() const { return loads_; }
   JobRunner* splits() const { return splits_; }
@@ -121,6 +122,8 @@ class MainWindow : public QMainWindow {
 
  public slots:
   void openFile(const QString& path);
+  /// Opens the complete events of a file that ends early, marked partial.
+  void openPartially(const QString& path);
   void openSplitDirectory(const QString& dir, const QString& sourceTrace = {});
   void openDialog();
   void openSplitDirectoryDialog();
@@ -158,6 +161,11 @@ class MainWindow : public QMainWindow {
   void onCancelled(JobRunner* runner);
   void showJobs();
   void showError(const QString& title, const QString& message);
+  QMessageBox* newErrorBox(const QString& title, const QString& message);
+  void offerPartialOpen(const QString& path, const QString& message);
+  void startLoad(const QString& path, bool allowPartial);
+  /// True (and says why) when the open trace was read only in part: `what` needs the whole trace.
+  bool refusePartial(const QString& what);
   void addWindowFigures(QVector<widgets::ChunkRow>& rows) const;
   void publish(const widgets::TraceDocument& doc);
   void flash(const QString& text, int ms = 5000);

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <system_error>
+#include <unordered_map>
 
 namespace fs = std::filesystem;
 
@@ -238,9 +239,16 @@ class DirectoryReview {
   // ---- rows: by resolved output_path (the pipeline), and by file name ----
 
   void matchRows() {
+    // Resolving asks the file system per path component: a CSV repeating one
+    // path a million times resolves it once.
     resolvedRows_.assign(rows_.size(), std::string());
-    for (size_t k = 0; k < rows_.size(); ++k)
-      if (rows_[k].outputPath) resolvedRows_[k] = paths::resolve(*rows_[k].outputPath, cwd_);
+    std::unordered_map<std::string_view, std::string> resolved;
+    for (size_t k = 0; k < rows_.size(); ++k) {
+      if (!rows_[k].outputPath) continue;
+      auto [it, fresh] = resolved.try_emplace(*rows_[k].outputPath);
+      if (fresh) it->second = paths::resolve(*rows_[k].outputPath, cwd_);
+      resolvedRows_[k] = it->second;
+    }
     for (Mode m : kAllModes) {
       if (in_.listing.count(m) == 0) continue;
       const std::string& chunk = in_.listing.of(m).front();
@@ -341,10 +349,10 @@ class DirectoryReview {
     chunkFileFindings(dir);
     const size_t chunkFiles = chunkFileCount();
     if (rows_.size() > 1000 && rows_.size() > 100 * std::max<size_t>(chunkFiles, 1))
-      findings_.push_back(dirFinding(
-          "details_csv_many_rows", false,
-          fmt::format("{} holds {} rows for {} chunk files; only rows that name a chunk are used", csvPath_,
-                      rows_.size(), chunkFiles)));
+      findings_.push_back(
+          dirFinding("details_csv_many_rows", false,
+                     fmt::format("{} holds {} rows for {} chunk files; only rows that name a chunk are used", csvPath_,
+                                 rows_.size(), chunkFiles)));
   }
 
   size_t chunkFileCount() const {
@@ -362,20 +370,19 @@ class DirectoryReview {
         if (fs::is_symlink(chunk, ec)) {
           const std::string target = paths::resolve(chunk, cwd_);
           const bool out = !paths::isInside(target, dir);
-          findings_.push_back(dirFinding(
-              "chunk_is_symlink", false,
-              fmt::format("{} is a symbolic link{}; a chunk should be a file of its own", paths::printable(chunk),
-                          out ? " to a file outside the split directory" : ""),
-              JsonValue::object({{"outside", out}})));
+          findings_.push_back(
+              dirFinding("chunk_is_symlink", false,
+                         fmt::format("{} is a symbolic link{}; a chunk should be a file of its own",
+                                     paths::printable(chunk), out ? " to a file outside the split directory" : ""),
+                         JsonValue::object({{"outside", out}})));
         }
-        const bool control = std::any_of(name.begin(), name.end(), [](char c) {
-          return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-        });
+        const bool control = std::any_of(name.begin(), name.end(),
+                                         [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
         if (control || name.find_first_of(kShell) != std::string::npos)
-          findings_.push_back(dirFinding(
-              "unusual_file_name", false,
-              fmt::format("the chunk file name \"{}\" holds {} characters; quote it in any command line",
-                          paths::printable(name), control ? "control" : "shell")));
+          findings_.push_back(
+              dirFinding("unusual_file_name", false,
+                         fmt::format("the chunk file name \"{}\" holds {} characters; quote it in any command line",
+                                     paths::printable(name), control ? "control" : "shell")));
       }
   }
 

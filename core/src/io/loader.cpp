@@ -190,8 +190,7 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
   timer.mark("memory guard");
   TopLevelLayout layout;
   ScanError serr;
-  if (!scanTopLevel(text, pieceBytes, false, layout, serr, std::string_view::npos, source->fd(),
-                    source->fdOffset())) {
+  if (!scanTopLevel(text, pieceBytes, false, layout, serr, std::string_view::npos, source->fd(), source->fdOffset())) {
     Error why = scanToError(path, serr);
     if (partial && serr.code == "truncated_json") {  // the compressed stream ended early: that is the reason
       why.message = partial->reason;

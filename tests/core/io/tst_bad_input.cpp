@@ -4,6 +4,7 @@
 // anomaly counted. Complements tst_loader's badInput rows, which check the
 // error codes of the first corpus.
 #include "support/bad_inputs.hpp"
+#include "support/rss.hpp"
 #include "test_files.hpp"
 
 #include <steadyscope/core/analysis/splitter.hpp>
@@ -47,18 +48,6 @@ CliRun runCli(const QStringList& args) {
   p.start(QStringLiteral(STEADYSCOPE_CLI), args);
   if (!p.waitForFinished(120000)) return {};
   return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
-}
-
-/// Resident anonymous memory (RssAnon), in KiB.
-long rssAnonKiB() {
-  std::ifstream in("/proc/self/status");
-  std::string key;
-  long kb = 0;
-  while (in >> key) {
-    if (key == "RssAnon:" && in >> kb) return kb;
-    in.ignore(1 << 20, '\n');
-  }
-  return -1;
 }
 
 /// A generated trace of `steps` steps (several MB), gzip, in `dir`.
@@ -122,27 +111,28 @@ class TestBadInput : public QObject {
     std::string deep = "1";
     for (int k = 0; k < 100000; ++k) deep = "[" + deep;  // then as many ']'
     deep += std::string(100000, ']');
-    QTest::newRow("deeply nested args (1e5 levels)") << bytes(wrapEvents(eventJson(x + ", \"args\": {\"a\": " + deep + "}")))
-                                                     << "" << 1;
+    QTest::newRow("deeply nested args (1e5 levels)")
+        << bytes(wrapEvents(eventJson(x + ", \"args\": {\"a\": " + deep + "}"))) << "" << 1;
     QTest::newRow("huge string (16 MB name)")
         << bytes(wrapEvents("{\"ph\": \"X\", \"ts\": 1, \"dur\": 2, \"pid\": 1, \"tid\": 1, \"name\": \"" +
                             std::string(16 << 20, 'n') + "\"}"))
         << "" << 1;
-    QTest::newRow("NaN and Infinity tokens") << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": NaN, \"dur\": Infinity")))
-                                             << "number_non_finite" << 1;
+    QTest::newRow("NaN and Infinity tokens")
+        << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": NaN, \"dur\": Infinity"))) << "number_non_finite" << 1;
     QTest::newRow("duplicated keys") << bytes(wrapEvents(eventJson(x + ", \"ts\": 5, \"dur\": 7"))) << "" << 1;
-    QTest::newRow("ts of absurd magnitude") << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 1e300, \"dur\": 2")))
-                                            << "number_out_of_range" << 1;
-    QTest::newRow("dur of absurd magnitude") << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 1, \"dur\": -1e300")))
-                                             << "number_out_of_range" << 1;
-    QTest::newRow("negative dur") << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 1, \"dur\": -5"))) << "dur_negative"
-                                  << 1;
+    QTest::newRow("ts of absurd magnitude")
+        << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 1e300, \"dur\": 2"))) << "number_out_of_range" << 1;
+    QTest::newRow("dur of absurd magnitude")
+        << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 1, \"dur\": -1e300"))) << "number_out_of_range" << 1;
+    QTest::newRow("negative dur") << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 1, \"dur\": -5")))
+                                  << "dur_negative" << 1;
     QTest::newRow("missing ph") << bytes(wrapEvents(eventJson("\"ts\": 1, \"dur\": 2"))) << "ph_missing" << 1;
     QTest::newRow("unknown ph") << bytes(wrapEvents(eventJson("\"ph\": \"Q\", \"ts\": 1"))) << "ph_unknown" << 1;
     QTest::newRow("unmatched B") << bytes(wrapEvents(eventJson("\"ph\": \"B\", \"ts\": 1"))) << "unmatched_B" << 1;
     QTest::newRow("unmatched E") << bytes(wrapEvents(eventJson("\"ph\": \"E\", \"ts\": 1"))) << "unmatched_E" << 1;
-    QTest::newRow("flow without a peer")
-        << bytes(wrapEvents(eventJson("\"ph\": \"s\", \"cat\": \"ac2g\", \"id\": 9, \"ts\": 1"))) << "flow_without_peer" << 1;
+    QTest::newRow("flow without a peer") << bytes(wrapEvents(
+                                                eventJson("\"ph\": \"s\", \"cat\": \"ac2g\", \"id\": 9, \"ts\": 1")))
+                                         << "flow_without_peer" << 1;
   }
   void tolerated() {
     QFETCH(QByteArray, json);
@@ -154,7 +144,6 @@ class TestBadInput : public QObject {
     QCOMPARE(int(t.size()), events);
     if (!anomalyCode.isEmpty()) QVERIFY2(anomaly(t, anomalyCode.toStdString()) >= 1, qPrintable(anomalyCode));
   }
-
 
   // ---- partial traces ----
 
@@ -215,7 +204,8 @@ class TestBadInput : public QObject {
   }
 
   void partialNeedsOneCompleteEvent() {
-    auto r = loadTraceFromString("{\"traceEvents\": [{\"ph\": \"X\", \"ts\"", "cut.json", LoadOptions{.allowPartial = true});
+    auto r =
+        loadTraceFromString("{\"traceEvents\": [{\"ph\": \"X\", \"ts\"", "cut.json", LoadOptions{.allowPartial = true});
     QVERIFY(!r.ok());
     QCOMPARE(r.error().code, std::string("truncated_json"));
   }
@@ -236,15 +226,15 @@ class TestBadInput : public QObject {
         for (EventIdx e = 0; e < t.value()->size(); ++e) json += (e ? ",\n" : "") + std::string(text(e));
         writeFile(target, json + "]}");
       }
-      const long before = rssAnonKiB();
-      auto r = loadTrace(target, LoadOptions{.cacheDir = dir.filePath("cache").toStdString(),
-                                             .assumeAvailableBytes = 1 << 20});
+      const long before = sstest::rssAnonKiB();
+      auto r = loadTrace(target,
+                         LoadOptions{.cacheDir = dir.filePath("cache").toStdString(), .assumeAvailableBytes = 1 << 20});
       QVERIFY(!r.ok());
       QCOMPARE(r.error().code, std::string("out_of_memory"));
       const QString message = QString::fromStdString(r.error().describe());
       QVERIFY2(message.contains(QString::fromStdString(target)) && message.contains("MiB of memory is available"),
                qPrintable(message));
-      QVERIFY2(rssAnonKiB() - before < 8 * 1024, "refused only after allocating");  // the model is ~10 MiB
+      QVERIFY2(sstest::rssAnonKiB() - before < 8 * 1024, "refused only after allocating");  // the model is ~10 MiB
       QVERIFY(loadTrace(target, LoadOptions{.assumeAvailableBytes = uint64_t(1) << 40}).ok());
     }
   }
@@ -256,9 +246,9 @@ class TestBadInput : public QObject {
     for (int k = 0; k < 50; ++k) {
       auto r = loadTrace(path, LoadOptions{.cacheDir = dir.filePath("cache").toStdString()});
       QVERIFY(r.ok());
-      if (k == 4) afterFew = rssAnonKiB();  // allocator caches and retained blocks are warm by now
+      if (k == 4) afterFew = sstest::rssAnonKiB();  // allocator caches and retained blocks are warm by now
     }
-    const long growth = rssAnonKiB() - afterFew;
+    const long growth = sstest::rssAnonKiB() - afterFew;
     QVERIFY2(growth < 4 * 1024, qPrintable(QStringLiteral("RssAnon grew by %1 KiB over 45 loads").arg(growth)));
     QVERIFY(QDir(dir.filePath("cache")).entryList(QDir::Files | QDir::NoDotAndDotDot).isEmpty());
   }
