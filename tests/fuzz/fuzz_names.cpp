@@ -1,13 +1,14 @@
 // The parsers of event names: serving annotations (step details, phase
 // skeletons, root-name sanitising) and the call-tree name normaliser.
 #include <steadyscope/core/analysis/annotation.hpp>
-#include <steadyscope/core/analysis/name_normaliser.hpp>
+#include <steadyscope/core/util/name_normaliser.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 using namespace steadyscope::analysis;
+using steadyscope::names::normalizeNameForComparison;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view name(reinterpret_cast<const char*>(data), size);

@@ -1,6 +1,6 @@
 // Tiers 3–5 (spec §2.6.3–§2.6.7): the pattern finder over call-tree
 // siblings, the branch descent, sibling roots and bookend enhancement.
-#include <steadyscope/core/analysis/name_normaliser.hpp>
+#include <steadyscope/core/util/name_normaliser.hpp>
 #include <steadyscope/core/analysis/tree_tiers.hpp>
 
 #include <algorithm>
@@ -15,7 +15,7 @@ uint32_t TreeNames::code(EventIdx e) {
   uint32_t& c = byName_[id];
   if (c == UINT32_MAX) {
     auto [it, fresh] =
-        codes_.try_emplace(normalizeNameForComparison(trace_->nameOf(e)), static_cast<uint32_t>(codes_.size()));
+        codes_.try_emplace(names::normalizeNameForComparison(trace_->nameOf(e)), static_cast<uint32_t>(codes_.size()));
     c = it->second;
   }
   return c;

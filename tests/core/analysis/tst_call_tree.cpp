@@ -3,7 +3,7 @@
 // tree build and its failures, branch descent (E13), sibling roots, frame
 // families, the low-GPU filter, worker-thread reattachment and bookends; and
 // a refused trace's manifest.
-#include <steadyscope/core/analysis/name_normaliser.hpp>
+#include <steadyscope/core/util/name_normaliser.hpp>
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/analysis/tree_tiers.hpp>
 #include <steadyscope/core/io/loader.hpp>
@@ -15,6 +15,7 @@
 
 using namespace steadyscope;
 using namespace steadyscope::analysis;
+using steadyscope::names::normalizeNameForComparison;
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-namespace steadyscope::analysis {
+namespace steadyscope::names {
 
 std::string normalizeNameForComparison(std::string_view name);
 
-}  // namespace steadyscope::analysis
+}  // namespace steadyscope::names

@@ -1,6 +1,6 @@
-#include <steadyscope/core/analysis/name_normaliser.hpp>
+#include <steadyscope/core/util/name_normaliser.hpp>
 
-namespace steadyscope::analysis {
+namespace steadyscope::names {
 
 namespace {
 
@@ -51,4 +51,4 @@ std::string normalizeNameForComparison(std::string_view name) {
   return n;
 }
 
-}  // namespace steadyscope::analysis
+}  // namespace steadyscope::names
