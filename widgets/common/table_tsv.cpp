@@ -1,0 +1,25 @@
+#include "common/table_tsv.hpp"
+
+#include <QStringList>
+
+namespace steadyscope::widgets {
+
+namespace {
+QString cell(QString s) {
+  return s.replace(QLatin1Char('\t'), QLatin1Char(' ')).replace(QLatin1Char('\n'), QLatin1Char(' '));
+}
+}  // namespace
+
+QString tableRowsTsv(const QAbstractItemModel& model, const QList<int>& rows) {
+  QStringList lines, header;
+  for (int c = 0; c < model.columnCount(); ++c) header << cell(model.headerData(c, Qt::Horizontal).toString());
+  lines << header.join(QLatin1Char('\t'));
+  for (int r : rows) {
+    QStringList f;
+    for (int c = 0; c < model.columnCount(); ++c) f << cell(model.index(r, c).data(Qt::DisplayRole).toString());
+    lines << f.join(QLatin1Char('\t'));
+  }
+  return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
+
+}  // namespace steadyscope::widgets

@@ -1,0 +1,13 @@
+#pragma once
+// A table's rows as tab-separated text with its header, for the clipboard
+// (spreadsheets paste it as cells). Tabs and newlines inside a cell become spaces.
+#include <QAbstractItemModel>
+#include <QList>
+#include <QString>
+
+namespace steadyscope::widgets {
+
+/// `rows` of `model` (its DisplayRole), in the order given, after one header line.
+QString tableRowsTsv(const QAbstractItemModel& model, const QList<int>& rows);
+
+}  // namespace steadyscope::widgets
