@@ -91,10 +91,16 @@ MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
     regate();
   });
   connect(explanation_, &widgets::ExplanationPanel::stepsActivated, this, &MainWindow::showSteps);
-  auto rowsToDetails = [this] { details_->setChunks(chunks_->model()->chunks()); };
+  auto rowsToDetails = [this] {
+    details_->setChunks(chunks_->model()->chunks());
+    charts_->setChunks(chunks_->model()->chunks());
+  };
   connect(chunks_->model(), &QAbstractItemModel::modelReset, this, rowsToDetails);
   connect(chunks_->model(), &QAbstractItemModel::dataChanged, this, rowsToDetails);
-  connect(threshold_, &QDoubleSpinBox::valueChanged, this, [this] { regate(); });
+  connect(threshold_, &QDoubleSpinBox::valueChanged, this, [this] {
+    charts_->setThreshold(threshold_->value());
+    regate();
+  });
   connect(modeCombo_, &QComboBox::currentTextChanged, this, [this] { regate(); });
 
   resize(1400, 900);
