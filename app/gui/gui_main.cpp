@@ -24,7 +24,7 @@ const char* kUsage =
     "Usage: steadyscope [TRACE [--partial] | SPLIT_DIR [--source TRACE]]\n"
     "       steadyscope [TRACE] [--split] [--select MODE] --screenshot OUT.png [--size WxH] [--dark]\n"
     "                   [--find REGEX] [--range-ms A:B]\n"
-    "       steadyscope --bench-timeline TRACE\n"
+    "       steadyscope --bench-timeline TRACE | --bench-charts TRACE\n"
     "\n"
     "Opens a PyTorch-profiler / Kineto trace (.json, .json.gz, .zip, .json.zst) or a split\n"
     "directory for review. --screenshot renders the window offscreen into a PNG and exits\n"
@@ -41,6 +41,7 @@ const char* kUsage =
     "  --find REGEX       select the first event whose name matches (as Ctrl+F)\n"
     "  --range-ms A:B     select a time range, in ms from the trace start\n"
     "  --bench-timeline TRACE  measure the timeline's frame times (offscreen)\n"
+    "  --bench-charts TRACE    measure showing the Charts tab after a split (offscreen)\n"
     "  -h, --help         show this help\n"
     "  -v, --version      print the version and the git revision\n"
     "\n"
@@ -118,6 +119,8 @@ GuiOptions parseGuiOptions(int argc, char** argv) {
       value(o.screenshot);
     else if (a == QLatin1String("--bench-timeline"))
       value(o.benchTrace);
+    else if (a == QLatin1String("--bench-charts"))
+      value(o.benchCharts);
     else if (a == QLatin1String("--size")) {
       QString s;
       value(s);
@@ -157,7 +160,7 @@ int runSteadyscope(int argc, char** argv) {
     std::fprintf(stderr, "steadyscope: %s (see steadyscope --help)\n", qPrintable(o.error));
     return 2;
   }
-  const bool headless = !o.screenshot.isEmpty() || !o.benchTrace.isEmpty();
+  const bool headless = !o.screenshot.isEmpty() || !o.benchTrace.isEmpty() || !o.benchCharts.isEmpty();
   // Headless work renders offscreen unless a display is there (then the real
   // window is captured, e.g. under xvfb-run).
   if (headless && !hasDisplay()) qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -177,6 +180,7 @@ int runSteadyscope(int argc, char** argv) {
   QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/steadyscope.svg")));
   if (o.dark) applyDarkPalette();
   if (!o.benchTrace.isEmpty()) return runTimelineBench(o.benchTrace);
+  if (!o.benchCharts.isEmpty()) return runChartsBench(o.benchCharts);
   if (!o.screenshot.isEmpty()) return takeScreenshot(o);
 
   MainWindow w;

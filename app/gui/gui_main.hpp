@@ -17,6 +17,7 @@ struct GuiOptions {
   QString screenshot;                       // --screenshot OUT.png
   QSize size{1920, 1080};                   // --size WxH
   QString benchTrace;                       // --bench-timeline TRACE
+  QString benchCharts;                      // --bench-charts TRACE
   QString find;                             // --find REGEX: select the first matching event (as Ctrl+F)
   double rangeFromMs = -1, rangeToMs = -1;  // --range-ms A:B: select a range (ms from the start)
   bool dark = false;                        // --dark: Fusion style with a dark palette (docs, checks)
@@ -37,5 +38,7 @@ int runSteadyscope(int argc, char** argv);
 int takeScreenshot(const GuiOptions& o);
 /// Frame-time benchmark of the timeline widget (offscreen, 1920x1080).
 int runTimelineBench(const QString& trace);
+/// What showing the Charts tab costs after a split (offscreen).
+int runChartsBench(const QString& trace);
 
 }  // namespace steadyscope::app
