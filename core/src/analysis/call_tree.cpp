@@ -341,33 +341,32 @@ std::variant<CallTree::GpuLinks, std::string> CallTree::groupGpuLinks(const Even
   };
   // Lookups ask for GPU events (graph launches) and for events on the lanes
   // flows end on: only those are grouped.
+  // Two passes over the trace collect the members; the groupings then read only them.
   KeyRange flowRange, linkRange;
   std::vector<uint8_t> flowEndLane(t.lanes.size(), 0);
+  EventList flows, linked;  // big: on huge pages, reused blocks
+  reserveFresh(linked, idx.kernels.size());
   for (EventIdx e = 0; e < t.size(); ++e) {
     if (!isFlow(e)) continue;
     if (!t.has(e, ev::HasId)) return "flow event " + std::to_string(e) + " has no id";
     flowRange.add(idx.corrKey(e));
+    flows.push_back(e);
     if (t.ph[e] == Ph::FlowEnd) flowEndLane[t.lane[e]] = 1;
   }
-  auto linkable = [&](EventIdx e) {
-    return !roles.ac2g[t.cat[e]] && (flowEndLane[t.lane[e]] || roles.gpu[t.cat[e]]) && g.link.of(idx, e).has_value();
+  for (EventIdx e = 0; e < t.size(); ++e) {
+    if (roles.ac2g[t.cat[e]] || !(flowEndLane[t.lane[e]] || roles.gpu[t.cat[e]])) continue;
+    if (const auto key = g.link.of(idx, e)) {
+      linkRange.add(*key);
+      linked.push_back(e);
+    }
+  }
+  auto each = [](const EventList& members) {
+    return [&members](auto&& fn) {
+      for (EventIdx e : members) fn(e);
+    };
   };
-  for (EventIdx e = 0; e < t.size(); ++e)
-    if (linkable(e)) linkRange.add(*g.link.of(idx, e));
-  g.flows.build(
-      flowRange,
-      [&](auto&& fn) {
-        for (EventIdx e = 0; e < t.size(); ++e)
-          if (isFlow(e)) fn(e);
-      },
-      [&](EventIdx e) { return idx.corrKey(e); });
-  g.linked.build(
-      linkRange,
-      [&](auto&& fn) {
-        for (EventIdx e = 0; e < t.size(); ++e)
-          if (linkable(e)) fn(e);
-      },
-      [&](EventIdx e) { return *g.link.of(idx, e); });
+  g.flows.build(flowRange, each(flows), [&](EventIdx e) { return idx.corrKey(e); });
+  g.linked.build(linkRange, each(linked), [&](EventIdx e) { return *g.link.of(idx, e); });
   return g;
 }
 
