@@ -1,6 +1,8 @@
 #include "main_window.hpp"
 
 #include "about_dialog.hpp"
+#include "export_dialog.hpp"
+#include "report.hpp"
 
 #include "panels/anomalies_panel.hpp"
 #include "panels/charts_panel.hpp"
@@ -15,8 +17,10 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QDragEnterEvent>
@@ -24,11 +28,13 @@
 #include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalBlocker>
@@ -62,6 +68,7 @@ MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
   loads_ = new JobRunner(this);
   splits_ = new JobRunner(this);
   reviews_ = new JobRunner(this);
+  exports_ = new JobRunner(this);
   selection_ = new widgets::SelectionModel(this);
 
   centre_ = new QStackedWidget(this);
@@ -219,6 +226,19 @@ void MainWindow::createSplitActions() {
   });
   chunk->addAction(tr("&Copy the selected rows (TSV)"), this, [this] { chunks_->copySelectedRows(); });
   chunk->addSeparator();
+  chunk->setToolTipsVisible(true);  // a disabled action's tooltip says why
+  exportAction_ = chunk->addAction(tr("&Export…"), this, &MainWindow::exportSelectedChunk);
+  exportAction_->setObjectName(QStringLiteral("action.export"));
+  exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  reportAction_ = chunk->addAction(tr("Save &report…"), this, &MainWindow::saveReportDialog);
+  reportAction_->setObjectName(QStringLiteral("action.report"));
+  QAction* copy = chunk->addAction(tr("Copy the timeline as an &image"), this, [this] {
+    QGuiApplication::clipboard()->setImage(timelineImage(timeline_->viewport()->size()));
+    flash(tr("The timeline is on the clipboard as an image."), 4000);
+  });
+  copy->setObjectName(QStringLiteral("action.copyImage"));
+  connect(selection_, &widgets::SelectionModel::chunkChanged, this, &MainWindow::updateChunkActions);
+  connect(chunk, &QMenu::aboutToShow, this, &MainWindow::updateChunkActions);
 }
 
 void MainWindow::createFindActions() {
@@ -393,6 +413,7 @@ void MainWindow::updateStatus() {
     splitLabel_->setText(tr("split dir %1").arg(QFileInfo(splitDir_).fileName()));
   else
     splitLabel_->setText(doc_ ? tr("not split yet") : QString());
+  updateChunkActions();
 }
 
 void MainWindow::updateTitle() {
@@ -674,6 +695,7 @@ void MainWindow::onSplit(const SplitView& v, const TracePtr& trace, const analys
   Result r;
   r.title = tr("split %1 (num-steps %2)").arg(results_.size() + 1).arg(options.numSteps);
   r.options = options;
+  r.planned = v.planned;
   addResult(std::move(r));
   selection_->clear();
   setSplitResult(v.overlays, v.chunks, v.rootTier);
@@ -766,6 +788,7 @@ void MainWindow::locateDirectory() {
       [this, trace, result, options](SplitView v) {
         if (doc_.trace != trace || current_ != result || splitDir_.isEmpty()) return;
         results_[size_t(result)].options = options;
+        results_[size_t(result)].planned = v.planned;
         QVector<widgets::ChunkRow> rows = chunks_->model()->chunks();
         auto ov = std::make_shared<timeline::TimelineOverlays>();
         const int placed = locateDirectoryRows(v, rows, *ov);
@@ -932,7 +955,7 @@ void MainWindow::findPrevious() {
 // ------------------------------------------------------------ window
 
 void MainWindow::closeEvent(QCloseEvent* e) {
-  for (JobRunner* r : {loads_, splits_, reviews_}) r->discard();
+  for (JobRunner* r : {loads_, splits_, reviews_, exports_}) r->discard();
   settings_->setGeometry(saveGeometry());
   settings_->setWindowState(saveState());
   settings_->sync();

@@ -16,6 +16,13 @@ namespace steadyscope::widgets {
 
 using namespace steadyscope::timeline;
 
+double stepBusyRatio(const TimelineIndex& index, const StepBand& step) {
+  const double len = std::max(1.0, double(step.endNs - step.beginNs));
+  double r = 0;
+  for (const DeviceIndex& dev : index.devices) r = std::max(r, double(dev.busy.busyIn(step.beginNs, step.endNs)) / len);
+  return r;
+}
+
 ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
   stack_ = new QStackedWidget(this);
   placeholder_ = new QLabel(tr("Per-step charts (duration, GPU busy ratio) appear here after a split."), this);
@@ -62,10 +69,7 @@ void ChartsPanel::rebuild() {
     for (size_t i = b; i < std::min(n, b + bucket); ++i) {
       const double len = double(steps[i].endNs - steps[i].beginNs);
       d = std::max(d, len / 1e6);
-      double rr = 0;
-      for (const DeviceIndex& dev : doc_.index->devices)
-        rr = std::max(rr, double(dev.busy.busyIn(steps[i].beginNs, steps[i].endNs)) / std::max(1.0, len));
-      r = std::max(r, rr);
+      r = std::max(r, stepBusyRatio(*doc_.index, steps[i]));
     }
     dur->append(double(steps[b].index), d);
     busy->append(double(steps[b].index), r);

@@ -17,6 +17,9 @@ QT_END_NAMESPACE
 
 namespace steadyscope::widgets {
 
+/// A step's GPU busy ratio: the busiest device's busy time inside the step over its duration.
+double stepBusyRatio(const timeline::TimelineIndex& index, const timeline::StepBand& step);
+
 class ChartsPanel : public QWidget {
   Q_OBJECT
  public:
