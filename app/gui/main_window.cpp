@@ -267,6 +267,7 @@ void MainWindow::createHelpActions() {
         tr("<table>"
            "<tr><td>Ctrl+O</td><td>open a trace</td></tr><tr><td>Ctrl+W</td><td>close it</td></tr>"
            "<tr><td>Ctrl+Q</td><td>quit</td></tr><tr><td>Ctrl+R</td><td>run the split</td></tr>"
+           "<tr><td>Ctrl+E</td><td>export the selected chunk</td></tr>"
            "<tr><td>F</td><td>fit all</td></tr>"
            "<tr><td>W / S</td><td>zoom in / out</td></tr><tr><td>A / D</td><td>pan left / right</td></tr>"
            "<tr><td>Z</td><td>zoom to the selection</td></tr>"

@@ -135,7 +135,8 @@ QString MainWindow::saveReport(const QString& pdfPath, QSize pngSize) {
   c.busyRatio = row.busyRef < 0 ? tr("unknown") : QString::fromStdString(timeline::formatRatio(row.busyRef));
   if (shownGate_) c.explanation = explanationOf(*shownGate_);
   if (doc_.overlays)
-    c.stepChart = stepChartImage(*doc_.overlays, *doc_.index, row.beginNs, row.endNs, QSize(1400, 820), palette());
+    c.stepChart =
+        stepChartImage(*doc_.overlays, *doc_.index, row.beginNs, row.endNs, row.mode, QSize(1400, 820), palette());
   c.timeline = timelineImage(pngSize);
   c.version = AboutDialog::versionText();
   c.generatedAt = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'"));

@@ -58,6 +58,7 @@ struct Panel {
   double maxY = 1.0;
   bool byKind = false;          // bars in the step kind's colour, else the busy colour
   QString firstStep, lastStep;  // x labels ("" = none)
+  QColor chunk;                 // the chosen chunk's colour (its mode's)
 };
 
 void paintPanel(QPainter& p, QRect r, const Columns& c, const Panel& panel, const QPalette& pal) {
@@ -66,8 +67,8 @@ void paintPanel(QPainter& p, QRect r, const Columns& c, const Panel& panel, cons
   const bool xLabels = !panel.firstStep.isEmpty();
   const QRect plot(r.left() + left, r.top() + th, r.width() - left - 8, r.height() - th - (xLabels ? th : 6));
   const QColor text = pal.color(QPalette::Text);
-  QColor shade = widgets::colors::chunkMode(QStringLiteral("mixed"));
-  shade.setAlpha(45);
+  QColor shade = panel.chunk;
+  shade.setAlpha(60);
   p.setPen(text);
   p.drawText(QRect(plot.left(), r.top(), plot.width(), th), Qt::AlignLeft | Qt::AlignVCenter, panel.title);
   if (panel.byKind) {  // the legend, right-aligned on the title's line
@@ -89,10 +90,18 @@ void paintPanel(QPainter& p, QRect r, const Columns& c, const Panel& panel, cons
              QStringLiteral("0"));
   const std::vector<double>& values = *panel.values;
   const int cols = int(values.size());
+  // The chunk's steps, at least 6 px wide so that 32 steps of 20,000 still show, with a solid left edge.
+  const auto first = std::find(c.inChunk.begin(), c.inChunk.end(), uint8_t(1));
+  if (first != c.inChunk.end()) {
+    const auto last = std::find(first, c.inChunk.end(), uint8_t(0));
+    const int x0 = plot.left() + int(first - c.inChunk.begin()) * plot.width() / cols;
+    const int x1 = plot.left() + int(last - c.inChunk.begin()) * plot.width() / cols;
+    p.fillRect(QRect(x0, plot.top(), std::max(6, x1 - x0), plot.height()), shade);
+    p.fillRect(QRect(x0, plot.top(), 2, plot.height()), panel.chunk);
+  }
   for (int k = 0; k < cols; ++k) {
     const int x0 = plot.left() + k * plot.width() / cols;
     const int x1 = std::max(x0 + 1, plot.left() + (k + 1) * plot.width() / cols);
-    if (c.inChunk[size_t(k)]) p.fillRect(QRect(x0, plot.top(), x1 - x0, plot.height()), shade);
     const int h = int(std::lround(std::clamp(values[size_t(k)] / panel.maxY, 0.0, 1.0) * plot.height()));
     const QColor fill = panel.byKind ? widgets::colors::stepKind(c.kind[size_t(k)]) : widgets::colors::gpuBusy(pal);
     if (h > 0) p.fillRect(QRect(x0, plot.bottom() - h + 1, std::max(1, x1 - x0 - (cols < 200 ? 1 : 0)), h), fill);
@@ -223,7 +232,7 @@ QString splitFlags(const analysis::SplitOptions& o) {
 }
 
 QImage stepChartImage(const timeline::TimelineOverlays& ov, const timeline::TimelineIndex& index, qint64 chunkBeginNs,
-                      qint64 chunkEndNs, QSize size, const QPalette& pal) {
+                      qint64 chunkEndNs, const QString& mode, QSize size, const QPalette& pal) {
   QImage img(size, QImage::Format_RGB32);
   img.fill(pal.color(QPalette::Base));
   if (ov.steps.empty()) return img;
@@ -235,7 +244,8 @@ QImage stepChartImage(const timeline::TimelineOverlays& ov, const timeline::Time
   const Columns c = columnsOf(ov, index, chunkBeginNs, chunkEndNs, size.width() - 80);
   const double maxDur = std::max(1e-3, *std::max_element(c.duration.begin(), c.duration.end()));
   const int half = size.height() * 45 / 100;
-  Panel dur{QObject::tr("step duration (ms)"), QString::number(maxDur, 'g', 3), &c.duration, maxDur, true, {}, {}};
+  Panel dur{QObject::tr("step duration (ms)"), QString::number(maxDur, 'g', 3), &c.duration, maxDur, true, {}, {},
+            widgets::colors::chunkMode(mode)};
   paintPanel(p, QRect(0, 0, size.width(), half), c, dur, pal);
   Panel busy{QObject::tr("GPU busy ratio per step"),
              QStringLiteral("1"),
@@ -243,7 +253,8 @@ QImage stepChartImage(const timeline::TimelineOverlays& ov, const timeline::Time
              1.0,
              false,
              QString::number(ov.steps.front().index),
-             QString::number(ov.steps.back().index)};
+             QString::number(ov.steps.back().index),
+             widgets::colors::chunkMode(mode)};
   paintPanel(p, QRect(0, half, size.width(), size.height() - half), c, busy, pal);
   return img;
 }

@@ -43,9 +43,9 @@ struct ReportContent {
 /// The split's flags as steadyscope-cli split takes them.
 QString splitFlags(const analysis::SplitOptions& o);
 
-/// Per-step duration and GPU busy ratio, the chosen chunk's window shaded.
+/// Per-step duration and GPU busy ratio, the chosen chunk's steps shaded in its mode's colour.
 QImage stepChartImage(const timeline::TimelineOverlays& ov, const timeline::TimelineIndex& index, qint64 chunkBeginNs,
-                      qint64 chunkEndNs, QSize size, const QPalette& palette);
+                      qint64 chunkEndNs, const QString& mode, QSize size, const QPalette& palette);
 
 /// The report as one A4 landscape PDF page (content scaled to fit it).
 QByteArray reportPdf(const ReportContent& c);
