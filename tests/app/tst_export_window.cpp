@@ -118,6 +118,7 @@ class TstExportWindow : public QObject {
   void cancelLeavesNothing();
   void failingWriteLeavesNothing();
   void sourceAsTargetRefused();
+  void exportFromAReviewedDirectory();
   void reportPdfAndPng();
   void headlessReport();
 
@@ -309,6 +310,40 @@ void TstExportWindow::sourceAsTargetRefused() {
   QVERIFY(!w_->exports()->isRunning());
   QCOMPARE(readFile(kSample), before);
   QCOMPARE(filesIn(dir), QStringList{leaf});
+}
+
+// A split directory opened with its source: its chunks placed on a re-plan of the source, which Export uses.
+void TstExportWindow::exportFromAReviewedDirectory() {
+  const QString split = tmp_->filePath(QStringLiteral("split"));
+  QProcess p;
+  p.start(QStringLiteral(STEADYSCOPE_CLI),
+          {QStringLiteral("split"), kSample, QStringLiteral("-o"), split, QStringLiteral("--find-steady-state"),
+           QStringLiteral("--num-steps"), QStringLiteral("32")});
+  QVERIFY(p.waitForFinished(kJobTimeoutMs));
+  QCOMPARE(p.exitCode(), 0);
+  w_ = std::make_unique<MainWindow>(tempSettings(tmp_->filePath(QStringLiteral("s2.ini"))));
+  w_->show();
+  w_->openSplitDirectory(split, kSample);
+  QTRY_VERIFY_WITH_TIMEOUT(
+      w_->isIdle() && w_->document() && !w_->results().empty() && w_->results()[size_t(w_->currentResult())].planned,
+      kJobTimeoutMs);
+  STEADYSCOPE_WAIT_IDLE(*w_);
+  QVERIFY(w_->selectMode(QStringLiteral("mixed")));
+  ExportDialog* d = openDialog();
+  QVERIFY2(d, qPrintable(w_->exportBlocker()));
+  const QString dir = tmp_->filePath(QStringLiteral("from-dir"));
+  runExport(d, dir);
+  QCOMPARE(d->writtenFiles().size(), 4);
+  const QString leaf = QFileInfo(d->writtenFiles()[0]).fileName();
+  QVERIFY(QFileInfo::exists(split + QLatin1Char('/') + leaf));  // the directory's own chunk file
+  const QString cli = tmp_->filePath(QStringLiteral("cli"));
+  p.start(QStringLiteral(STEADYSCOPE_CLI), {QStringLiteral("export"), kSample, QStringLiteral("--mode"),
+                                            QStringLiteral("mixed"), QStringLiteral("-o"), cli});
+  QVERIFY(p.waitForFinished(kJobTimeoutMs));
+  QCOMPARE(p.exitCode(), 0);
+  QCOMPARE(gunzip(dir + QLatin1Char('/') + leaf), gunzip(cli + QLatin1Char('/') + leaf));
+  QCOMPARE(csvRow(dir + QStringLiteral("/execution_details.csv")),
+           csvRow(cli + QStringLiteral("/execution_details.csv")));
 }
 
 void TstExportWindow::reportPdfAndPng() {
