@@ -14,6 +14,7 @@ PACKAGES=(
   libsimdjson-dev libfmt-dev libisal-dev zlib1g-dev libzstd-dev libssl-dev
   xvfb xauth
   clang libclang-rt-14-dev  # the fuzz targets (.ci/run, docs/ROBUSTNESS.md)
+  poppler-utils  # pdftotext, pdfinfo: the report tests (tests/app/tst_export_window.cpp)
   parallel  # docs/cluster.md's GNU parallel recipe (test cli_cluster_parallel_recipe)
   # the .deb and its checks (packaging/check_deb.sh)
   dpkg-dev file help2man lintian desktop-file-utils appstream shared-mime-info libglib2.0-bin

@@ -32,6 +32,9 @@ void AppSettings::setGeometry(const QByteArray& g) { settings_->setValue(QString
 QByteArray AppSettings::windowState() const { return settings_->value(QStringLiteral("window/state")).toByteArray(); }
 void AppSettings::setWindowState(const QByteArray& s) { settings_->setValue(QStringLiteral("window/state"), s); }
 
+QString AppSettings::exportFolder() const { return settings_->value(QStringLiteral("export/folder")).toString(); }
+void AppSettings::setExportFolder(const QString& dir) { settings_->setValue(QStringLiteral("export/folder"), dir); }
+
 void AppSettings::sync() { settings_->sync(); }
 
 }  // namespace steadyscope::app

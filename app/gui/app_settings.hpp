@@ -1,5 +1,6 @@
 #pragma once
-// Persistent settings: recent files, window geometry and dock layout.
+// Persistent settings: recent files, window geometry and dock layout, the
+// last export folder.
 // Tests pass their own QSettings (an INI file in a temporary directory).
 #include <QByteArray>
 #include <QSettings>
@@ -24,6 +25,10 @@ class AppSettings {
   void setGeometry(const QByteArray& g);
   QByteArray windowState() const;
   void setWindowState(const QByteArray& s);
+
+  /// The folder of the last export ("" before the first).
+  QString exportFolder() const;
+  void setExportFolder(const QString& dir);
 
   void sync();
   QSettings& raw() { return *settings_; }

@@ -3,6 +3,7 @@
 #include "about_dialog.hpp"
 #include "main_window.hpp"
 #include "panels/chunks_panel.hpp"
+#include "report.hpp"
 
 #include <QApplication>
 #include <QFileInfo>
@@ -19,16 +20,23 @@
 
 namespace steadyscope::app {
 
+// The two headless outputs, from a window that is loaded, split and selected.
+int saveScreenshot(MainWindow& w, const GuiOptions& o);
+int saveReport(MainWindow& w, const GuiOptions& o);
+
 namespace {
 const char* kUsage =
     "Usage: steadyscope [TRACE [--partial] | SPLIT_DIR [--source TRACE]]\n"
     "       steadyscope [TRACE] [--split] [--select MODE] --screenshot OUT.png [--size WxH] [--dark]\n"
     "                   [--find REGEX] [--range-ms A:B]\n"
+    "       steadyscope TRACE --split --select MODE --report OUT.pdf [--size WxH]\n"
     "       steadyscope --bench-timeline TRACE | --bench-charts TRACE\n"
+    "       steadyscope --bench-export TRACE [--select MODE]\n"
     "\n"
     "Opens a PyTorch-profiler / Kineto trace (.json, .json.gz, .zip, .json.zst) or a split\n"
     "directory for review. --screenshot renders the window offscreen into a PNG and exits\n"
-    "(no display needed). For scripts without a GUI use steadyscope-cli.\n"
+    "(no display needed). --report writes the selected chunk's one-page report, OUT.pdf, and\n"
+    "OUT.png, the timeline view, the same way. For scripts without a GUI use steadyscope-cli.\n"
     "\n"
     "Options:\n"
     "  --source TRACE     the source trace of a split directory (adds the evidence)\n"
@@ -36,19 +44,24 @@ const char* kUsage =
     "  --split            split the trace before the screenshot\n"
     "  --select MODE      select the chunk of a mode (mixed, decode_only, ...)\n"
     "  --screenshot PNG   render the window offscreen into PNG and exit\n"
-    "  --size WxH         the screenshot's size (default 1920x1080)\n"
+    "  --report PDF       write the selected chunk's report: PDF (one page: trace, sha256,\n"
+    "                     parameters, chunks, verdict, per-step chart) and beside it the\n"
+    "                     timeline as a PNG of --size; then exit\n"
+    "  --size WxH         the screenshot's or the report PNG's size (default 1920x1080)\n"
     "  --dark             a dark palette\n"
     "  --find REGEX       select the first event whose name matches (as Ctrl+F)\n"
     "  --range-ms A:B     select a time range, in ms from the trace start\n"
     "  --bench-timeline TRACE  measure the timeline's frame times (offscreen)\n"
     "  --bench-charts TRACE    measure showing the Charts tab after a split (offscreen)\n"
+    "  --bench-export TRACE    measure Chunk > Export and Save report on a split of TRACE (offscreen)\n"
     "  -h, --help         show this help\n"
     "  -v, --version      print the version and the git revision\n"
     "\n"
     "Examples:\n"
     "  steadyscope run.pt.trace.json.gz\n"
     "  steadyscope chunks/ --source run.pt.trace.json.gz\n"
-    "  steadyscope run.json --split --select decode_only --screenshot split.png\n";
+    "  steadyscope run.json --split --select decode_only --screenshot split.png\n"
+    "  steadyscope run.json --split --select mixed --report mixed.pdf      # and mixed.png\n";
 
 bool envSet(const char* name) {
   const char* v = std::getenv(name);
@@ -117,10 +130,14 @@ GuiOptions parseGuiOptions(int argc, char** argv) {
       value(o.source);
     else if (a == QLatin1String("--screenshot"))
       value(o.screenshot);
+    else if (a == QLatin1String("--report"))
+      value(o.report);
     else if (a == QLatin1String("--bench-timeline"))
       value(o.benchTrace);
     else if (a == QLatin1String("--bench-charts"))
       value(o.benchCharts);
+    else if (a == QLatin1String("--bench-export"))
+      value(o.benchExport);
     else if (a == QLatin1String("--size")) {
       QString s;
       value(s);
@@ -160,7 +177,8 @@ int runSteadyscope(int argc, char** argv) {
     std::fprintf(stderr, "steadyscope: %s (see steadyscope --help)\n", qPrintable(o.error));
     return 2;
   }
-  const bool headless = !o.screenshot.isEmpty() || !o.benchTrace.isEmpty() || !o.benchCharts.isEmpty();
+  const bool headless = !o.screenshot.isEmpty() || !o.report.isEmpty() || !o.benchTrace.isEmpty() ||
+                        !o.benchExport.isEmpty() || !o.benchCharts.isEmpty();
   // Headless work renders offscreen unless a display is there (then the real
   // window is captured, e.g. under xvfb-run).
   if (headless && !hasDisplay()) qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -181,7 +199,9 @@ int runSteadyscope(int argc, char** argv) {
   if (o.dark) applyDarkPalette();
   if (!o.benchTrace.isEmpty()) return runTimelineBench(o.benchTrace);
   if (!o.benchCharts.isEmpty()) return runChartsBench(o.benchCharts);
-  if (!o.screenshot.isEmpty()) return takeScreenshot(o);
+  if (!o.benchExport.isEmpty())
+    return runExportBench(o.benchExport, o.selectMode.isEmpty() ? QStringLiteral("mixed") : o.selectMode);
+  if (!o.screenshot.isEmpty() || !o.report.isEmpty()) return takeScreenshot(o);
 
   MainWindow w;
   w.show();
@@ -249,6 +269,25 @@ int takeScreenshot(const GuiOptions& o) {
   }
   w.resize(o.size);
   for (int i = 0; i < 5; ++i) QCoreApplication::processEvents();
+  return o.report.isEmpty() ? saveScreenshot(w, o) : saveReport(w, o);
+}
+
+int saveReport(MainWindow& w, const GuiOptions& o) {
+  if (!w.waitForJobs()) {  // the selected chunk's gate
+    std::fprintf(stderr, "steadyscope: timed out gating %s\n", qPrintable(o.input));
+    return 1;
+  }
+  const QString error = w.saveReport(o.report, o.size);
+  if (!error.isEmpty()) {
+    std::fprintf(stderr, "steadyscope: --report %s: %s\n", qPrintable(o.report), qPrintable(error));
+    return 1;
+  }
+  std::printf("report: %s and %s (%dx%d)\nstatus: %s\n", qPrintable(o.report), qPrintable(pngPathFor(o.report)),
+              o.size.width(), o.size.height(), qPrintable(w.statusText()));
+  return 0;
+}
+
+int saveScreenshot(MainWindow& w, const GuiOptions& o) {
   const QPixmap pm = w.grab();
   QImage img = pm.toImage();
   if (img.size() != o.size) img = img.scaled(o.size, Qt::IgnoreAspectRatio, Qt::SmoothTransformation);

@@ -2,8 +2,10 @@
 // The GUI entry point, kept out of main.cpp so tests can drive it.
 //   steadyscope [TRACE | SPLIT_DIR [--source TRACE]]
 //   steadyscope [TRACE] [--split] [--select MODE] --screenshot OUT.png [--size 1920x1080] [--dark]
+//   steadyscope TRACE --split --select MODE --report OUT.pdf [--size 1920x1080]
 //   (no TRACE: the welcome screen)
 //   steadyscope --bench-timeline TRACE
+//   steadyscope --bench-export TRACE [--select MODE]
 #include <QSize>
 #include <QString>
 
@@ -15,9 +17,11 @@ struct GuiOptions {
   bool split = false;                       // --split
   QString selectMode;                       // --select MODE
   QString screenshot;                       // --screenshot OUT.png
+  QString report;                           // --report OUT.pdf (and OUT.png)
   QSize size{1920, 1080};                   // --size WxH
   QString benchTrace;                       // --bench-timeline TRACE
   QString benchCharts;                      // --bench-charts TRACE
+  QString benchExport;                      // --bench-export TRACE
   QString find;                             // --find REGEX: select the first matching event (as Ctrl+F)
   double rangeFromMs = -1, rangeToMs = -1;  // --range-ms A:B: select a range (ms from the start)
   bool dark = false;                        // --dark: Fusion style with a dark palette (docs, checks)
@@ -34,11 +38,14 @@ bool hasDisplay();
 int runSteadyscope(int argc, char** argv);
 
 /// Headless: loads, (splits, selects,) renders the window offscreen, saves
-/// the PNG. Requires a QApplication. Prints one summary line to stdout.
+/// the PNG (--screenshot) or the report (--report). Requires a QApplication.
+/// Prints a summary to stdout.
 int takeScreenshot(const GuiOptions& o);
 /// Frame-time benchmark of the timeline widget (offscreen, 1920x1080).
 int runTimelineBench(const QString& trace);
 /// What showing the Charts tab costs after a split (offscreen).
 int runChartsBench(const QString& trace);
+/// Times Chunk ▸ Export… and Save report on the window (offscreen), `mode`'s chunk of a split of `trace`.
+int runExportBench(const QString& trace, const QString& mode);
 
 }  // namespace steadyscope::app

@@ -65,6 +65,10 @@ void JobRunner::end(bool userCancel) {
 void JobRunner::cancel() { end(true); }
 void JobRunner::discard() { end(false); }
 
+void JobRunner::requestStop() {
+  if (current_) current_->requestCancel();
+}
+
 JobProgress JobRunner::progress() const {
   JobProgress p;
   if (current_) {

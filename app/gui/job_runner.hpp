@@ -60,6 +60,9 @@ class JobRunner : public QObject {
   void cancel();
   /// The same without cancelled(): a job made pointless by something else.
   void discard();
+  /// Asks the current job to stop but still delivers what it returns: a job
+  /// whose last step cannot be undone (an export's renames) reports what it did.
+  void requestStop();
 
   bool isRunning() const { return running_; }
   quint64 generation() const { return generation_; }

@@ -1,6 +1,8 @@
 #include "main_window.hpp"
 
 #include "about_dialog.hpp"
+#include "export_dialog.hpp"
+#include "report.hpp"
 
 #include "panels/anomalies_panel.hpp"
 #include "panels/charts_panel.hpp"
@@ -15,8 +17,10 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QDragEnterEvent>
@@ -24,11 +28,13 @@
 #include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalBlocker>
@@ -62,6 +68,7 @@ MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
   loads_ = new JobRunner(this);
   splits_ = new JobRunner(this);
   reviews_ = new JobRunner(this);
+  exports_ = new JobRunner(this);
   selection_ = new widgets::SelectionModel(this);
 
   centre_ = new QStackedWidget(this);
@@ -225,6 +232,19 @@ void MainWindow::createSplitActions() {
   });
   chunk->addAction(tr("&Copy the selected rows (TSV)"), this, [this] { chunks_->copySelectedRows(); });
   chunk->addSeparator();
+  chunk->setToolTipsVisible(true);  // a disabled action's tooltip says why
+  exportAction_ = chunk->addAction(tr("&Export…"), this, &MainWindow::exportSelectedChunk);
+  exportAction_->setObjectName(QStringLiteral("action.export"));
+  exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  reportAction_ = chunk->addAction(tr("Save &report…"), this, &MainWindow::saveReportDialog);
+  reportAction_->setObjectName(QStringLiteral("action.report"));
+  QAction* copy = chunk->addAction(tr("Copy the timeline as an &image"), this, [this] {
+    QGuiApplication::clipboard()->setImage(timelineImage(timeline_->viewport()->size()));
+    flash(tr("The timeline is on the clipboard as an image."), 4000);
+  });
+  copy->setObjectName(QStringLiteral("action.copyImage"));
+  connect(selection_, &widgets::SelectionModel::chunkChanged, this, &MainWindow::updateChunkActions);
+  connect(chunk, &QMenu::aboutToShow, this, &MainWindow::updateChunkActions);
 }
 
 void MainWindow::createFindActions() {
@@ -253,6 +273,7 @@ void MainWindow::createHelpActions() {
         tr("<table>"
            "<tr><td>Ctrl+O</td><td>open a trace</td></tr><tr><td>Ctrl+W</td><td>close it</td></tr>"
            "<tr><td>Ctrl+Q</td><td>quit</td></tr><tr><td>Ctrl+R</td><td>run the split</td></tr>"
+           "<tr><td>Ctrl+E</td><td>export the selected chunk</td></tr>"
            "<tr><td>F</td><td>fit all</td></tr>"
            "<tr><td>W / S</td><td>zoom in / out</td></tr><tr><td>A / D</td><td>pan left / right</td></tr>"
            "<tr><td>Z</td><td>zoom to the selection</td></tr>"
@@ -407,6 +428,7 @@ void MainWindow::updateStatus() {
     splitLabel_->setText(tr("not splittable: read only in part"));
   else
     splitLabel_->setText(doc_ ? tr("not split yet") : QString());
+  updateChunkActions();
 }
 
 void MainWindow::updateTitle() {
@@ -734,6 +756,7 @@ void MainWindow::onSplit(const SplitView& v, const TracePtr& trace, const analys
   Result r;
   r.title = tr("split %1 (num-steps %2)").arg(results_.size() + 1).arg(options.numSteps);
   r.options = options;
+  r.planned = v.planned;
   addResult(std::move(r));
   selection_->clear();
   setSplitResult(v.overlays, v.chunks, v.rootTier);
@@ -827,6 +850,7 @@ void MainWindow::locateDirectory() {
       [this, trace, result, options](SplitView v) {
         if (doc_.trace != trace || current_ != result || splitDir_.isEmpty()) return;
         results_[size_t(result)].options = options;
+        results_[size_t(result)].planned = v.planned;
         QVector<widgets::ChunkRow> rows = chunks_->model()->chunks();
         auto ov = std::make_shared<timeline::TimelineOverlays>();
         const int placed = locateDirectoryRows(v, rows, *ov);
@@ -993,7 +1017,7 @@ void MainWindow::findPrevious() {
 // ------------------------------------------------------------ window
 
 void MainWindow::closeEvent(QCloseEvent* e) {
-  for (JobRunner* r : {loads_, splits_, reviews_}) r->discard();
+  for (JobRunner* r : {loads_, splits_, reviews_, exports_}) r->discard();
   settings_->setGeometry(saveGeometry());
   settings_->setWindowState(saveState());
   settings_->sync();

@@ -65,6 +65,7 @@ class MainWindow : public QMainWindow {
   JobRunner* loads() const { return loads_; }
   JobRunner* splits() const { return splits_; }
   JobRunner* reviews() const { return reviews_; }
+  JobRunner* exports() const { return exports_; }
   /// No load, split or gate review is running.
   bool isIdle() const;
   /// Runs the event loop until every job has ended (the headless screenshot);
@@ -113,6 +114,7 @@ class MainWindow : public QMainWindow {
     // The split that made the rows (a directory review: the re-plan that placed
     // them on its source); what Export and "Copy as command" reproduce.
     std::optional<analysis::SplitOptions> options;
+    std::shared_ptr<PlannedSplit> planned;  // that split's splitter and plan: Export reuses them
   };
   const std::vector<Result>& results() const { return results_; }
   int currentResult() const { return current_; }
@@ -135,6 +137,19 @@ class MainWindow : public QMainWindow {
   void runSplit();
   /// Marks and selects steps (the ruler's numbers) and shows them: a finding's link.
   void showSteps(const QVector<int>& steps);
+  /// Chunk ▸ Export…: the export dialog on the selected chunk (window-modal).
+  void exportSelectedChunk();
+  /// Chunk ▸ Save report…: asks for OUT.pdf, writes OUT.pdf and OUT.png.
+  void saveReportDialog();
+
+ public:
+  /// Why Export and the report are unavailable now, in words ("": they are available).
+  QString exportBlocker() const;
+  /// Writes the report of the selected chunk: OUT.pdf and beside it OUT.png, the
+  /// timeline view at `pngSize`. "" on success, else the reason.
+  QString saveReport(const QString& pdfPath, QSize pngSize);
+  /// The timeline view as it is shown, rendered at `size` (the report's PNG, Copy image).
+  QImage timelineImage(QSize size);
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -177,11 +192,13 @@ class MainWindow : public QMainWindow {
   void locateDirectory();
   void rebuildMatches();
   void showMatch();
+  void updateChunkActions();
 
   std::unique_ptr<AppSettings> settings_;
   JobRunner* loads_ = nullptr;
   JobRunner* splits_ = nullptr;
   JobRunner* reviews_ = nullptr;
+  JobRunner* exports_ = nullptr;
   QString loadingPath_;
   QString reviewDir_;
   JobRunner* shownJob_ = nullptr;  // the job the status bar shows (Esc cancels it)
@@ -214,6 +231,8 @@ class MainWindow : public QMainWindow {
   QAction* openDirAction_ = nullptr;
   QAction* closeAction_ = nullptr;
   QAction* runSplitAction_ = nullptr;
+  QAction* exportAction_ = nullptr;
+  QAction* reportAction_ = nullptr;
 
   QLabel* fileLabel_ = nullptr;
   QLabel* eventsLabel_ = nullptr;

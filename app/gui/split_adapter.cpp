@@ -230,8 +230,12 @@ analysis::SplitOptions windowSplitOptions(int numSteps) {
 
 std::optional<SplitView> planSplitView(const TracePtr& trace, const TimelineIndexPtr& index,
                                        const analysis::SplitOptions& o, JobControl* control) {
-  analysis::Splitter splitter(trace);
-  const analysis::SplitResult r = splitter.plan(o, control);
+  auto planned = std::make_shared<PlannedSplit>();
+  planned->splitter = std::make_shared<analysis::Splitter>(trace);
+  planned->options = o;
+  analysis::Splitter& splitter = *planned->splitter;
+  analysis::SplitResult& r = planned->plan;
+  r = splitter.plan(o, control);
   if (r.outcome == analysis::SplitOutcome::Cancelled) return std::nullopt;
   if (control && !control->enterStage("view")) return std::nullopt;
   SplitView v = splitViewOf(r, *trace);
@@ -244,6 +248,7 @@ std::optional<SplitView> planSplitView(const TracePtr& trace, const TimelineInde
   }
   if (control && !control->enterStage("gate input")) return std::nullopt;
   v.gate = liveGateSource(r, o, ctx);
+  v.planned = std::move(planned);
   return v;
 }
 

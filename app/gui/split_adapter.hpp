@@ -15,11 +15,22 @@
 #include <QVector>
 
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include <steadyscope/core/analysis/splitter.hpp>
 
 namespace steadyscope::app {
+
+/// The splitter and its plan, kept with a result so that Export reuses them
+/// instead of splitting again. The splitter caches the event index the plan
+/// and the export read; `use` serialises the jobs that read it.
+struct PlannedSplit {
+  std::shared_ptr<analysis::Splitter> splitter;
+  analysis::SplitResult plan;
+  analysis::SplitOptions options;
+  std::mutex use;
+};
 
 struct SplitView {
   std::shared_ptr<const timeline::TimelineOverlays> overlays;
@@ -28,6 +39,7 @@ struct SplitView {
   QString summary;                         // one line for the status bar / explanation
   QString noChunks;                        // rich text shown where the chunks would be ("" when there are chunks)
   std::shared_ptr<const GateSource> gate;  // the gate's input for this split (with evidence)
+  std::shared_ptr<PlannedSplit> planned;   // what an export of this split reuses
 };
 
 SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace);

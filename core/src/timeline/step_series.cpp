@@ -5,6 +5,14 @@
 
 namespace steadyscope::timeline {
 
+double stepBusyRatio(const TimelineIndex& index, const StepBand& step) {
+  const double len = double(step.endNs - step.beginNs);
+  if (len <= 0) return 0.0;
+  double r = 0.0;
+  for (const DeviceIndex& d : index.devices) r = std::max(r, double(d.busy.busyIn(step.beginNs, step.endNs)) / len);
+  return r;
+}
+
 std::vector<StepPoint> stepSeries(const TimelineIndex& index, const TimelineOverlays& ov) {
   std::vector<StepPoint> out;
   out.reserve(ov.steps.size());

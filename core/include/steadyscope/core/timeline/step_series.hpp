@@ -20,6 +20,9 @@ struct StepPoint {
   double busyRatio = 0;   // GPU busy over the span, of the busiest device
 };
 
+/// A step's GPU busy ratio: the busiest device's busy time inside the step over its duration (0 when empty).
+double stepBusyRatio(const TimelineIndex& index, const StepBand& step);
+
 /// One point per step of `ov`, in time order.
 std::vector<StepPoint> stepSeries(const TimelineIndex& index, const TimelineOverlays& ov);
 
