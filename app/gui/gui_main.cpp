@@ -4,7 +4,11 @@
 #include "main_window.hpp"
 #include "panels/chunks_panel.hpp"
 
+#include <steadyscope/core/analysis/workload_kind.hpp>
+
 #include <QApplication>
+#include <QComboBox>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QPalette>
@@ -22,8 +26,9 @@ namespace steadyscope::app {
 namespace {
 const char* kUsage =
     "Usage: steadyscope [TRACE | SPLIT_DIR [--source TRACE]]\n"
-    "       steadyscope [TRACE] [--split] [--select MODE] --screenshot OUT.png [--size WxH] [--dark]\n"
-    "                   [--find REGEX] [--range-ms A:B]\n"
+    "       steadyscope [TRACE] [--split [--kind auto|llm|generic]] [--select MODE] --screenshot OUT.png\n"
+    "                   [--size WxH] [--dark]"
+    " [--find REGEX] [--range-ms A:B]\n"
     "       steadyscope --bench-timeline TRACE\n"
     "\n"
     "Opens a PyTorch-profiler / Kineto trace (.json, .json.gz, .zip, .json.zst) or a split\n"
@@ -33,6 +38,8 @@ const char* kUsage =
     "Options:\n"
     "  --source TRACE     the source trace of a split directory (adds the evidence)\n"
     "  --split            split the trace before the screenshot\n"
+    "  --kind K           the workload the split assumes: auto (LLM inference when the trace has\n"
+    "                     serving step annotations, else generic; the default), llm or generic\n"
     "  --select MODE      select the chunk of a mode (mixed, decode_only, ...)\n"
     "  --screenshot PNG   render the window offscreen into PNG and exit\n"
     "  --size WxH         the screenshot's size (default 1920x1080)\n"
@@ -46,7 +53,8 @@ const char* kUsage =
     "Examples:\n"
     "  steadyscope run.pt.trace.json.gz\n"
     "  steadyscope chunks/ --source run.pt.trace.json.gz\n"
-    "  steadyscope run.json --split --select decode_only --screenshot split.png\n";
+    "  steadyscope run.json --split --select decode_only --screenshot split.png\n"
+    "  steadyscope train.json --split --kind generic --screenshot train.png\n";
 
 bool envSet(const char* name) {
   const char* v = std::getenv(name);
@@ -94,7 +102,11 @@ GuiOptions parseGuiOptions(int argc, char** argv) {
       o.split = true;
     else if (a == QLatin1String("--dark"))
       o.dark = true;
-    else if (a == QLatin1String("--find"))
+    else if (a == QLatin1String("--kind")) {
+      value(o.kind);
+      if (o.error.isEmpty() && !analysis::parseWorkloadKind(o.kind.toStdString()))
+        o.error = QStringLiteral("--kind wants auto, llm or generic (got \"%1\")").arg(o.kind);
+    } else if (a == QLatin1String("--find"))
       value(o.find);
     else if (a == QLatin1String("--range-ms")) {
       QString s;
@@ -216,12 +228,17 @@ int takeScreenshot(const GuiOptions& o) {
   // --select alone on a split directory selects among its chunk files; on a
   // trace (or with --split) the split runs first.
   const bool haveRows = w.chunksPanel()->model()->rowCount() > 0;
-  if (w.document() && (o.split || (!o.selectMode.isEmpty() && !haveRows))) {
+  qint64 splitMs = -1;
+  if (!o.kind.isEmpty()) w.runPanel()->setKind(*analysis::parseWorkloadKind(o.kind.toStdString()));
+  if (w.document() && (o.split || !o.kind.isEmpty() || (!o.selectMode.isEmpty() && !haveRows))) {
+    QElapsedTimer clock;
+    clock.start();
     w.runSplit();
     if (!w.waitForJobs()) {
       std::fprintf(stderr, "steadyscope: timed out splitting %s\n", qPrintable(o.input));
       return 1;
     }
+    splitMs = clock.elapsed();
   }
   if (!o.selectMode.isEmpty() && (w.document() || haveRows)) {
     if (!w.selectMode(o.selectMode))
@@ -247,6 +264,8 @@ int takeScreenshot(const GuiOptions& o) {
   }
   std::printf("screenshot: %s (%dx%d)\ntitle: %s\nstatus: %s\n", qPrintable(o.screenshot), img.width(), img.height(),
               qPrintable(w.windowTitle()), qPrintable(w.statusText()));
+  if (w.currentResult() >= 0) std::printf("result: %s\n", qPrintable(w.resultBox()->currentText()));
+  if (splitMs >= 0) std::printf("split: %lld ms from Run split to the gate's verdicts\n", splitMs);
   return 0;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // The GUI entry point, kept out of main.cpp so tests can drive it.
 //   steadyscope [TRACE | SPLIT_DIR [--source TRACE]]
-//   steadyscope [TRACE] [--split] [--select MODE] --screenshot OUT.png [--size 1920x1080] [--dark]
+//   steadyscope [TRACE] [--split [--kind K]] [--select MODE] --screenshot OUT.png [--size 1920x1080] [--dark]
 //   (no TRACE: the welcome screen)
 //   steadyscope --bench-timeline TRACE
 #include <QSize>
@@ -13,6 +13,7 @@ struct GuiOptions {
   QString input;                            // trace file or split directory
   QString source;                           // --source: the split directory's source trace
   bool split = false;                       // --split
+  QString kind;                             // --kind auto|llm|generic: the Run panel's workload
   QString selectMode;                       // --select MODE
   QString screenshot;                       // --screenshot OUT.png
   QSize size{1920, 1080};                   // --size WxH
