@@ -687,10 +687,11 @@ void MainWindow::onSplit(const SplitView& v, const TracePtr& trace, const analys
   r.options = options;
   const bool replace = replaceShown && current_ >= 0 && results_[size_t(current_)].splitDir.isEmpty();
   const int number = replace ? current_ + 1 : int(results_.size()) + 1;
-  r.title = tr("split %1 (%2, %3 steps)")
-                .arg(number)
-                .arg(options.llmInference ? tr("LLM inference") : tr("generic"))
-                .arg(options.numSteps);
+  r.title =
+      tr("split %1 (%2, %3 steps)")
+          .arg(number)
+          .arg(v.gate && v.gate->llm ? tr("LLM inference") : tr("generic"))  // serving annotations: LLM either way
+          .arg(options.numSteps);
   if (replace) {
     results_[size_t(current_)] = std::move(r);
     updateResultBox();
