@@ -144,6 +144,7 @@ int cmdExport(const Args& args) {
   }
   startSourceDigest(*loaded.value());  // beside the split, on its own thread
   auto t1 = Clock::now();
+  ea.split.options = withKind(ea.split.options, ea.split.kind, *loaded.value());
   analysis::Splitter splitter(loaded.value());
   const analysis::SplitResult plan = splitter.plan(ea.split.options);
   auto t2 = Clock::now();

@@ -24,7 +24,7 @@ const char* kUsageLine =
     "usage: %s [-h] -o OUTPUT_DIR [-i ITERATIONS] [--store-single-iteration] [--find-steady-state]\n"
     "       [--num-steps NUM_STEPS] [--CONC CONC] [--OSL OSL] [--R R] [--divide-phases] [--no-gap-fill]\n"
     "       [--allow-degraded] [--llm-inference] [--max-num-seq MAX_NUM_SEQ] [--busy-ratio-column]\n"
-    "       [--fix FIXES] [--json] [--threads THREADS]\n"
+    "       [--fix FIXES] [--kind {auto,llm,generic}] [--json] [--threads THREADS]\n"
     "       trace\n";
 
 int usageError(const std::string& prog, const std::string& msg) {
@@ -129,6 +129,9 @@ void printSplitHelp(const std::string& prog) {
       ", all\n"
       "                        (legacy-categories: the 2021 names Kernel, Memcpy, Memset count as GPU work;\n"
       "                        the reference, and the default, find no GPU work in such a trace)\n"
+      "  --kind {auto,llm,generic}\n"
+      "                        the workload: llm = --llm-inference, generic = without it, auto = as the\n"
+      "                        pipeline chooses (llm when an event is named like a serving step annotation)\n"
       "  --json                print the structured result as JSON instead of the log\n");
   std::printf("  --threads THREADS     %s\n", threadsHelp().c_str());
   std::printf(
@@ -225,6 +228,12 @@ const Flag kFlags[] = {
        s.fixList += (s.fixList.empty() ? "" : ",") + v;
        return std::nullopt;
      }},
+    {"--kind", nullptr, true,
+     [](ParseState& s, const std::string& v) -> FlagError {
+       s.out.kind = analysis::parseWorkloadKind(v);
+       if (!s.out.kind) return "invalid choice: '" + v + "' (choose from 'auto', 'llm', 'generic')";
+       return std::nullopt;
+     }},
     {"--json", nullptr, false, [](ParseState& s, const std::string&) { return setTrue(s.out.json); }},
     {"--jobs", "-j", true,
      [](ParseState& s, const std::string& v) -> FlagError {
@@ -316,6 +325,8 @@ int finishSplitArgs(const std::string& prog, bool outputRequired, ParseState& st
   if (!st.manyTraces)
     for (size_t k = 1; k < positionals.size(); ++k) unknown.push_back(positionals[k]);
   if (!unknown.empty()) return usageError(prog, "unrecognized arguments: " + joined(unknown, " "));
+  if (st.out.kind && st.out.options.llmInference)
+    return usageError(prog, "argument --kind: not allowed with argument --llm-inference");
   st.out.trace = positionals.front();
   st.out.traces = st.manyTraces ? positionals : std::vector<std::string>{positionals.front()};
   if (!st.fixList.empty()) {
@@ -327,8 +338,7 @@ int finishSplitArgs(const std::string& prog, bool outputRequired, ParseState& st
 
 }  // namespace
 
-int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequired, SplitArgs& out,
-                   bool manyTraces) {
+int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequired, SplitArgs& out, bool manyTraces) {
   ParseState st{out, manyTraces};
   std::vector<std::string> positionals, unknown;
   bool onlyPositional = false;
@@ -365,6 +375,12 @@ int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequire
   return finishSplitArgs(prog, outputRequired, st, positionals, std::move(unknown));
 }
 
+analysis::SplitOptions withKind(analysis::SplitOptions o, const std::optional<analysis::WorkloadKind>& kind,
+                                const Trace& trace) {
+  if (kind) o.llmInference = analysis::llmInferenceFor(*kind, trace);
+  return o;
+}
+
 int cmdSplit(const Args& args) {
   const std::string prog = "steadyscope-cli split";
   SplitArgs sa;
@@ -385,6 +401,7 @@ int cmdSplit(const Args& args) {
     std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), loaded.error().describe().c_str());
     return 1;
   }
+  sa.options = withKind(sa.options, sa.kind, *loaded.value());
   analysis::Splitter splitter(loaded.value());
   analysis::SplitResult r = splitter.plan(sa.options);
   if (!note.empty()) r.warnings.push_back(note);

@@ -3,6 +3,9 @@
 #include "commands.hpp"
 
 #include <steadyscope/core/analysis/splitter.hpp>
+#include <steadyscope/core/analysis/workload_kind.hpp>
+
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -17,6 +20,8 @@ struct SplitArgs {
   unsigned jobs = 0;                // -j/--jobs N (manyTraces only; 0: not given)
   std::string summaryPath;          // --summary FILE (manyTraces only; "": DIR/summary.tsv)
   analysis::SplitOptions options;
+  /// --kind K: decides options.llmInference once the trace is loaded (withKind).
+  std::optional<analysis::WorkloadKind> kind;
   unsigned threads = 0;
   bool json = false;
   bool help = false;
@@ -29,5 +34,9 @@ struct SplitArgs {
 int parseSplitArgs(const Args& args, const std::string& prog, bool outputRequired, SplitArgs& out,
                    bool manyTraces = false);
 void printSplitHelp(const std::string& prog);
+
+/// `o` with --llm-inference as --kind decides it for `trace` (unchanged without --kind).
+analysis::SplitOptions withKind(analysis::SplitOptions o, const std::optional<analysis::WorkloadKind>& kind,
+                                const Trace& trace);
 
 }  // namespace steadyscope::cli

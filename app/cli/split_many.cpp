@@ -83,7 +83,8 @@ void addChunks(TraceReport& rep, const analysis::SplitResult& r, const gate::Gat
 }
 
 // Load, plan, write and gate one trace into `folder` on `threads` threads.
-TraceReport splitOne(const std::string& trace, const std::string& folder, analysis::SplitOptions o, unsigned threads,
+TraceReport splitOne(const std::string& trace, const std::string& folder, analysis::SplitOptions o,
+                     const std::optional<analysis::WorkloadKind>& kind, unsigned threads,
                      const gate::GateOptions& gopt) {
   TraceReport rep{trace, folder};
   if (!hasTraceSuffix(trace)) return failure(rep, "Unknown file type: " + trace);
@@ -92,6 +93,7 @@ TraceReport splitOne(const std::string& trace, const std::string& folder, analys
   if (!loaded) return failure(rep, loaded.error().describe());
   o.outputDir = folder;
   o.threads = threads;
+  o = withKind(std::move(o), kind, *loaded.value());
   analysis::Splitter splitter(loaded.value());
   analysis::SplitResult r = splitter.plan(o);
   if (!note.empty()) r.warnings.push_back(note);
@@ -211,8 +213,8 @@ std::vector<TraceReport> runAll(const SplitArgs& sa, const std::vector<std::stri
   FILE* lines = sa.json ? stderr : stdout;  // --json keeps stdout for the JSON document
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < sa.traces.size();) {
-      reports[i] =
-          splitOne(sa.traces[i], sa.options.outputDir + "/" + folders[i], sa.options, budget.threadsPerJob, gopt);
+      reports[i] = splitOne(sa.traces[i], sa.options.outputDir + "/" + folders[i], sa.options, sa.kind,
+                            budget.threadsPerJob, gopt);
       std::lock_guard<std::mutex> lock(printing);
       std::fprintf(lines, "%s\n", reportLine(reports[i]).c_str());
       std::fflush(lines);

@@ -7,6 +7,7 @@
 #include <steadyscope/core/gate/csv.hpp>
 #include <steadyscope/core/gate/review.hpp>
 #include <steadyscope/core/review/split_gate.hpp>
+#include <steadyscope/core/review/trace_review.hpp>
 #include <steadyscope/core/util/split_names.hpp>
 
 #include <QDir>
@@ -38,7 +39,8 @@ QString inputsText(const JsonValue& inputs) {
 }  // namespace
 
 QString plainSentence(const std::string& s) {
-  static const QRegularExpression ref(QStringLiteral("\\s*\\((?:[^()]*; )?§[^()]*\\)|,?\\s*§\\d+(?:\\.\\d+)*(?: [A-Z]\\d+)?"));
+  static const QRegularExpression ref(
+      QStringLiteral("\\s*\\((?:[^()]*; )?§[^()]*\\)|,?\\s*§\\d+(?:\\.\\d+)*(?: [A-Z]\\d+)?"));
   return qs(s).remove(ref);
 }
 
@@ -71,8 +73,13 @@ gate::Mode requestedMode(const GateSource& s, const QString& comboText) {
 
 GateRun runGate(const GateSource& s, gate::Mode mode, double threshold) {
   gate::GateOptions go;
-  go.mode = mode;
   go.threshold = threshold;
+  return runGate(s, mode, go);
+}
+
+GateRun runGate(const GateSource& s, gate::Mode mode, const gate::GateOptions& options) {
+  gate::GateOptions go = options;
+  go.mode = mode;
   GateRun run;
   if (s.kind == GateSource::Kind::Live) {
     run.result = gate::evaluateGate(s.input, go);
@@ -80,6 +87,14 @@ GateRun runGate(const GateSource& s, gate::Mode mode, double threshold) {
   }
   gate::ReviewOptions ro;
   ro.gate = go;
+  if (s.match) {
+    Expected<review::TraceReview> r = review::gateWithTraceMatch(s.dir, *s.match, ro);
+    if (r.ok())
+      run.result = std::move(r.value().result);
+    else
+      run.error = QString::fromStdString(r.error().describe());
+    return run;
+  }
   Expected<gate::GateResult> r = gate::reviewSplitDirectory(s.dir, ro);
   if (r.ok())
     run.result = std::move(r.value());
@@ -108,10 +123,10 @@ bool isBookkeeping(const std::string& rule) {
 
 QString ruleLabel(const std::string& rule) {
   static const std::map<std::string, const char*> labels = {
-      {"collect", "chunk files"},         {"any_chunk", "any chunk"},     {"mode_present", "requested mode"},
-      {"select", "chunk chosen"},         {"details_csv", "details file"}, {"row_match", "details row"},
-      {"gpu_events", "GPU events"},       {"busy_ratio", "busy ratio"},   {"threshold", "threshold"},
-      {"alternate", "alternate"},         {"verdict", "verdict"},         {"retry", "retry"},
+      {"collect", "chunk files"},   {"any_chunk", "any chunk"},      {"mode_present", "requested mode"},
+      {"select", "chunk chosen"},   {"details_csv", "details file"}, {"row_match", "details row"},
+      {"gpu_events", "GPU events"}, {"busy_ratio", "busy ratio"},    {"threshold", "threshold"},
+      {"alternate", "alternate"},   {"verdict", "verdict"},          {"retry", "retry"},
       {"strict", "strict"}};
   const auto it = labels.find(rule);
   return it == labels.end() ? qs(rule) : QObject::tr(it->second);
@@ -305,6 +320,13 @@ void markRow(const gate::GateResult& g, gate::Mode m, widgets::ChunkRow& row) {
 }  // namespace
 
 void applyVerdicts(const GateSource& s, double threshold, gate::Mode requested, QVector<widgets::ChunkRow>& rows) {
+  gate::GateOptions go;
+  go.threshold = threshold;
+  applyVerdicts(s, go, requested, rows);
+}
+
+void applyVerdicts(const GateSource& s, const gate::GateOptions& options, gate::Mode requested,
+                   QVector<widgets::ChunkRow>& rows) {
   std::map<gate::Mode, GateRun> runs;
   for (widgets::ChunkRow& row : rows) {
     row.hasVerdict = false;
@@ -312,7 +334,7 @@ void applyVerdicts(const GateSource& s, double threshold, gate::Mode requested, 
     row.requested = m == requested;
     if (!m) continue;
     auto it = runs.find(*m);
-    if (it == runs.end()) it = runs.emplace(*m, runGate(s, *m, threshold)).first;
+    if (it == runs.end()) it = runs.emplace(*m, runGate(s, *m, options)).first;
     if (!it->second.result) continue;
     const gate::GateResult& g = *it->second.result;
     const gate::ChunkSummary* cs = nullptr;
@@ -340,11 +362,15 @@ std::optional<GateReview> reviewGate(GateRequest req, JobControl& control) {
   }
   if (!control.enterStage("verdicts")) return std::nullopt;
   const gate::Mode requested = requestedMode(*out.source, req.comboMode);
-  applyVerdicts(*out.source, req.threshold, requested, out.rows);
+  gate::GateOptions go;
+  go.threshold = req.threshold;
+  go.margin = req.margin;
+  go.strict = req.strict;
+  applyVerdicts(*out.source, go, requested, out.rows);
   if (!control.enterStage("explanation")) return std::nullopt;
   gate::Mode mode = requested;
   if (auto m = gate::parseMode(req.selectedMode.toStdString())) mode = *m;
-  out.shown = runGate(*out.source, mode, req.threshold);
+  out.shown = runGate(*out.source, mode, go);
   return out;
 }
 

@@ -23,6 +23,10 @@ class Splitter;
 class EvidenceContext;
 }  // namespace steadyscope::analysis
 
+namespace steadyscope::review {
+struct TraceMatch;
+}
+
 namespace steadyscope::app {
 
 /// What the gate reads; immutable once built, shared between threads.
@@ -30,7 +34,9 @@ struct GateSource {
   enum class Kind { Live, Directory } kind = Kind::Live;
   gate::GateInput input;  // Live: the in-memory split (with evidence)
   std::string dir;        // Directory: reviewed with gate::reviewSplitDirectory
-  bool llm = true;        // "auto" mode: mixed for LLM splits, generic otherwise
+  // Directory with its source trace: the families matched on it, so the gate gets their evidence.
+  std::shared_ptr<const review::TraceMatch> match;
+  bool llm = true;  // "auto" mode: mixed for LLM splits, generic otherwise
 };
 
 /// (worker thread) The gate's input for a live split `r` planned by `splitter`,
@@ -49,6 +55,8 @@ struct GateRun {
   QString error;
 };
 GateRun runGate(const GateSource& s, gate::Mode mode, double threshold);
+/// The same with the panel's other options (margin, strict); `options.mode` is replaced by `mode`.
+GateRun runGate(const GateSource& s, gate::Mode mode, const gate::GateOptions& options);
 
 widgets::colors::Verdict verdictOf(const gate::GateResult& g);
 /// A gate sentence for the window: without the spec's section references (they are for the CLI's readers).
@@ -64,6 +72,8 @@ QVector<widgets::ChunkRow> directoryChunkRows(const std::string& dir);
 /// mode), and marks the `requested` mode's row. Rows whose mode is not a gate
 /// family, or that are not their family's first chunk, get no verdict.
 void applyVerdicts(const GateSource& s, double threshold, gate::Mode requested, QVector<widgets::ChunkRow>& rows);
+void applyVerdicts(const GateSource& s, const gate::GateOptions& options, gate::Mode requested,
+                   QVector<widgets::ChunkRow>& rows);
 
 /// What a gate review needs, taken on the GUI thread.
 struct GateRequest {
@@ -71,7 +81,9 @@ struct GateRequest {
   std::string dir;
   QVector<widgets::ChunkRow> rows;  // the table's rows (a directory's are read by the job)
   double threshold = 0.05;
-  QString comboMode;     // the toolbar's mode ("auto", "mixed", …)
+  double margin = gate::GateOptions{}.margin;
+  bool strict = false;
+  QString comboMode;     // the Run panel's requested mode ("auto", "mixed", …)
   QString selectedMode;  // the selected row's mode; empty: none selected
 };
 struct GateReview {

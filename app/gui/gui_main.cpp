@@ -5,7 +5,11 @@
 #include "panels/chunks_panel.hpp"
 #include "report.hpp"
 
+#include <steadyscope/core/analysis/workload_kind.hpp>
+
 #include <QApplication>
+#include <QComboBox>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QPalette>
@@ -21,14 +25,14 @@
 namespace steadyscope::app {
 
 // The two headless outputs, from a window that is loaded, split and selected.
-int saveScreenshot(MainWindow& w, const GuiOptions& o);
+int saveScreenshot(MainWindow& w, const GuiOptions& o, qint64 splitMs);
 int saveReport(MainWindow& w, const GuiOptions& o);
 
 namespace {
 const char* kUsage =
     "Usage: steadyscope [TRACE [--partial] | SPLIT_DIR [--source TRACE]]\n"
-    "       steadyscope [TRACE] [--split] [--select MODE] --screenshot OUT.png [--size WxH] [--dark]\n"
-    "                   [--find REGEX] [--range-ms A:B]\n"
+    "       steadyscope [TRACE] [--split [--kind auto|llm|generic]] [--select MODE] --screenshot OUT.png\n"
+    "                   [--size WxH] [--dark] [--find REGEX] [--range-ms A:B]\n"
     "       steadyscope TRACE --split --select MODE --report OUT.pdf [--size WxH]\n"
     "       steadyscope --bench-timeline TRACE | --bench-charts TRACE\n"
     "       steadyscope --bench-export TRACE [--select MODE]\n"
@@ -42,6 +46,8 @@ const char* kUsage =
     "  --source TRACE     the source trace of a split directory (adds the evidence)\n"
     "  --partial          a trace that ends early: open the complete events before the cut\n"
     "  --split            split the trace before the screenshot\n"
+    "  --kind K           the workload the split assumes: auto (LLM inference when the trace has\n"
+    "                     serving step annotations, else generic; the default), llm or generic\n"
     "  --select MODE      select the chunk of a mode (mixed, decode_only, ...)\n"
     "  --screenshot PNG   render the window offscreen into PNG and exit\n"
     "  --report PDF       write the selected chunk's report: PDF (one page: trace, sha256,\n"
@@ -61,7 +67,8 @@ const char* kUsage =
     "  steadyscope run.pt.trace.json.gz\n"
     "  steadyscope chunks/ --source run.pt.trace.json.gz\n"
     "  steadyscope run.json --split --select decode_only --screenshot split.png\n"
-    "  steadyscope run.json --split --select mixed --report mixed.pdf      # and mixed.png\n";
+    "  steadyscope run.json --split --select mixed --report mixed.pdf      # and mixed.png\n"
+    "  steadyscope train.json --split --kind generic --screenshot train.png\n";
 
 bool envSet(const char* name) {
   const char* v = std::getenv(name);
@@ -111,7 +118,11 @@ GuiOptions parseGuiOptions(int argc, char** argv) {
       o.dark = true;
     else if (a == QLatin1String("--partial"))
       o.partial = true;
-    else if (a == QLatin1String("--find"))
+    else if (a == QLatin1String("--kind")) {
+      value(o.kind);
+      if (o.error.isEmpty() && !analysis::parseWorkloadKind(o.kind.toStdString()))
+        o.error = QStringLiteral("--kind wants auto, llm or generic (got \"%1\")").arg(o.kind);
+    } else if (a == QLatin1String("--find"))
       value(o.find);
     else if (a == QLatin1String("--range-ms")) {
       QString s;
@@ -247,12 +258,17 @@ int takeScreenshot(const GuiOptions& o) {
   // --select alone on a split directory selects among its chunk files; on a
   // trace (or with --split) the split runs first.
   const bool haveRows = w.chunksPanel()->model()->rowCount() > 0;
-  if (w.document() && (o.split || (!o.selectMode.isEmpty() && !haveRows))) {
+  qint64 splitMs = -1;
+  if (!o.kind.isEmpty()) w.runPanel()->setKind(*analysis::parseWorkloadKind(o.kind.toStdString()));
+  if (w.document() && (o.split || !o.kind.isEmpty() || (!o.selectMode.isEmpty() && !haveRows))) {
+    QElapsedTimer clock;
+    clock.start();
     w.runSplit();
     if (!w.waitForJobs()) {
       std::fprintf(stderr, "steadyscope: timed out splitting %s\n", qPrintable(o.input));
       return 1;
     }
+    splitMs = clock.elapsed();
   }
   if (!o.selectMode.isEmpty() && (w.document() || haveRows)) {
     if (!w.selectMode(o.selectMode))
@@ -269,7 +285,7 @@ int takeScreenshot(const GuiOptions& o) {
   }
   w.resize(o.size);
   for (int i = 0; i < 5; ++i) QCoreApplication::processEvents();
-  return o.report.isEmpty() ? saveScreenshot(w, o) : saveReport(w, o);
+  return o.report.isEmpty() ? saveScreenshot(w, o, splitMs) : saveReport(w, o);
 }
 
 int saveReport(MainWindow& w, const GuiOptions& o) {
@@ -287,7 +303,7 @@ int saveReport(MainWindow& w, const GuiOptions& o) {
   return 0;
 }
 
-int saveScreenshot(MainWindow& w, const GuiOptions& o) {
+int saveScreenshot(MainWindow& w, const GuiOptions& o, qint64 splitMs) {
   const QPixmap pm = w.grab();
   QImage img = pm.toImage();
   if (img.size() != o.size) img = img.scaled(o.size, Qt::IgnoreAspectRatio, Qt::SmoothTransformation);
@@ -297,6 +313,8 @@ int saveScreenshot(MainWindow& w, const GuiOptions& o) {
   }
   std::printf("screenshot: %s (%dx%d)\ntitle: %s\nstatus: %s\n", qPrintable(o.screenshot), img.width(), img.height(),
               qPrintable(w.windowTitle()), qPrintable(w.statusText()));
+  if (w.currentResult() >= 0) std::printf("result: %s\n", qPrintable(w.resultBox()->currentText()));
+  if (splitMs >= 0) std::printf("split: %lld ms from Run split to the gate's verdicts\n", splitMs);
   return 0;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // The GUI entry point, kept out of main.cpp so tests can drive it.
 //   steadyscope [TRACE | SPLIT_DIR [--source TRACE]]
-//   steadyscope [TRACE] [--split] [--select MODE] --screenshot OUT.png [--size 1920x1080] [--dark]
+//   steadyscope [TRACE] [--split [--kind K]] [--select MODE] --screenshot OUT.png [--size 1920x1080] [--dark]
 //   steadyscope TRACE --split --select MODE --report OUT.pdf [--size 1920x1080]
 //   (no TRACE: the welcome screen)
 //   steadyscope --bench-timeline TRACE
@@ -15,6 +15,7 @@ struct GuiOptions {
   QString input;                            // trace file or split directory
   QString source;                           // --source: the split directory's source trace
   bool split = false;                       // --split
+  QString kind;                             // --kind auto|llm|generic: the Run panel's workload
   QString selectMode;                       // --select MODE
   QString screenshot;                       // --screenshot OUT.png
   QString report;                           // --report OUT.pdf (and OUT.png)

@@ -12,6 +12,7 @@
 #include "panels/welcome_widget.hpp"
 #include "timeline/timeline_view.hpp"
 
+#include <steadyscope/core/review/command_line.hpp>
 #include <steadyscope/core/timeline/format.hpp>
 #include <steadyscope/core/util/split_names.hpp>
 
@@ -22,7 +23,6 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QDockWidget>
-#include <QDoubleSpinBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QEventLoop>
@@ -45,6 +45,7 @@
 #include <QToolBar>
 
 #include <algorithm>
+#include <cstring>
 
 #ifndef STEADYSCOPE_SAMPLE_TRACE
 #define STEADYSCOPE_SAMPLE_TRACE ""
@@ -104,11 +105,19 @@ MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
   };
   connect(chunks_->model(), &QAbstractItemModel::modelReset, this, rowsToDetails);
   connect(chunks_->model(), &QAbstractItemModel::dataChanged, this, rowsToDetails);
-  connect(threshold_, &QDoubleSpinBox::valueChanged, this, [this] {
-    charts_->setThreshold(threshold_->value());
+  // Gate options re-gate without re-splitting; split options re-run the shown split once the user pauses.
+  connect(run_, &RunPanel::gateOptionsChanged, this, [this] {
+    charts_->setThreshold(run_->gateOptions().threshold);
     regate();
   });
-  connect(modeCombo_, &QComboBox::currentTextChanged, this, [this] { regate(); });
+  rerunTimer_ = new QTimer(this);
+  rerunTimer_->setSingleShot(true);
+  rerunTimer_->setInterval(400);
+  connect(rerunTimer_, &QTimer::timeout, this, &MainWindow::rerunLive);
+  connect(run_, &RunPanel::splitOptionsChanged, rerunTimer_, qOverload<>(&QTimer::start));
+  connect(run_, &RunPanel::runRequested, this, &MainWindow::runSplit);
+  connect(run_, &RunPanel::copyCommandRequested, this, &MainWindow::copyCommand);
+  connect(run_, &RunPanel::cancelRequested, splits_, &JobRunner::cancel);
 
   resize(1400, 900);
   if (auto* e = findChild<QDockWidget*>(QStringLiteral("dock.explanation")))
@@ -141,18 +150,21 @@ void MainWindow::createDocks() {
   anomalies_ = new widgets::AnomaliesPanel(this);
   charts_ = new widgets::ChartsPanel(this);
   charts_->setSelectionModel(selection_);
+  run_ = new RunPanel(this);
   QDockWidget* dChunks = dock(tr("Chunks"), QStringLiteral("dock.chunks"), chunks_, Qt::BottomDockWidgetArea);
   QDockWidget* dAnom = dock(tr("Anomalies"), QStringLiteral("dock.anomalies"), anomalies_, Qt::BottomDockWidgetArea);
   QDockWidget* dCharts = dock(tr("Charts"), QStringLiteral("dock.charts"), charts_, Qt::BottomDockWidgetArea);
   QDockWidget* dExpl =
       dock(tr("Explanation"), QStringLiteral("dock.explanation"), explanation_, Qt::RightDockWidgetArea);
   QDockWidget* dDetails = dock(tr("Details"), QStringLiteral("dock.details"), details_, Qt::RightDockWidgetArea);
+  QDockWidget* dRun = dock(tr("Run"), QStringLiteral("dock.run"), run_, Qt::LeftDockWidgetArea);
   tabifyDockWidget(dChunks, dAnom);
   tabifyDockWidget(dAnom, dCharts);
   dChunks->raise();
   splitDockWidget(dExpl, dDetails, Qt::Vertical);
   resizeDocks({dExpl}, {520}, Qt::Horizontal);
   resizeDocks({dChunks}, {230}, Qt::Vertical);
+  resizeDocks({dRun}, {270}, Qt::Horizontal);
 }
 
 void MainWindow::createActions() {
@@ -221,6 +233,9 @@ void MainWindow::createSplitActions() {
   QMenu* split = menuBar()->addMenu(tr("&Split"));
   runSplitAction_ = split->addAction(tr("&Run split"), this, &MainWindow::runSplit);
   runSplitAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  runSplitAction_->setObjectName(QStringLiteral("action.runSplit"));
+  split->addAction(tr("&Copy as command"), this, &MainWindow::copyCommand)
+      ->setObjectName(QStringLiteral("action.copyCommand"));
   // The selected chunk's actions; Chunk ▸ Export… goes here, after the separator.
   QMenu* chunk = menuBar()->addMenu(tr("&Chunk"));
   chunk->setObjectName(QStringLiteral("menu.chunk"));
@@ -303,27 +318,6 @@ void MainWindow::createToolBar() {
   resultCombo_->setEnabled(false);
   tb->addWidget(resultCombo_);
   connect(resultCombo_, &QComboBox::activated, this, [this](int i) { showResult(i); });
-  tb->addWidget(new QLabel(tr("  mode "), tb));
-  modeCombo_ = new QComboBox(tb);
-  modeCombo_->setObjectName(QStringLiteral("gateMode"));
-  modeCombo_->setToolTip(tr("The mode the gate is asked about (auto: mixed for LLM splits, generic otherwise)"));
-  modeCombo_->addItem(QStringLiteral("auto"));
-  for (names::ChunkMode m : names::kChunkModes) modeCombo_->addItem(qs(names::modeName(m)));
-  tb->addWidget(modeCombo_);
-  tb->addWidget(new QLabel(tr("  num-steps "), tb));
-  numSteps_ = new QSpinBox(tb);
-  numSteps_->setRange(1, 100000);
-  numSteps_->setValue(32);
-  tb->addWidget(numSteps_);
-  tb->addWidget(new QLabel(tr("  threshold "), tb));
-  threshold_ = new QDoubleSpinBox(tb);
-  threshold_->setObjectName(QStringLiteral("gateThreshold"));
-  threshold_->setToolTip(tr("The gate's minimum busy ratio (INFERENCE_OPTIMIZER_CHUNK_QUALITY_MIN_BUSY_RATIO)"));
-  threshold_->setDecimals(3);
-  threshold_->setRange(0.0, 1.0);
-  threshold_->setSingleStep(0.01);
-  threshold_->setValue(0.05);
-  tb->addWidget(threshold_);
   auto* spacer = new QWidget(tb);
   spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
   tb->addWidget(spacer);
@@ -642,6 +636,8 @@ void MainWindow::connectRunners() {
   }
   connect(splits_, &JobRunner::started, this, [this] { runSplitAction_->setEnabled(false); });
   connect(splits_, &JobRunner::finished, this, [this] { runSplitAction_->setEnabled(true); });
+  for (auto signal : {&JobRunner::started, &JobRunner::progressChanged, &JobRunner::finished})
+    connect(splits_, signal, this, [this] { run_->showJob(splits_); });
 }
 
 bool MainWindow::isIdle() const { return !loads_->isRunning() && !splits_->isRunning() && !reviews_->isRunning(); }
@@ -733,36 +729,91 @@ void MainWindow::addWindowFigures(QVector<widgets::ChunkRow>& rows) const {
   }
 }
 
-void MainWindow::runSplit() {
+void MainWindow::runSplit() { startSplit(false); }
+
+void MainWindow::rerunLive() {
+  // Only a split the panel made is re-run in place: a directory's review stays until Run split.
+  const bool shownIsSplit = current_ >= 0 && results_[size_t(current_)].splitDir.isEmpty() && splitDir_.isEmpty();
+  if (doc_ && run_->isLive() && shownIsSplit) startSplit(true);
+}
+
+void MainWindow::startSplit(bool replaceShown) {
   if (!doc_) {
     flash(tr("Open a trace first."), 4000);
     return;
   }
   if (refusePartial(tr("A split"))) return;
+  rerunTimer_->stop();
   const TracePtr trace = doc_.trace;
   const timeline::TimelineIndexPtr index = doc_.index;
-  const analysis::SplitOptions options = windowSplitOptions(numSteps_->value());
+  const analysis::WorkloadKind kind = run_->kind();
+  const auto options = std::make_shared<analysis::SplitOptions>(run_->splitOptions());
   splits_->start<SplitView>(
       tr("Splitting %1").arg(QFileInfo(path_).fileName()),
-      [trace, index, options](JobContext& ctx) { return planSplitView(trace, index, options, &ctx.control); },
-      [this, trace, options](SplitView v) { onSplit(v, trace, options); });
+      [trace, index, options, kind](JobContext& ctx) {
+        options->llmInference = analysis::llmInferenceFor(kind, *trace);  // "auto" reads the trace: off the GUI thread
+        return planSplitView(trace, index, *options, &ctx.control);
+      },
+      [this, trace, options, replaceShown](SplitView v) { onSplit(v, trace, *options, replaceShown); });
 }
 
-void MainWindow::onSplit(const SplitView& v, const TracePtr& trace, const analysis::SplitOptions& options) {
+void MainWindow::onSplit(const SplitView& v, const TracePtr& trace, const analysis::SplitOptions& options,
+                         bool replaceShown) {
   if (doc_.trace != trace) return;  // planned on a trace no longer shown
   storeResult();
   splitDir_.clear();
   gate_.reset();
   Result r;
-  r.title = tr("split %1 (num-steps %2)").arg(results_.size() + 1).arg(options.numSteps);
   r.options = options;
   r.planned = v.planned;
-  addResult(std::move(r));
+  const bool replace = replaceShown && current_ >= 0 && results_[size_t(current_)].splitDir.isEmpty();
+  const int number = replace ? current_ + 1 : int(results_.size()) + 1;
+  r.title =
+      tr("split %1 (%2, %3 steps)")
+          .arg(number)
+          .arg(v.gate && v.gate->llm ? tr("LLM inference") : tr("generic"))  // serving annotations: LLM either way
+          .arg(options.numSteps);
+  if (replace) {
+    results_[size_t(current_)] = std::move(r);
+    updateResultBox();
+  } else {
+    addResult(std::move(r));
+  }
   selection_->clear();
   setSplitResult(v.overlays, v.chunks, v.rootTier);
   if (!v.noChunks.isEmpty()) chunks_->setPlaceholder(v.noChunks);
   setGateSource(v.gate);
   flash(tr("Split: %1").arg(v.summary), 8000);
+}
+
+QString MainWindow::commandLine(const QString& outDir) const {
+  if (current_ < 0 || !results_[size_t(current_)].options || path_.isEmpty()) return {};
+  const analysis::SplitOptions& o = *results_[size_t(current_)].options;
+  QString dir = outDir;
+  if (dir.isEmpty()) {
+    QString stem = QFileInfo(path_).fileName();
+    for (const char* ext : {".zst", ".zip", ".gz", ".json", ".pt.trace"})
+      if (stem.endsWith(QLatin1String(ext))) stem.chop(qsizetype(std::strlen(ext)));
+    dir = stem + QStringLiteral("_split");
+  }
+  gate::GateOptions g = run_->gateOptions();
+  g.mode = gate_ ? requestedMode(*gate_, run_->modeText())
+                 : gate::parseMode(run_->modeText().toStdString())
+                       .value_or(o.llmInference ? gate::Mode::Mixed : gate::Mode::Generic);
+  const std::string trace = QFileInfo(path_).absoluteFilePath().toStdString();
+  const std::string d = dir.toStdString();
+  return QString::fromStdString(review::shellLine(review::splitCommandArgs(o, trace, d)) + " && " +
+                                review::shellLine(review::gateCommandArgs(g, d, trace, o)));
+}
+
+void MainWindow::copyCommand() {
+  const QString line = commandLine();
+  if (line.isEmpty()) {
+    flash(tr("Split the trace first: the command reproduces the shown split."), 5000);
+    return;
+  }
+  QGuiApplication::clipboard()->setText(line);
+  flash(tr("Copied the command: %1").arg(line), 8000);
 }
 
 bool MainWindow::selectMode(const QString& mode) {
@@ -841,37 +892,51 @@ void MainWindow::locateDirectory() {
   locatedFor_ = doc_.trace;
   const TracePtr trace = doc_.trace;
   const timeline::TimelineIndexPtr index = doc_.index;
-  if (numSteps <= 0) numSteps = numSteps_->value();
+  if (numSteps <= 0) numSteps = run_->numStepsBox()->value();
   const int result = current_;
   const analysis::SplitOptions options = windowSplitOptions(numSteps);
-  splits_->start<SplitView>(
+  const std::string dir = splitDir_.toStdString();
+  splits_->start<DirectoryPlacement>(
       tr("Placing the chunks on %1").arg(QFileInfo(path_).fileName()),
-      [trace, index, options](JobContext& ctx) { return planSplitView(trace, index, options, &ctx.control); },
-      [this, trace, result, options](SplitView v) {
+      [trace, index, options, dir](JobContext& ctx) {
+        return placeDirectory(trace, index, options, dir, &ctx.control);
+      },
+      [this, trace, result, options](DirectoryPlacement placed) {
         if (doc_.trace != trace || current_ != result || splitDir_.isEmpty()) return;
         results_[size_t(result)].options = options;
-        results_[size_t(result)].planned = v.planned;
-        QVector<widgets::ChunkRow> rows = chunks_->model()->chunks();
-        auto ov = std::make_shared<timeline::TimelineOverlays>();
-        const int placed = locateDirectoryRows(v, rows, *ov);
-        doc_.overlays = ov;
-        rootTier_ = v.rootTier;
-        timeline_->setOverlays(doc_.overlays);
-        details_->setDocument(doc_);
-        charts_->setDocument(doc_);
-        addWindowFigures(rows);
-        chunks_->updateChunks(rows);
-        storeResult();
-        updateStatus();
-        if (placed < rows.size())
-          flash(tr("%1 of %2 chunk files were found in a split of the source trace; the others are not drawn.")
-                    .arg(placed)
-                    .arg(rows.size()),
-                8000);
-        const int c = selection_->chunk();
-        if (c >= 0 && c < rows.size() && rows[c].endNs > rows[c].beginNs)
-          timeline_->zoomToRange(rows[c].beginNs, rows[c].endNs);
+        results_[size_t(result)].planned = placed.plan.planned;
+        onPlaced(placed);
       });
+}
+
+void MainWindow::onPlaced(const DirectoryPlacement& placement) {
+  QVector<widgets::ChunkRow> rows = chunks_->model()->chunks();
+  auto ov = std::make_shared<timeline::TimelineOverlays>();
+  const int placed = locateDirectoryRows(placement.plan, rows, *ov);
+  doc_.overlays = ov;
+  rootTier_ = placement.plan.rootTier;
+  timeline_->setOverlays(doc_.overlays);
+  details_->setDocument(doc_);
+  charts_->setDocument(doc_);
+  addWindowFigures(rows);
+  chunks_->updateChunks(rows);
+  storeResult();
+  updateStatus();
+  if (placed < rows.size())
+    flash(tr("%1 of %2 chunk files were found in a split of the source trace; the others are not drawn.")
+              .arg(placed)
+              .arg(rows.size()),
+          8000);
+  const int c = selection_->chunk();
+  if (c >= 0 && c < rows.size() && rows[c].endNs > rows[c].beginNs)
+    timeline_->zoomToRange(rows[c].beginNs, rows[c].endNs);
+  if (placement.match && gate_) {  // the gate now reads the trace's evidence, as for a live split
+    auto withEvidence = std::make_shared<GateSource>(*gate_);
+    withEvidence->match = placement.match;
+    gate_ = std::move(withEvidence);
+    storeResult();
+    regate();
+  }
 }
 
 // ------------------------------------------------------------ gate
@@ -888,8 +953,11 @@ void MainWindow::regate() {
   req.source = gate_;
   if (!gate_) req.dir = splitDir_.toStdString();
   req.rows = chunks_->model()->chunks();
-  req.threshold = threshold_->value();
-  req.comboMode = modeCombo_->currentText();
+  const gate::GateOptions go = run_->gateOptions();
+  req.threshold = go.threshold;
+  req.margin = go.margin;
+  req.strict = go.strict;
+  req.comboMode = run_->modeText();
   const int c = selection_->chunk();
   if (c >= 0 && c < req.rows.size()) req.selectedMode = req.rows[c].mode;
   const QString title = gate_ ? tr("Gating") : tr("Reviewing %1").arg(QFileInfo(splitDir_).fileName());

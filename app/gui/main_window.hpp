@@ -8,6 +8,7 @@
 #include "gate_adapter.hpp"
 #include "job_runner.hpp"
 #include "load_job.hpp"
+#include "run_panel.hpp"
 #include "split_adapter.hpp"
 #include "split_directory.hpp"
 
@@ -100,7 +101,8 @@ class MainWindow : public QMainWindow {
   const GateSource* gateSource() const { return gate_.get(); }
   /// The gate's result shown in the Explanation pane (nullopt: none).
   const std::optional<gate::GateResult>& shownGate() const { return shownGate_; }
-  QDoubleSpinBox* thresholdBox() const { return threshold_; }
+  QDoubleSpinBox* thresholdBox() const { return run_->thresholdBox(); }
+  RunPanel* runPanel() const { return run_; }
 
   /// The results the window holds (a split directory's review, each Run split),
   /// one shown at a time; a new split is added, never put in place of a review.
@@ -120,7 +122,15 @@ class MainWindow : public QMainWindow {
   int currentResult() const { return current_; }
   void showResult(int index);
   QComboBox* resultBox() const { return resultCombo_; }
-  QComboBox* modeBox() const { return modeCombo_; }
+  QComboBox* modeBox() const { return run_->modeBox(); }
+
+  /// The `steadyscope-cli split … && steadyscope-cli gate …` line that
+  /// reproduces the shown result with the Run panel's gate options, the
+  /// chunks written to `outDir` (empty: "<trace name>_split" in the current
+  /// directory). Empty when nothing is split yet.
+  QString commandLine(const QString& outDir = {}) const;
+  /// commandLine() on the clipboard.
+  void copyCommand();
 
  public slots:
   void openFile(const QString& path);
@@ -134,7 +144,7 @@ class MainWindow : public QMainWindow {
   void cancelJobs();  // every running job; the previous trace and panes stay
   void findNext();
   void findPrevious();
-  void runSplit();
+  void runSplit();  // a new result with the Run panel's options
   /// Marks and selects steps (the ruler's numbers) and shows them: a finding's link.
   void showSteps(const QVector<int>& steps);
   /// Chunk ▸ Export…: the export dialog on the selected chunk (window-modal).
@@ -171,7 +181,9 @@ class MainWindow : public QMainWindow {
   void updateStatus();
   void updateTitle();
   void onLoaded(const LoadOutcome& out, const QString& path);
-  void onSplit(const SplitView& v, const TracePtr& trace, const analysis::SplitOptions& options);
+  void startSplit(bool replaceShown);
+  void rerunLive();
+  void onSplit(const SplitView& v, const TracePtr& trace, const analysis::SplitOptions& options, bool replaceShown);
   void onReviewed(const GateReview& r, quint64 rowsGeneration);
   void onCancelled(JobRunner* runner);
   void showJobs();
@@ -190,6 +202,7 @@ class MainWindow : public QMainWindow {
   void addResult(Result r);
   void updateResultBox();
   void locateDirectory();
+  void onPlaced(const DirectoryPlacement& placement);
   void rebuildMatches();
   void showMatch();
   void updateChunkActions();
@@ -224,9 +237,8 @@ class MainWindow : public QMainWindow {
 
   QMenu* recentMenu_ = nullptr;
   QLineEdit* findEdit_ = nullptr;
-  QComboBox* modeCombo_ = nullptr;
-  QSpinBox* numSteps_ = nullptr;
-  QDoubleSpinBox* threshold_ = nullptr;
+  RunPanel* run_ = nullptr;
+  QTimer* rerunTimer_ = nullptr;  // a split option changed: re-run the shown split once the user pauses
   QAction* openAction_ = nullptr;
   QAction* openDirAction_ = nullptr;
   QAction* closeAction_ = nullptr;

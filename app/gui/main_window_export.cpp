@@ -4,6 +4,7 @@
 #include "about_dialog.hpp"
 #include "export_dialog.hpp"
 #include "main_window.hpp"
+#include "run_panel.hpp"
 #include "report.hpp"
 
 #include "panels/chunks_panel.hpp"
@@ -72,7 +73,7 @@ void MainWindow::exportSelectedChunk() {
   s.mode = *names::parseModeName(row.mode.toStdString());
   s.chunkTitle = row.firstStep < 0 ? tr("%1 chunk").arg(row.mode)
                                    : tr("%1 chunk, steps %2–%3").arg(row.mode).arg(row.firstStep).arg(row.lastStep);
-  s.gate.threshold = threshold_->value();
+  s.gate = run_->gateOptions();  // the export records the mode it writes
   auto* d = new ExportDialog(std::move(s), exports_, settings_.get(), this);
   d->setAttribute(Qt::WA_DeleteOnClose);
   d->open();
@@ -118,10 +119,11 @@ QString MainWindow::saveReport(const QString& pdfPath, QSize pngSize) {
   c.resultTitle = r ? r->title : tr("split");
   c.splitFlags = r && r->options ? splitFlags(*r->options) : tr("(not recorded)");
   c.stepsFrom = rootTier_;
-  const double margin = shownGate_ ? shownGate_->options.margin : gate::GateOptions{}.margin;
+  const gate::GateOptions go = run_->gateOptions();
+  const double margin = go.margin;
   c.gateText = tr("mode %1 · busy-ratio threshold %2 · margin %3")
                    .arg(row.mode)
-                   .arg(threshold_->value(), 0, 'f', 3)
+                   .arg(go.threshold, 0, 'f', 3)
                    .arg(margin, 0, 'f', 2);
   const widgets::ChunkModel* m = chunks_->model();
   for (int col : kReportColumns) c.tableHeaders << widgets::ChunkModel::headerText(col);

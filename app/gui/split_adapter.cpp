@@ -2,6 +2,7 @@
 
 #include <steadyscope/core/analysis/chunk_evidence.hpp>
 #include <steadyscope/core/analysis/splitter.hpp>
+#include <steadyscope/core/review/trace_review.hpp>
 #include <steadyscope/core/timeline/format.hpp>
 #include <steadyscope/core/util/split_names.hpp>
 
@@ -144,10 +145,12 @@ void addFigures(const Trace& trace, const ChunkFigures& f, widgets::ChunkRow& ro
   auto dur = [](int64_t ns) { return QString::fromStdString(formatDuration(double(ns))); };
   QStringList u, w, g;
   for (const DeviceChunkFigures& d : f.devices) {
-    u << deviceLine(trace, d, QObject::tr("%1 (union %2 of GPU time %3)").arg(ratio(d.unionRatio()), dur(d.unionNs),
-                                                                            dur(d.spanSumNs)));
-    w << deviceLine(trace, d, QObject::tr("%1 (busy %2 of the %3 window)").arg(ratio(d.windowRatio()),
-                                                                             dur(d.windowBusyNs), dur(d.windowNs)));
+    u << deviceLine(
+        trace, d,
+        QObject::tr("%1 (union %2 of GPU time %3)").arg(ratio(d.unionRatio()), dur(d.unionNs), dur(d.spanSumNs)));
+    w << deviceLine(
+        trace, d,
+        QObject::tr("%1 (busy %2 of the %3 window)").arg(ratio(d.windowRatio()), dur(d.windowBusyNs), dur(d.windowNs)));
     g << deviceLine(trace, d, dur(d.longestGapNs));
   }
   if (const DeviceChunkFigures* d = f.worstUnion(); d && d->spanSumNs > 0) row.busyUnion = d->unionRatio();
@@ -175,7 +178,8 @@ void addWindowFigures(const analysis::SplitResult& r, const Trace& trace, const 
     widgets::ChunkRow& row = v.chunks[k];
     const ChunkFigures f = computeChunkFigures(trace, index, row.beginNs, row.endNs, steps);
     addFigures(trace, f, row);
-    for (const StepGpuSpan& sp : f.spans) ov.chunks[size_t(k)].gpuSpans.push_back({sp.beginNs, sp.endNs, sp.step, int32_t(sp.device)});
+    for (const StepGpuSpan& sp : f.spans)
+      ov.chunks[size_t(k)].gpuSpans.push_back({sp.beginNs, sp.endNs, sp.step, int32_t(sp.device)});
   }
 }
 
@@ -250,6 +254,19 @@ std::optional<SplitView> planSplitView(const TracePtr& trace, const TimelineInde
   v.gate = liveGateSource(r, o, ctx);
   v.planned = std::move(planned);
   return v;
+}
+
+std::optional<DirectoryPlacement> placeDirectory(const TracePtr& trace, const TimelineIndexPtr& index,
+                                                 const analysis::SplitOptions& options, const std::string& dir,
+                                                 JobControl* control) {
+  std::optional<SplitView> plan = planSplitView(trace, index, options, control);
+  if (!plan || (control && !control->enterStage("evidence"))) return std::nullopt;
+  DirectoryPlacement out{std::move(*plan), nullptr};
+  review::TraceReviewOptions tro;
+  tro.split = options;
+  if (auto m = review::matchSplitDirectory(dir, trace, tro); m.ok())
+    out.match = std::make_shared<const review::TraceMatch>(std::move(m.value()));
+  return out;
 }
 
 int locateDirectoryRows(const SplitView& plan, QVector<widgets::ChunkRow>& rows, TimelineOverlays& out) {

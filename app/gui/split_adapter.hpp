@@ -55,6 +55,19 @@ analysis::SplitOptions windowSplitOptions(int numSteps);
 std::optional<SplitView> planSplitView(const TracePtr& trace, const timeline::TimelineIndexPtr& index,
                                        const analysis::SplitOptions& options, JobControl* control = nullptr);
 
+/// A split directory's source trace, planned once: the split that places the
+/// directory's rows (locateDirectoryRows) and the directory's families matched
+/// on the trace, so that its gate gets their evidence as a live split's does
+/// (null when the directory cannot be read or the trace is partial).
+struct DirectoryPlacement {
+  SplitView plan;
+  std::shared_ptr<const review::TraceMatch> match;
+};
+/// (job thread) nullopt: `control` cancelled it.
+std::optional<DirectoryPlacement> placeDirectory(const TracePtr& trace, const timeline::TimelineIndexPtr& index,
+                                                 const analysis::SplitOptions& options, const std::string& dir,
+                                                 JobControl* control = nullptr);
+
 /// A split directory's rows placed on its source trace: each row whose chunk
 /// file a re-planned split of the source names (`plan`) gets that window (step
 /// range, CPU window) and its figures; the CSV's numbers stay. The overlays

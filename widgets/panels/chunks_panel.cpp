@@ -2,12 +2,12 @@
 
 #include <steadyscope/core/timeline/format.hpp>
 
-#include <QKeyEvent>
 #include <QApplication>
 #include <QClipboard>
 #include <QFont>
 #include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -37,27 +37,37 @@ namespace {
 struct ColumnText {
   const char* header;
   const char* tip;
+  const char* twoLines = nullptr;  // the header as drawn: narrow columns, so every column fits at 1600 px
 };
 // One sentence per column; the CSV field name is in brackets where there is one.
 const ColumnText kColumns[] = {
     {"mode", "The gate's name for the chunk's kind of steps; ▶ marks the mode the pipeline asks for."},
-    {"chunk file", "The chunk file the split writes (output_path in execution_details.csv)."},
-    {"step range", "The first and last step of the chunk, as numbered on the step ruler."},
+    {"chunk file", "The chunk file the split writes (output_path in execution_details.csv).", "chunk\nfile"},
+    {"step range", "The first and last step of the chunk, as numbered on the step ruler.", "step\nrange"},
     {"steps", "How many steps the chunk holds (num_steps)."},
     {"start", "When the chunk's CPU window starts, from the trace's first event."},
-    {"wall duration", "The length of the chunk's CPU window, first step start to last step end."},
+    {"wall duration", "The length of the chunk's CPU window, first step start to last step end.", "wall\nduration"},
     {"events", "Events written into the chunk file (event_count)."},
-    {"GPU events", "Kernels, copies and memsets in the chunk (num_gpu_events)."},
-    {"GPU time", "The sum over the chunk's steps of each step's GPU span, first GPU start to last GPU end "
-                 "(gpu_duration)."},
-    {"GPU busy time", "The plain sum of the chunk's GPU event durations; overlapping streams count twice "
-                      "(gpu_busy_duration)."},
-    {"busy (ref)", "GPU busy time ÷ GPU time, the ratio the pipeline's gate compares with its threshold "
-                   "(busy_ratio)."},
-    {"busy (union)", "The union of the chunk's own GPU events ÷ GPU time, so overlaps count once (worst device)."},
-    {"busy (window)", "The GPU's busy time inside the chunk's CPU window ÷ the window's length, idle time "
-                      "between steps included (worst device)."},
-    {"longest gap", "The longest time the GPU is idle inside the chunk's CPU window (worst device)."},
+    {"GPU events", "Kernels, copies and memsets in the chunk (num_gpu_events).", "GPU\nevents"},
+    {"GPU time",
+     "The sum over the chunk's steps of each step's GPU span, first GPU start to last GPU end "
+     "(gpu_duration).",
+     "GPU\ntime"},
+    {"GPU busy time",
+     "The plain sum of the chunk's GPU event durations; overlapping streams count twice "
+     "(gpu_busy_duration).",
+     "GPU\nbusy time"},
+    {"busy (ref)",
+     "GPU busy time ÷ GPU time, the ratio the pipeline's gate compares with its threshold "
+     "(busy_ratio).",
+     "busy\n(ref)"},
+    {"busy (union)", "The union of the chunk's own GPU events ÷ GPU time, so overlaps count once (worst device).",
+     "busy\n(union)"},
+    {"busy (window)",
+     "The GPU's busy time inside the chunk's CPU window ÷ the window's length, idle time "
+     "between steps included (worst device).",
+     "busy\n(window)"},
+    {"longest gap", "The longest time the GPU is idle inside the chunk's CPU window (worst device).", "longest\ngap"},
     {"findings", "What the gate noticed about the chunk beyond its verdict; ⚠ when one of them warns."},
     {"verdict", "What the gate decides when this chunk's mode is requested; ⚠ beside it when a finding warns."},
 };
@@ -95,8 +105,7 @@ QVariant ChunkModel::display(const ChunkRow& c, int column) const {
   switch (column) {
     case ModeColumn: return (c.requested ? QStringLiteral("▶ ") : QString()) + c.mode;
     case FileColumn: return c.file.isEmpty() ? dash() : c.file;
-    case StepRangeColumn:
-      return c.firstStep < 0 ? dash() : QStringLiteral("%1–%2").arg(c.firstStep).arg(c.lastStep);
+    case StepRangeColumn: return c.firstStep < 0 ? dash() : QStringLiteral("%1–%2").arg(c.firstStep).arg(c.lastStep);
     case StepsColumn: return countText(c.stepCount);
     case StartColumn: return window ? qs(timeline::formatDuration(double(c.beginNs - originNs_))) : dash();
     case DurationColumn: return window ? qs(timeline::formatDuration(double(c.endNs - c.beginNs))) : dash();
@@ -109,7 +118,8 @@ QVariant ChunkModel::display(const ChunkRow& c, int column) const {
     case BusyWindowColumn: return ratioText(c.busyWindow);
     case LongestGapColumn: return c.longestGapNs < 0 ? dash() : qs(timeline::formatDuration(double(c.longestGapNs)));
     case FindingsColumn:
-      return c.findings < 0 ? dash() : (c.findingsWarn ? QStringLiteral("⚠ ") : QString()) + QString::number(c.findings);
+      return c.findings < 0 ? dash()
+                            : (c.findingsWarn ? QStringLiteral("⚠ ") : QString()) + QString::number(c.findings);
     case VerdictColumn: return verdictText(c);
     default: return {};
   }
@@ -184,7 +194,7 @@ QVariant ChunkModel::data(const QModelIndex& index, int role) const {
 
 QVariant ChunkModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || section < 0 || section >= NUM_COLUMNS) return {};
-  if (role == Qt::DisplayRole) return headerText(section);
+  if (role == Qt::DisplayRole) return kColumns[section].twoLines ? tr(kColumns[section].twoLines) : headerText(section);
   if (role == Qt::ToolTipRole) return headerTip(section);
   return {};
 }
@@ -263,7 +273,7 @@ void ChunksPanel::updateChunks(QVector<ChunkRow> rows) {
 void ChunksPanel::fitColumns() {
   view_->resizeColumnsToContents();
   // The file name would push the verdict out of sight: it is elided, whole in the tooltip and the copy.
-  view_->setColumnWidth(ChunkModel::FileColumn, std::min(view_->columnWidth(ChunkModel::FileColumn), 220));
+  view_->setColumnWidth(ChunkModel::FileColumn, std::min(view_->columnWidth(ChunkModel::FileColumn), 180));
 }
 
 QString ChunksPanel::selectedRowsTsv() const {
@@ -271,7 +281,9 @@ QString ChunksPanel::selectedRowsTsv() const {
   for (const QModelIndex& i : view_->selectionModel()->selectedRows()) rows << i.row();
   std::sort(rows.begin(), rows.end());
   // Tabs or newlines inside a cell would break the table: they become spaces.
-  auto cell = [](QString s) { return s.replace(QLatin1Char('\t'), QLatin1Char(' ')).replace(QLatin1Char('\n'), QLatin1Char(' ')); };
+  auto cell = [](QString s) {
+    return s.replace(QLatin1Char('\t'), QLatin1Char(' ')).replace(QLatin1Char('\n'), QLatin1Char(' '));
+  };
   QStringList lines, header;
   for (int c = 0; c < ChunkModel::NUM_COLUMNS; ++c) header << cell(ChunkModel::headerText(c));
   lines << header.join(QLatin1Char('\t'));

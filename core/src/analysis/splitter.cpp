@@ -34,19 +34,23 @@ namespace {
 struct FixName {
   const char* name;
   bool SplitFixes::*member;
+  const char* description;
 };
 constexpr FixName kFixes[] = {
-    {"metadata-all-m", &SplitFixes::metadataAllM},
-    {"trim-keeps-status", &SplitFixes::trimKeepsStatus},
-    {"fresh-n-roots", &SplitFixes::freshNRoots},
-    {"strict-iterations", &SplitFixes::strictIterations},
-    {"largest-region-ratio", &SplitFixes::largestRegionRatio},
-    {"idle-breaks-runs", &SplitFixes::idleBreaksRuns},
-    {"dedupe-gpu-events", &SplitFixes::dedupeGpuEvents},
-    {"gpu-annotations-not-work", &SplitFixes::gpuAnnotationsNotWork},
-    {"flows-ac2g-only", &SplitFixes::flowsAc2gOnly},
-    {"no-batch-override", &SplitFixes::noBatchOverride},
-    {"legacy-categories", &SplitFixes::legacyCategories},
+    {"metadata-all-m", &SplitFixes::metadataAllM, "every ph \"M\" event is metadata, not only the known names"},
+    {"trim-keeps-status", &SplitFixes::trimKeepsStatus,
+     "keep the detection status after the startup transient is trimmed"},
+    {"fresh-n-roots", &SplitFixes::freshNRoots, "the manifest's n_roots counts the roots left after the trim"},
+    {"strict-iterations", &SplitFixes::strictIterations, "refuse an out-of-range or negative iteration range"},
+    {"largest-region-ratio", &SplitFixes::largestRegionRatio,
+     "score by the largest steady region's ratio, not the average"},
+    {"idle-breaks-runs", &SplitFixes::idleBreaksRuns, "idle steps are neither decode nor prefill"},
+    {"dedupe-gpu-events", &SplitFixes::dedupeGpuEvents, "a GPU event enters a chunk once"},
+    {"gpu-annotations-not-work", &SplitFixes::gpuAnnotationsNotWork,
+     "GPU user annotations are not counted as GPU work"},
+    {"flows-ac2g-only", &SplitFixes::flowsAc2gOnly, "copy only the CPU-to-GPU (ac2g) flow events into chunks"},
+    {"no-batch-override", &SplitFixes::noBatchOverride, "keep the batch sizes parsed from the step names"},
+    {"legacy-categories", &SplitFixes::legacyCategories, "the 2021 names Kernel, Memcpy, Memset count as GPU work"},
 };
 
 int mkdirs(const std::string& path) {
@@ -185,6 +189,12 @@ std::vector<std::string> fixNames() {
   return out;
 }
 
+std::string fixDescription(std::string_view name) {
+  for (const auto& f : kFixes)
+    if (name == f.name) return f.description;
+  return {};
+}
+
 std::vector<std::string> enabledFixNames(const SplitFixes& fixes) {
   std::vector<std::string> out;
   for (const auto& f : kFixes)
@@ -238,8 +248,8 @@ SplitResult Splitter::plan(const SplitOptions& o, JobControl* control) {
   if (trace_->partial) {  // chunks of a part would pass for chunks of the whole
     r.outcome = SplitOutcome::Error;
     r.exitStatus = 1;
-    r.error = fmt::format("the trace was read only in part ({}); a split needs the whole trace",
-                          trace_->partial->reason);
+    r.error =
+        fmt::format("the trace was read only in part ({}); a split needs the whole trace", trace_->partial->reason);
     return r;
   }
   if (!enter(control, "index")) return cancelledResult();

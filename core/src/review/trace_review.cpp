@@ -22,25 +22,14 @@ class TraceReviewer {
   TraceReviewer(const std::string& splitDir, TracePtr trace, const TraceReviewOptions& options)
       : splitDir_(splitDir), trace_(std::move(trace)), options_(options) {}
 
-  Expected<TraceReview> run(const gate::SplitListing& listing) {
+  TraceMatch run(const gate::SplitListing& listing) {
     for (gate::Mode m : gate::kAllModes)
       if (listing.count(m)) {
         out_.families[gate::modeIndex(m)].chunk = listing.of(m).front();
         wanted_[gate::modeIndex(m)] = paths::fileName(listing.of(m).front());
       }
+    out_.tracePath = trace_->path;
     matchPlans();
-    gate::ReviewOptions ro = options_.review;
-    if (!ro.traceInput) ro.traceInput = trace_->path;
-    for (gate::Mode m : gate::kAllModes) {
-      const FamilyMatch& f = out_.families[gate::modeIndex(m)];
-      if (f.matched && f.evidence) ro.evidence[gate::modeIndex(m)] = gateEvidence(*f.evidence);
-    }
-    auto res = gate::reviewSplitDirectory(splitDir_, ro);
-    if (!res) return res.error();
-    out_.result = std::move(res.value());
-    addFamilyFindings();
-    gate::addTraceRoundingFinding(out_.result);
-    gate::dedupeFindings(out_.result);
     return std::move(out_);
   }
 
@@ -93,8 +82,8 @@ class TraceReviewer {
       const analysis::SplitResult r = splitter.plan(o);
       ++out_.plans;
       if (r.outcome != analysis::SplitOutcome::Split) {
-        lastProblem_ = fmt::format("the re-run split of {} ended with '{}'{}", trace_->path,
-                                   analysis::splitOutcomeName(r.outcome), r.error.empty() ? "" : ": " + r.error);
+        out_.lastProblem = fmt::format("the re-run split of {} ended with '{}'{}", trace_->path,
+                                       analysis::splitOutcomeName(r.outcome), r.error.empty() ? "" : ": " + r.error);
         continue;
       }
       if (!ctx) {  // on the index the plans use (the same fixes for all)
@@ -124,38 +113,38 @@ class TraceReviewer {
     }
   }
 
-  /// The transient's reason for matched families; evidence_unavailable for the others.
-  void addFamilyFindings() {
-    for (gate::Mode m : gate::kAllModes) {
-      const FamilyMatch& f = out_.families[gate::modeIndex(m)];
-      if (f.chunk.empty()) continue;
-      if (f.matched) {
-        if (f.evidence && f.evidence->startupTransientInside.value_or(false))
-          gate::explainStartupTransient(out_.result, m, transientReason(*f.evidence));
-        continue;
-      }
-      std::string s = fmt::format(
-          "{}: no chunk of {} re-run split(s) of {} is named {}; no evidence from the source "
-          "trace for it (split with other flags, or from another trace?)",
-          gate::modeName(m), out_.plans, trace_->path, wanted_[gate::modeIndex(m)]);
-      if (!lastProblem_.empty()) s += "; " + lastProblem_;
-      out_.notes.push_back(s);
-      gate::addEvidenceUnavailable(out_.result, m, f.chunk, std::move(s), out_.plans);
-    }
-  }
-
   const std::string& splitDir_;
   TracePtr trace_;
   const TraceReviewOptions& options_;
-  TraceReview out_;
+  TraceMatch out_;
   std::array<std::string, 4> wanted_;  // file names of the families' first chunks
-  std::string lastProblem_;
 };
+
+/// The transient's reason for matched families; evidence_unavailable for the others.
+void addFamilyFindings(const TraceMatch& match, TraceReview& out) {
+  gate::GateResult& result = out.result;
+  for (gate::Mode m : gate::kAllModes) {
+    const FamilyMatch& f = match.families[gate::modeIndex(m)];
+    if (f.chunk.empty()) continue;
+    if (f.matched) {
+      if (f.evidence && f.evidence->startupTransientInside.value_or(false))
+        gate::explainStartupTransient(result, m, transientReason(*f.evidence));
+      continue;
+    }
+    std::string s = fmt::format(
+        "{}: no chunk of {} re-run split(s) of {} is named {}; no evidence from the source "
+        "trace for it (split with other flags, or from another trace?)",
+        gate::modeName(m), match.plans, match.tracePath, paths::fileName(f.chunk));
+    if (!match.lastProblem.empty()) s += "; " + match.lastProblem;
+    out.notes.push_back(s);
+    gate::addEvidenceUnavailable(result, m, f.chunk, std::move(s), match.plans);
+  }
+}
 
 }  // namespace
 
-Expected<TraceReview> reviewSplitDirectoryWithTrace(const std::string& splitDir, TracePtr trace,
-                                                    const TraceReviewOptions& options) {
+Expected<TraceMatch> matchSplitDirectory(const std::string& splitDir, TracePtr trace,
+                                         const TraceReviewOptions& options) {
   if (trace && trace->partial)
     return makeError(Error::Kind::Format, trace->path,
                      "the trace was read only in part (" + trace->partial->reason +
@@ -163,6 +152,34 @@ Expected<TraceReview> reviewSplitDirectoryWithTrace(const std::string& splitDir,
   auto listing = gate::collectSplitChunks(splitDir);
   if (!listing) return listing.error();
   return TraceReviewer(splitDir, std::move(trace), options).run(listing.value());
+}
+
+Expected<TraceReview> gateWithTraceMatch(const std::string& splitDir, const TraceMatch& match,
+                                         const gate::ReviewOptions& options) {
+  gate::ReviewOptions ro = options;
+  if (!ro.traceInput) ro.traceInput = match.tracePath;
+  for (gate::Mode m : gate::kAllModes) {
+    const FamilyMatch& f = match.families[gate::modeIndex(m)];
+    if (f.matched && f.evidence) ro.evidence[gate::modeIndex(m)] = gateEvidence(*f.evidence);
+  }
+  auto res = gate::reviewSplitDirectory(splitDir, ro);
+  if (!res) return res.error();
+  TraceReview out;
+  out.result = std::move(res.value());
+  out.families = match.families;
+  out.plans = match.plans;
+  out.notes = match.notes;
+  addFamilyFindings(match, out);
+  gate::addTraceRoundingFinding(out.result);
+  gate::dedupeFindings(out.result);
+  return out;
+}
+
+Expected<TraceReview> reviewSplitDirectoryWithTrace(const std::string& splitDir, TracePtr trace,
+                                                    const TraceReviewOptions& options) {
+  auto match = matchSplitDirectory(splitDir, std::move(trace), options);
+  if (!match) return match.error();
+  return gateWithTraceMatch(splitDir, match.value(), options.review);
 }
 
 }  // namespace steadyscope::review

@@ -50,6 +50,8 @@ struct SplitFixes {
 std::optional<std::string> parseFixList(const std::string& list, SplitFixes& fixes);
 /// Names of all fixes, for --help.
 std::vector<std::string> fixNames();
+/// What a fix changes, in one plain phrase ("" for an unknown name).
+std::string fixDescription(std::string_view name);
 /// Names of the fixes that are on, in fixNames order.
 std::vector<std::string> enabledFixNames(const SplitFixes& fixes);
 

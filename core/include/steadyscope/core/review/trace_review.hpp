@@ -45,7 +45,24 @@ struct TraceReview {
   std::vector<std::string> notes;  // plain sentences (what was matched, what not)
 };
 
-/// Reviews `splitDir` with evidence from `trace` (its source trace).
+/// The costly half of a review against the source trace: the re-planned
+/// splits and each family's match and evidence; no gate. A window re-gating
+/// with other options keeps one and calls gateWithTraceMatch each time.
+struct TraceMatch {
+  std::array<FamilyMatch, 4> families;
+  int plans = 0;
+  std::vector<std::string> notes;
+  std::string tracePath;
+  std::string lastProblem;  // why the last re-run split did not split, if one did not
+};
+Expected<TraceMatch> matchSplitDirectory(const std::string& splitDir, TracePtr trace,
+                                         const TraceReviewOptions& options);
+/// The cheap half: the directory's gate with the matched families' evidence
+/// and the findings only the trace allows (as reviewSplitDirectoryWithTrace).
+Expected<TraceReview> gateWithTraceMatch(const std::string& splitDir, const TraceMatch& match,
+                                         const gate::ReviewOptions& options);
+
+/// Reviews `splitDir` with evidence from `trace` (its source trace): match, then gate.
 /// Families whose chunk no re-planned chunk matches by file name get no
 /// evidence and an `evidence_unavailable` finding (never verdict-bearing).
 /// Duplicate findings (same code, subject and sentence) are dropped. Error
