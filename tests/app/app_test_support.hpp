@@ -4,6 +4,7 @@
 // job at a named stage.
 #include "main_window.hpp"
 
+#include <QProcess>
 #include <QSettings>
 #include <QString>
 #include <QtTest>
@@ -20,6 +21,16 @@ namespace steadyscope::app::testsupport {
 
 /// Loads and splits of the real traces take seconds (more under ASan).
 inline constexpr int kJobTimeoutMs = 120000;
+
+/// A QProcess whose environment has no display (as on a server or in CI):
+/// the GUI binary must choose offscreen rendering or refuse by itself.
+inline void withoutDisplay(QProcess& p) {
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.remove(QStringLiteral("DISPLAY"));
+  env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+  env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+  p.setProcessEnvironment(env);
+}
 
 /// Settings in an ini file of the test's own (never the user's).
 inline std::unique_ptr<AppSettings> tempSettings(const QString& file) {

@@ -15,23 +15,6 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-namespace {
-
-/// A trace of `steps` steps (a cpu_op over a kernel each), as JSON text.
-std::string stepsTrace(int steps) {
-  std::string ev = "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"python\"}}";
-  for (int s = 0; s < steps; ++s) {
-    const std::string ts = std::to_string(100 + 50 * s);
-    ev += ",\n{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 1, \"tid\": 1, \"ts\": " + ts +
-          ", \"dur\": 20}";
-    ev += ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": " + ts +
-          ", \"dur\": 10, \"args\": {\"correlation\": " + std::to_string(s + 1) + "}}";
-  }
-  return "{\"traceEvents\": [\n" + ev + "\n]}";
-}
-
-}  // namespace
-
 using namespace steadyscope;
 using steadyscope::app::MainWindow;
 using steadyscope::app::testsupport::tempSettings;
@@ -94,7 +77,7 @@ class TstBadInputWindow : public QObject {
     QTemporaryDir tmp;
     MainWindow w(tempSettings(tmp.filePath(QStringLiteral("s.ini"))));
     w.show();
-    const std::string whole = stepsTrace(400);
+    const std::string whole = sstest::smallTrace(400);
     const std::string bytes = fileName.endsWith(QStringLiteral(".gz")) ? testfiles::gzipBytes(whole, 1) : whole;
     const QString path = tmp.filePath(fileName);
     testfiles::writeFile(path.toStdString(), bytes.substr(0, bytes.size() * 6 / 10));
@@ -147,7 +130,7 @@ class TstBadInputWindow : public QObject {
     MainWindow w(tempSettings(tmp.filePath(QStringLiteral("s.ini"))));
     w.show();
     const QString path = tmp.filePath(QStringLiteral("steps.json.gz"));
-    testfiles::writeFile(path.toStdString(), testfiles::gzipBytes(stepsTrace(20000), 1));
+    testfiles::writeFile(path.toStdString(), testfiles::gzipBytes(sstest::smallTrace(20000), 1));
     long warm = 0;
     for (int k = 0; k < 50; ++k) {
       STEADYSCOPE_OPEN_AND_WAIT(w, path);

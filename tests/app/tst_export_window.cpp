@@ -401,11 +401,7 @@ void TstExportWindow::reportPdfAndPng() {
 void TstExportWindow::headlessReport() {
   const QString out = tmp_->filePath(QStringLiteral("headless.pdf"));
   QProcess p;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.remove(QStringLiteral("DISPLAY"));
-  env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-  env.remove(QStringLiteral("QT_QPA_PLATFORM"));
-  p.setProcessEnvironment(env);
+  app::testsupport::withoutDisplay(p);
   p.start(QStringLiteral(STEADYSCOPE_GUI_BIN),
           {kSample, QStringLiteral("--split"), QStringLiteral("--select"), QStringLiteral("mixed"),
            QStringLiteral("--report"), out, QStringLiteral("--size"), QStringLiteral("1000x600")});

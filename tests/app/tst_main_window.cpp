@@ -419,11 +419,7 @@ void TstMainWindow::screenshotWritesPng() {
 
 void TstMainWindow::noDisplayPrintsOneLine() {
   QProcess p;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.remove(QStringLiteral("DISPLAY"));
-  env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-  env.remove(QStringLiteral("QT_QPA_PLATFORM"));
-  p.setProcessEnvironment(env);
+  app::testsupport::withoutDisplay(p);
   p.start(QStringLiteral(STEADYSCOPE_GUI_BIN), {kThree[0]});
   QVERIFY(p.waitForFinished(30000));
   QVERIFY(p.exitCode() != 0);

@@ -17,10 +17,10 @@ struct FatalInput {
   bool hasOffset = false;
 };
 
-/// A small trace: a process name, two steps of a cpu_op over a kernel.
-inline std::string smallTrace() {
+/// A small trace: a process name, `steps` steps of a cpu_op over a kernel.
+inline std::string smallTrace(int steps = 2) {
   std::string ev = "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"python\"}}";
-  for (int s = 0; s < 2; ++s) {
+  for (int s = 0; s < steps; ++s) {
     const std::string ts = std::to_string(100 + 50 * s);
     ev += ",\n{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 1, \"tid\": 1, \"ts\": " + ts +
           ", \"dur\": 20}";

@@ -10,9 +10,10 @@ QString cell(QString s) {
 }
 }  // namespace
 
-QString tableRowsTsv(const QAbstractItemModel& model, const QList<int>& rows) {
+QString tableRowsTsv(const QAbstractItemModel& model, const QList<int>& rows, const QStringList& headers) {
   QStringList lines, header;
-  for (int c = 0; c < model.columnCount(); ++c) header << cell(model.headerData(c, Qt::Horizontal).toString());
+  for (int c = 0; c < model.columnCount(); ++c)
+    header << cell(headers.isEmpty() ? model.headerData(c, Qt::Horizontal).toString() : headers.value(c));
   lines << header.join(QLatin1Char('\t'));
   for (int r : rows) {
     QStringList f;

@@ -4,10 +4,12 @@
 #include <QAbstractItemModel>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 namespace steadyscope::widgets {
 
-/// `rows` of `model` (its DisplayRole), in the order given, after one header line.
-QString tableRowsTsv(const QAbstractItemModel& model, const QList<int>& rows);
+/// `rows` of `model` (its DisplayRole), in the order given, after one header
+/// line: `headers`, or the model's horizontal headers when empty.
+QString tableRowsTsv(const QAbstractItemModel& model, const QList<int>& rows, const QStringList& headers = {});
 
 }  // namespace steadyscope::widgets

@@ -1,4 +1,5 @@
 #include <steadyscope/core/timeline/ab_compare.hpp>
+#include <steadyscope/core/timeline/range_stats.hpp>
 #include <steadyscope/core/util/name_normaliser.hpp>
 
 #include <algorithm>
@@ -17,27 +18,6 @@ std::vector<GpuSpan> spansOf(const AbSideInput& in) {
   std::vector<GpuSpan> spans;
   for (size_t d = 0; d < in.index->devices.size(); ++d) spans.push_back({in.beginNs, in.endNs, -1, int32_t(d)});
   return spans;
-}
-
-/// GPU events lying wholly inside a span of their device, each once, in event order.
-std::vector<EventIdx> gpuEventsIn(const AbSideInput& in, const std::vector<GpuSpan>& spans) {
-  const Trace& t = *in.trace;
-  std::vector<EventIdx> seen;
-  for (const GpuSpan& sp : spans) {
-    if (sp.device < 0 || size_t(sp.device) >= in.index->devices.size()) continue;
-    for (uint32_t lane : in.index->devices[size_t(sp.device)].lanes) {
-      const LaneIndex& li = in.index->lanes[lane];
-      for (uint32_t r = li.firstRow; r < li.firstRow + li.rowCount; ++r) {
-        const SliceRow& row = in.index->rows[r];
-        for (size_t i = row.firstOverlapping(sp.beginNs); i < row.events.size() && row.start[i] < sp.endNs; ++i)
-          if (row.start[i] >= sp.beginNs && row.end[i] <= sp.endNs && isGpuWork(t.classOf(row.events[i])))
-            seen.push_back(row.events[i]);
-      }
-    }
-  }
-  std::sort(seen.begin(), seen.end());
-  seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
-  return seen;
 }
 
 void addKernels(const Trace& t, const std::vector<EventIdx>& gpu, AbSideFigures& f) {
@@ -99,7 +79,7 @@ AbSideFigures abSideFigures(const AbSideInput& in) {
     f.gpuTimeNs += sp.endNs - sp.beginNs;
     f.gpuBusyNs += in.index->devices[size_t(sp.device)].busy.busyIn(sp.beginNs, sp.endNs);
   }
-  const std::vector<EventIdx> gpu = gpuEventsIn(in, spans);
+  const std::vector<EventIdx> gpu = gpuEventsInSpans(*in.trace, *in.index, spans);
   f.gpuEvents = gpu.size();
   f.events = gpu.size();
   addKernels(*in.trace, gpu, f);

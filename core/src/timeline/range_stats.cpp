@@ -37,9 +37,8 @@ std::vector<NameStats> sortedByTotal(std::unordered_map<StrId, NameStats>& acc) 
 }
 }  // namespace
 
-std::vector<NameStats> gpuNameStatsInSpans(const Trace& trace, const TimelineIndex& index,
-                                           const std::vector<GpuSpan>& spans) {
-  std::unordered_map<StrId, NameStats> acc;
+std::vector<EventIdx> gpuEventsInSpans(const Trace& trace, const TimelineIndex& index,
+                                       const std::vector<GpuSpan>& spans) {
   std::vector<EventIdx> seen;
   for (const GpuSpan& sp : spans) {
     if (sp.device < 0 || size_t(sp.device) >= index.devices.size()) continue;
@@ -55,7 +54,14 @@ std::vector<NameStats> gpuNameStatsInSpans(const Trace& trace, const TimelineInd
   }
   std::sort(seen.begin(), seen.end());
   seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
-  for (EventIdx e : seen) addTo(acc, trace.name[e], std::max<int64_t>(0, trace.durNs[e]));
+  return seen;
+}
+
+std::vector<NameStats> gpuNameStatsInSpans(const Trace& trace, const TimelineIndex& index,
+                                           const std::vector<GpuSpan>& spans) {
+  std::unordered_map<StrId, NameStats> acc;
+  for (EventIdx e : gpuEventsInSpans(trace, index, spans))
+    addTo(acc, trace.name[e], std::max<int64_t>(0, trace.durNs[e]));
   return sortedByTotal(acc);
 }
 

@@ -39,6 +39,11 @@ bool sliceInRange(const Trace& t, EventIdx e, int64_t begin, int64_t end);
 
 RangeStats computeRangeStats(const Trace& trace, const TimelineIndex& index, int64_t begin, int64_t end);
 
+/// The GPU events lying wholly inside a span of their device (each span on its
+/// own device), each once, in event order.
+std::vector<EventIdx> gpuEventsInSpans(const Trace& trace, const TimelineIndex& index,
+                                       const std::vector<GpuSpan>& spans);
+
 /// Per-name statistics of the GPU events lying inside the given spans, each
 /// span on its own device (a chunk's steps' GPU spans); an event inside two
 /// spans counts once. Sorted like RangeStats::perName.
