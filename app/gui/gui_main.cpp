@@ -27,6 +27,7 @@ namespace steadyscope::app {
 // The two headless outputs, from a window that is loaded, split and selected.
 int saveScreenshot(MainWindow& w, const GuiOptions& o, qint64 splitMs);
 int saveReport(MainWindow& w, const GuiOptions& o);
+bool compareForScreenshot(MainWindow& w, const GuiOptions& o);
 
 namespace {
 const char* kUsage =
@@ -49,6 +50,9 @@ const char* kUsage =
     "  --kind K           the workload the split assumes: auto (LLM inference when the trace has\n"
     "                     serving step annotations, else generic; the default), llm or generic\n"
     "  --select MODE      select the chunk of a mode (mixed, decode_only, ...)\n"
+    "  --compare OTHER    compare with another trace or split directory: with --select,\n"
+    "                     the A/B of MODE's chunk in TRACE against MODE's chunk in OTHER\n"
+    "  --raise DOCK       bring a tab to the front: chunks, anomalies, charts or ab\n"
     "  --screenshot PNG   render the window offscreen into PNG and exit\n"
     "  --report PDF       write the selected chunk's report: PDF (one page: trace, sha256,\n"
     "                     parameters, chunks, verdict, per-step chart) and beside it the\n"
@@ -124,6 +128,10 @@ GuiOptions parseGuiOptions(int argc, char** argv) {
         o.error = QStringLiteral("--kind wants auto, llm or generic (got \"%1\")").arg(o.kind);
     } else if (a == QLatin1String("--find"))
       value(o.find);
+    else if (a == QLatin1String("--compare"))
+      value(o.compare);
+    else if (a == QLatin1String("--raise"))
+      value(o.raise);
     else if (a == QLatin1String("--range-ms")) {
       QString s;
       value(s);
@@ -257,7 +265,7 @@ int takeScreenshot(const GuiOptions& o) {
   }
   // --select alone on a split directory selects among its chunk files; on a
   // trace (or with --split) the split runs first.
-  const bool haveRows = w.chunksPanel()->model()->rowCount() > 0;
+  const bool haveRows = !w.chunksPanel()->model()->chunks().isEmpty();
   qint64 splitMs = -1;
   if (!o.kind.isEmpty()) w.runPanel()->setKind(*analysis::parseWorkloadKind(o.kind.toStdString()));
   if (w.document() && (o.split || !o.kind.isEmpty() || (!o.selectMode.isEmpty() && !haveRows))) {
@@ -283,9 +291,29 @@ int takeScreenshot(const GuiOptions& o) {
     w.findEdit()->setText(o.find);
     w.findNext();
   }
+  if (!o.compare.isEmpty() && !compareForScreenshot(w, o)) return 1;
+  if (!o.raise.isEmpty() && !w.raiseDock(o.raise)) {
+    std::fprintf(stderr, "steadyscope: --raise %s: no such tab (chunks, anomalies, charts, ab)\n", qPrintable(o.raise));
+    return 1;
+  }
   w.resize(o.size);
   for (int i = 0; i < 5; ++i) QCoreApplication::processEvents();
   return o.report.isEmpty() ? saveScreenshot(w, o, splitMs) : saveReport(w, o);
+}
+
+bool compareForScreenshot(MainWindow& w, const GuiOptions& o) {
+  w.compareWith(o.compare);
+  if (!w.waitForJobs() || !w.compared()) {
+    std::fprintf(stderr, "steadyscope: --compare %s: %s\n", qPrintable(o.compare),
+                 qPrintable(w.lastError().isEmpty() ? QStringLiteral("not loaded") : w.lastError()));
+    return false;
+  }
+  if (o.selectMode.isEmpty()) return true;
+  if (!w.compareModes(o.selectMode)) {
+    std::fprintf(stderr, "steadyscope: --compare: no %s chunk on both sides\n", qPrintable(o.selectMode));
+    return false;
+  }
+  return true;
 }
 
 int saveReport(MainWindow& w, const GuiOptions& o) {

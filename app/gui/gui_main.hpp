@@ -3,6 +3,7 @@
 //   steadyscope [TRACE | SPLIT_DIR [--source TRACE]]
 //   steadyscope [TRACE] [--split [--kind K]] [--select MODE] --screenshot OUT.png [--size 1920x1080] [--dark]
 //   steadyscope TRACE --split --select MODE --report OUT.pdf [--size 1920x1080]
+//   steadyscope TRACE --split --select MODE --compare OTHER --screenshot OUT.png  (A/B of MODE's chunks)
 //   (no TRACE: the welcome screen)
 //   steadyscope --bench-timeline TRACE
 //   steadyscope --bench-export TRACE [--select MODE]
@@ -23,6 +24,8 @@ struct GuiOptions {
   QString benchTrace;                       // --bench-timeline TRACE
   QString benchCharts;                      // --bench-charts TRACE
   QString benchExport;                      // --bench-export TRACE
+  QString compare;                          // --compare OTHER: a second trace or split directory for A/B
+  QString raise;                            // --raise DOCK: chunks, anomalies, charts or ab in front
   QString find;                             // --find REGEX: select the first matching event (as Ctrl+F)
   double rangeFromMs = -1, rangeToMs = -1;  // --range-ms A:B: select a range (ms from the start)
   bool dark = false;                        // --dark: Fusion style with a dark palette (docs, checks)

@@ -70,6 +70,7 @@ MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
   splits_ = new JobRunner(this);
   reviews_ = new JobRunner(this);
   exports_ = new JobRunner(this);
+  compares_ = new JobRunner(this);
   selection_ = new widgets::SelectionModel(this);
 
   centre_ = new QStackedWidget(this);
@@ -154,12 +155,16 @@ void MainWindow::createDocks() {
   QDockWidget* dChunks = dock(tr("Chunks"), QStringLiteral("dock.chunks"), chunks_, Qt::BottomDockWidgetArea);
   QDockWidget* dAnom = dock(tr("Anomalies"), QStringLiteral("dock.anomalies"), anomalies_, Qt::BottomDockWidgetArea);
   QDockWidget* dCharts = dock(tr("Charts"), QStringLiteral("dock.charts"), charts_, Qt::BottomDockWidgetArea);
+  abDock_ = createAbDock();
+  addDockWidget(Qt::BottomDockWidgetArea, abDock_);
+  docks_ << abDock_;
   QDockWidget* dExpl =
       dock(tr("Explanation"), QStringLiteral("dock.explanation"), explanation_, Qt::RightDockWidgetArea);
   QDockWidget* dDetails = dock(tr("Details"), QStringLiteral("dock.details"), details_, Qt::RightDockWidgetArea);
   QDockWidget* dRun = dock(tr("Run"), QStringLiteral("dock.run"), run_, Qt::LeftDockWidgetArea);
   tabifyDockWidget(dChunks, dAnom);
   tabifyDockWidget(dAnom, dCharts);
+  tabifyDockWidget(dCharts, abDock_);
   dChunks->raise();
   splitDockWidget(dExpl, dDetails, Qt::Vertical);
   resizeDocks({dExpl}, {520}, Qt::Horizontal);
@@ -171,6 +176,7 @@ void MainWindow::createActions() {
   createFileActions();
   createViewActions();
   createSplitActions();
+  createCompareActions();
   createFindActions();
   createHelpActions();
   createToolBar();
@@ -186,6 +192,8 @@ void MainWindow::createFileActions() {
                                    &MainWindow::openSplitDirectoryDialog);
   file->addAction(tr("Open the s&ample"), this, &MainWindow::openSample);
   recentMenu_ = file->addMenu(tr("Open &recent"));
+  file->addSeparator();
+  addCompareFileActions(file);
   file->addSeparator();
   closeAction_ = file->addAction(tr("&Close trace"), this, &MainWindow::closeTrace);
   closeAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_W));
@@ -565,17 +573,19 @@ void MainWindow::publish(const TraceDocument& doc) {
   charts_->setDocument(doc_);
   centre_->setCurrentWidget(doc_ ? static_cast<QWidget*>(timeline_) : static_cast<QWidget*>(welcome_));
   chunks_->model()->setTimeOrigin(doc_ ? doc_.index->firstNs : 0);
-  if (doc_ && chunks_->model()->rowCount() > 0) {  // a directory's source arrived after its rows
+  if (doc_ && !chunks_->model()->chunks().isEmpty()) {  // a directory's source arrived after its rows
     selectRequested_ = true;
     selectRequestedOnce();
     locateDirectory();
   }
   updateStatus();
+  releaseStalePicks();
   updateTitle();
 }
 
 void MainWindow::closeTrace() {
-  for (JobRunner* r : {loads_, splits_, reviews_}) r->discard();
+  for (JobRunner* r : runners()) r->discard();
+  stopComparing();  // the compared trace was opened beside this one
   path_.clear();
   splitDir_.clear();
   rootTier_.clear();
@@ -628,7 +638,7 @@ void MainWindow::openSplitDirectory(const QString& dir, const QString& sourceTra
 // ------------------------------------------------------------ jobs
 
 void MainWindow::connectRunners() {
-  for (JobRunner* r : {loads_, splits_, reviews_}) {
+  for (JobRunner* r : runners()) {
     connect(r, &JobRunner::started, this, &MainWindow::showJobs);
     connect(r, &JobRunner::progressChanged, this, &MainWindow::showJobs);
     connect(r, &JobRunner::finished, this, &MainWindow::showJobs);
@@ -640,10 +650,14 @@ void MainWindow::connectRunners() {
     connect(splits_, signal, this, [this] { run_->showJob(splits_); });
 }
 
-bool MainWindow::isIdle() const { return !loads_->isRunning() && !splits_->isRunning() && !reviews_->isRunning(); }
+bool MainWindow::isIdle() const {
+  for (JobRunner* r : runners())
+    if (r->isRunning()) return false;
+  return true;
+}
 
 void MainWindow::cancelJobs() {
-  for (JobRunner* r : {loads_, splits_, reviews_}) r->cancel();
+  for (JobRunner* r : runners()) r->cancel();
 }
 
 void MainWindow::onCancelled(JobRunner* r) {
@@ -651,6 +665,8 @@ void MainWindow::onCancelled(JobRunner* r) {
     lastError_ = tr("Loading %1 was cancelled.").arg(QFileInfo(loadingPath_).fileName());
   else if (r == splits_)
     lastError_ = tr("The split was cancelled.");
+  else if (r == compares_)
+    lastError_ = tr("Loading the trace to compare was cancelled.");
   else
     lastError_ = tr("The gate review was cancelled.");
   flash(lastError_, 5000);
@@ -660,7 +676,7 @@ void MainWindow::showJobs() {
   // The status bar follows the first running job: a load, else a split, else a
   // review once it has run long enough to be worth showing (most take ms).
   shownJob_ = nullptr;
-  for (JobRunner* r : {loads_, splits_, reviews_})
+  for (JobRunner* r : runners())
     if (r->isRunning() && (r != reviews_ || r->elapsedMs() >= 150)) {
       shownJob_ = r;
       break;
@@ -691,7 +707,7 @@ bool MainWindow::waitForJobs(int timeoutMs) {
   QTimer timeout;
   timeout.setSingleShot(true);
   connect(&timeout, &QTimer::timeout, &loop, &QEventLoop::quit);
-  for (JobRunner* r : {loads_, splits_, reviews_})
+  for (JobRunner* r : runners())
     connect(r, &JobRunner::finished, &loop, [this, &loop] {
       if (isIdle()) loop.quit();  // a finished job may start the next (a split starts its review)
     });
@@ -880,7 +896,7 @@ void MainWindow::showResult(int index) {
 void MainWindow::locateDirectory() {
   // A directory review with its source trace open: re-plan the split on the
   // source and place the directory's chunks (bands, steps, figures) on it.
-  if (splitDir_.isEmpty() || !doc_ || locatedFor_ == doc_.trace || chunks_->model()->rowCount() == 0) return;
+  if (splitDir_.isEmpty() || !doc_ || locatedFor_ == doc_.trace || chunks_->model()->chunks().isEmpty()) return;
   if (refusePartial(tr("Placing the split's chunks on the source"))) return;
   bool reviewed = false;
   int numSteps = 0;

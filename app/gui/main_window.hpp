@@ -4,6 +4,7 @@
 // menus, find, recent files, drag and drop, settings. Loads, splits and gate
 // reviews run in JobRunners (one per kind); the status bar shows the running
 // job's stage and progress with Cancel (Esc cancels too).
+#include "ab_sides.hpp"
 #include "app_settings.hpp"
 #include "gate_adapter.hpp"
 #include "job_runner.hpp"
@@ -20,6 +21,7 @@
 #include <QPointer>
 #include <QRegularExpression>
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -45,6 +47,7 @@ class DetailsPanel;
 class ChunksPanel;
 class ExplanationPanel;
 class ChartsPanel;
+class AbPanel;
 }  // namespace steadyscope::widgets
 
 namespace steadyscope::app {
@@ -80,6 +83,12 @@ class MainWindow : public QMainWindow {
   widgets::ChunksPanel* chunksPanel() const { return chunks_; }
   widgets::ExplanationPanel* explanationPanel() const { return explanation_; }
   widgets::ChartsPanel* chartsPanel() const { return charts_; }
+  widgets::AbPanel* abPanel() const { return ab_; }
+  JobRunner* compares() const { return compares_; }
+  /// The trace compared with the open one (File ▸ Compare with…), or null.
+  const ComparedTrace* compared() const { return compared_.get(); }
+  /// The A/B pane's sides (index 0: A, 1: B).
+  const std::optional<AbPick>& side(int i) const { return sides_[i]; }
   widgets::SelectionModel* selection() const { return selection_; }
   QLineEdit* findEdit() const { return findEdit_; }
   int findMatchCount() const { return int(matches_.size()); }
@@ -151,6 +160,22 @@ class MainWindow : public QMainWindow {
   void exportSelectedChunk();
   /// Chunk ▸ Save report…: asks for OUT.pdf, writes OUT.pdf and OUT.png.
   void saveReportDialog();
+  /// File ▸ Compare with…: a second trace (split with the Run panel's options) or
+  /// a split directory; its chunks join the chunk table under its name.
+  void compareWith(const QString& path);
+  void compareWithDialog();
+  void compareWithDirectoryDialog();
+  void stopComparing();
+  /// Compare ▸ Compare the two selected chunks (Ctrl+B): the first row is A. False (and says why) unless two rows.
+  bool compareSelectedRows();
+  /// Compare ▸ Use the selection as A (0) or B (1): the chunk, step or range picked last.
+  bool useSelectionAs(int side);
+  /// A/B of the chunk table's model rows `a` and `b` (either trace's); false (and says why) when one has no window.
+  bool compareRows(int a, int b);
+  /// A/B of `mode`'s chunk of the open trace against the compared trace's (the headless --compare).
+  bool compareModes(const QString& mode);
+  /// Brings a bottom tab to the front: "chunks", "anomalies", "charts" or "ab".
+  bool raiseDock(const QString& name);
 
  public:
   /// Why Export and the report are unavailable now, in words ("": they are available).
@@ -173,6 +198,17 @@ class MainWindow : public QMainWindow {
   void createSplitActions();
   void createFindActions();
   void createHelpActions();
+  void createCompareActions();
+  void addCompareFileActions(QMenu* file);
+  QDockWidget* createAbDock();
+  QString shownName() const;
+  std::optional<AbPick> pickOfModelRow(int row) const;
+  std::optional<AbPick> pickOfSelection() const;
+  void showComparison();
+  void onCompared(const ComparedOutcome& out);
+  void releaseStalePicks();
+  /// Every job runner whose work the status bar shows and Cancel stops.
+  std::array<JobRunner*, 4> runners() const { return {loads_, splits_, reviews_, compares_}; }
   void createToolBar();
   void createDocks();
   void createStatusBar();
@@ -212,6 +248,7 @@ class MainWindow : public QMainWindow {
   JobRunner* splits_ = nullptr;
   JobRunner* reviews_ = nullptr;
   JobRunner* exports_ = nullptr;
+  JobRunner* compares_ = nullptr;
   QString loadingPath_;
   QString reviewDir_;
   JobRunner* shownJob_ = nullptr;  // the job the status bar shows (Esc cancels it)
@@ -232,6 +269,8 @@ class MainWindow : public QMainWindow {
   widgets::ChunksPanel* chunks_ = nullptr;
   widgets::ExplanationPanel* explanation_ = nullptr;
   widgets::ChartsPanel* charts_ = nullptr;
+  widgets::AbPanel* ab_ = nullptr;
+  QDockWidget* abDock_ = nullptr;
   QList<QDockWidget*> docks_;
   QByteArray defaultState_;
 
@@ -245,6 +284,7 @@ class MainWindow : public QMainWindow {
   QAction* runSplitAction_ = nullptr;
   QAction* exportAction_ = nullptr;
   QAction* reportAction_ = nullptr;
+  QAction* compareWithAction_ = nullptr;
 
   QLabel* fileLabel_ = nullptr;
   QLabel* eventsLabel_ = nullptr;
@@ -263,6 +303,12 @@ class MainWindow : public QMainWindow {
   TracePtr locatedFor_;  // the source trace the directory's rows were placed on
   std::shared_ptr<const GateSource> gate_;
   std::optional<gate::GateResult> shownGate_;
+
+  // A/B: the sides shown, the compared trace, and which part of the selection was picked last.
+  std::optional<AbPick> sides_[2];
+  std::shared_ptr<const ComparedTrace> compared_;
+  enum class Picked { None, Chunk, Step, Range, Compared } picked_ = Picked::None;
+  int pickedCompared_ = -1;
 
   QRegularExpression findPattern_;
   EventList matches_;

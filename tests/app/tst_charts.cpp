@@ -104,7 +104,7 @@ class TestCharts : public QObject {
     sel.setChunk(0);
     const int after = int(p.histogramChart()->series().size());
     QVERIFY2(after > before, qPrintable(QStringLiteral("%1 -> %2 bands").arg(before).arg(after)));
-    QVERIFY(p.histogramChart()->title().contains(QStringLiteral("selected chunk")));
+    QVERIFY(p.histogramChart()->title().contains(view_.chunks[0].mode + QStringLiteral(" in colour")));
   }
 
   void manyStepsKeepThePeak() {

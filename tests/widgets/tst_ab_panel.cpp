@@ -60,6 +60,8 @@ class TestAbPanel : public QObject {
     const Sides s = doubledGemm();
     p.setComparison(s.a, s.b);
     p.clear();
+    QCOMPARE(p.figuresModel()->rowCount(), 0);  // nothing compared: no rows of zeros
+    QCOMPARE(p.kernelModel()->rowCount(), 0);
     p.setComparison(s.a, s.b);
   }
 

@@ -65,6 +65,14 @@ void AbFiguresModel::setSides(const timeline::AbSideFigures& a, const timeline::
   endResetModel();
 }
 
+void AbFiguresModel::clear() {
+  beginResetModel();
+  rows_.clear();
+  labelA_ = QStringLiteral("A");
+  labelB_ = QStringLiteral("B");
+  endResetModel();
+}
+
 int AbFiguresModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
 int AbFiguresModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : NUM_COLUMNS; }
 
@@ -102,11 +110,14 @@ QVariant AbFiguresModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant AbFiguresModel::headerData(int section, Qt::Orientation o, int role) const {
-  if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  if (o != Qt::Horizontal) return {};
+  // "A" and "B" keep the columns narrow; the sides' names are in the pane's title and the tooltips.
+  if (role == Qt::ToolTipRole) return section == AColumn ? labelA_ : section == BColumn ? labelB_ : QVariant();
+  if (role != Qt::DisplayRole) return {};
   switch (section) {
     case FigureColumn: return tr("Figure");
-    case AColumn: return labelA_;
-    case BColumn: return labelB_;
+    case AColumn: return QStringLiteral("A");
+    case BColumn: return QStringLiteral("B");
     case DeltaColumn: return tr("B − A");
     case RelativeColumn: return tr("change");
   }
@@ -212,7 +223,7 @@ AbPanel::AbPanel(QWidget* parent) : QWidget(parent) {
   kernelProxy_ = new QSortFilterProxyModel(this);
   kernelProxy_->setSourceModel(kernels_);
   kernelProxy_->setSortRole(AbKernelModel::SortRole);
-  auto* split = new QSplitter(Qt::Vertical, this);
+  auto* split = new QSplitter(Qt::Horizontal, this);  // side by side: the bottom dock is wide and short
   figuresView_ = newTable(split);
   figuresView_->setModel(figures_);
   kernelView_ = newTable(split);
@@ -221,10 +232,10 @@ AbPanel::AbPanel(QWidget* parent) : QWidget(parent) {
   kernelView_->sortByColumn(-1, Qt::AscendingOrder);  // the model's order: biggest change first
   kernelView_->horizontalHeader()->setSectionResizeMode(AbKernelModel::KernelColumn, QHeaderView::Stretch);
   kernelView_->setTextElideMode(Qt::ElideMiddle);
-  figuresView_->horizontalHeader()->setSectionResizeMode(AbFiguresModel::FigureColumn, QHeaderView::Stretch);
   split->addWidget(figuresView_);
   split->addWidget(kernelView_);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
   lay->addWidget(split, 1);
   for (QTableView* v : {figuresView_, kernelView_}) v->installEventFilter(this);
   clear();
@@ -240,7 +251,7 @@ void AbPanel::setComparison(const timeline::AbSideFigures& a, const timeline::Ab
 
 void AbPanel::clear(const QString& hint) {
   title_->setText(hint.isEmpty() ? tr("Select two chunks (Ctrl+click in the chunk table) to compare them.") : hint);
-  figures_->setSides({}, {});
+  figures_->clear();
   kernels_->setDeltas({});
 }
 

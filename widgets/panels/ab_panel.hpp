@@ -24,6 +24,8 @@ class AbFiguresModel : public QAbstractTableModel {
   enum Columns { FigureColumn, AColumn, BColumn, DeltaColumn, RelativeColumn, NUM_COLUMNS };
   using QAbstractTableModel::QAbstractTableModel;
   void setSides(const timeline::AbSideFigures& a, const timeline::AbSideFigures& b);
+  /// No rows: nothing is compared.
+  void clear();
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role) const override;

@@ -311,7 +311,11 @@ void ChartsPanel::buildChunkChart() {
   QFont small = x->labelsFont();
   small.setPointSizeF(small.pointSizeF() * 0.85);
   x->setLabelsFont(small);
-  auto* y = valueAxis(tr("busy ratio"), 0, std::min(1.0, yMax), palette(), QStringLiteral("%.2f"));
+  auto* y = valueAxis(tr("busy ratio"), 0, std::min(1.0, yMax), palette(), QStringLiteral("%.1f"));
+  // Few ticks: with the legend below, the plot is short and crowded labels would be elided to "…".
+  y->setTickType(QValueAxis::TicksDynamic);
+  y->setTickAnchor(0);
+  y->setTickInterval(niceStep(y->max() / 4));
   c->addAxis(x, Qt::AlignBottom);
   c->addAxis(y, Qt::AlignLeft);
   attach(c, bars, x, y);
@@ -337,12 +341,14 @@ void ChartsPanel::buildHistogram() {
     for (size_t i = 0; i < points_.size(); ++i)
       if (points_[i].step >= chunks_[sel].firstStep && points_[i].step <= chunks_[sel].lastStep)
         ++chunk[h.binOf(ms[i])];
-  QString title = sel >= 0 ? tr("Step durations (the selected chunk's in colour)") : tr("Step durations");
-  if (h.clipped) title += tr("; the slowest %1 in the last bar").arg(h.clipped);
+  // Short enough for a quarter of the dock; the selected chunk's steps are drawn in its mode's colour.
+  QString title = sel >= 0 && sel < chunks_.size() ? tr("Step durations, %1 in colour").arg(chunks_[sel].mode)
+                                                   : tr("Step durations");
   QChart* c = newChart(title);
   const double x0 = h.lo, x1 = h.lo + h.binWidth * double(h.counts.size());
   const uint32_t top = *std::max_element(h.counts.begin(), h.counts.end());
-  auto* x = valueAxis(tr("ms"), x0, x1, palette(), QStringLiteral("%.3g"));
+  const QString unit = h.clipped ? tr("ms (the slowest %1 in the last bar)").arg(h.clipped) : tr("ms");
+  auto* x = valueAxis(unit, x0, x1, palette(), QStringLiteral("%.3g"));
   auto* y = valueAxis(tr("steps"), 0, std::max(1.0, top * 1.1), palette(), QStringLiteral("%d"));
   c->addAxis(x, Qt::AlignBottom);
   c->addAxis(y, Qt::AlignLeft);

@@ -1,5 +1,7 @@
 #include "panels/chunks_panel.hpp"
 
+#include "common/table_tsv.hpp"
+
 #include <steadyscope/core/timeline/format.hpp>
 
 #include <QApplication>
@@ -27,10 +29,19 @@ void ChunkModel::setChunks(QVector<ChunkRow> rows) {
 void ChunkModel::updateChunks(QVector<ChunkRow> rows) {
   if (rows.size() != rows_.size()) return setChunks(std::move(rows));
   rows_ = std::move(rows);
-  if (!rows_.isEmpty()) emit dataChanged(index(0, 0), index(rowCount() - 1, NUM_COLUMNS - 1));
+  if (!rows_.isEmpty()) emit dataChanged(index(0, 0), index(int(rows_.size()) - 1, NUM_COLUMNS - 1));
 }
 
-int ChunkModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
+void ChunkModel::setComparedChunks(QVector<ChunkRow> rows, const QString& traceName) {
+  beginResetModel();
+  compared_ = std::move(rows);
+  comparedName_ = traceName;
+  endResetModel();
+}
+
+int ChunkModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : int(rows_.size() + compared_.size());
+}
 int ChunkModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : NUM_COLUMNS; }
 
 namespace {
@@ -97,7 +108,7 @@ QString ChunkModel::headerTip(int column) {
 
 void ChunkModel::setTimeOrigin(qint64 ns) {
   originNs_ = ns;
-  if (!rows_.isEmpty()) emit dataChanged(index(0, StartColumn), index(rowCount() - 1, StartColumn));
+  if (!rows_.isEmpty()) emit dataChanged(index(0, StartColumn), index(int(rows_.size()) - 1, StartColumn));
 }
 
 QVariant ChunkModel::display(const ChunkRow& c, int column) const {
@@ -166,8 +177,19 @@ QVariant ChunkModel::toolTip(const ChunkRow& c, int column) const {
 
 QVariant ChunkModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
-  const ChunkRow& c = rows_[index.row()];
+  const ChunkRow& c = rowAt(index.row());
   const int col = index.column();
+  if (isCompared(index.row())) {
+    // A compared trace's row: its trace's name beside the mode, in italics.
+    if (col == ModeColumn && role == Qt::DisplayRole) return QStringLiteral("%1 · %2").arg(c.mode, comparedName_);
+    if (col == ModeColumn && role == Qt::ToolTipRole)
+      return tr("A chunk of the compared trace %1: use it as A or B (Compare menu).").arg(comparedName_);
+    if (role == Qt::FontRole) {
+      QFont f;
+      f.setItalic(true);
+      return f;
+    }
+  }
   switch (role) {
     case Qt::TextAlignmentRole:
       return col == ModeColumn || col == FileColumn || col == VerdictColumn
@@ -230,13 +252,22 @@ ChunksPanel::ChunksPanel(QWidget* parent) : QWidget(parent) {
   connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& i) {
     if (!selection_ || !i.isValid() || syncing_) return;
     const int row = proxy_->mapToSource(i).row();
+    if (model_->isCompared(row)) {  // another trace's chunk: no chunk of the open trace is selected
+      syncing_ = true;
+      selection_->setChunk(-1);
+      syncing_ = false;
+      emit comparedRowSelected(row - int(model_->chunks().size()));
+      return;
+    }
     selection_->setChunk(row);
     const ChunkRow& c = model_->chunks()[row];
     if (c.endNs > c.beginNs) emit selection_->zoomRequested(c.beginNs, c.endNs);
   });
   view_->installEventFilter(this);  // Ctrl+C copies whole rows, not the view's one cell
   connect(view_, &QTableView::doubleClicked, this, [this](const QModelIndex& i) {
-    const ChunkRow& c = model_->chunks()[proxy_->mapToSource(i).row()];
+    const int row = proxy_->mapToSource(i).row();
+    if (model_->isCompared(row)) return;
+    const ChunkRow& c = model_->chunks()[row];
     if (selection_ && c.endNs > c.beginNs) emit selection_->zoomRequested(c.beginNs, c.endNs);
   });
 }
@@ -245,7 +276,8 @@ void ChunksPanel::setSelectionModel(SelectionModel* model) {
   selection_ = model;
   if (model)
     connect(model, &SelectionModel::chunkChanged, this, [this](int c) {
-      if (c < 0 || c >= model_->rowCount()) {
+      if (syncing_) return;
+      if (c < 0 || c >= int(model_->chunks().size())) {
         view_->clearSelection();
         return;
       }
@@ -256,15 +288,34 @@ void ChunksPanel::setSelectionModel(SelectionModel* model) {
 }
 
 void ChunksPanel::setChunks(QVector<ChunkRow> rows) {
-  const bool empty = rows.isEmpty();
   model_->setChunks(std::move(rows));
-  placeholder_->setVisible(empty);
-  view_->setVisible(!empty);
+  showTableOrPlaceholder();
   fitColumns();
 }
 
+void ChunksPanel::setComparedChunks(QVector<ChunkRow> rows, const QString& traceName) {
+  model_->setComparedChunks(std::move(rows), traceName);
+  showTableOrPlaceholder();
+  fitColumns();
+}
+
+void ChunksPanel::showTableOrPlaceholder() {
+  const bool empty = model_->rowCount() == 0;
+  placeholder_->setVisible(empty);
+  view_->setVisible(!empty);
+}
+
+QVector<int> ChunksPanel::selectedModelRows() const {
+  QList<int> viewRows;
+  for (const QModelIndex& i : view_->selectionModel()->selectedRows()) viewRows << i.row();
+  std::sort(viewRows.begin(), viewRows.end());
+  QVector<int> rows;
+  for (int r : viewRows) rows << proxy_->mapToSource(proxy_->index(r, 0)).row();
+  return rows;
+}
+
 void ChunksPanel::updateChunks(QVector<ChunkRow> rows) {
-  const bool reset = rows.size() != model_->rowCount();
+  const bool reset = rows.size() != model_->chunks().size();
   if (reset) return setChunks(std::move(rows));
   model_->updateChunks(std::move(rows));
   fitColumns();
@@ -280,19 +331,9 @@ QString ChunksPanel::selectedRowsTsv() const {
   QList<int> rows;
   for (const QModelIndex& i : view_->selectionModel()->selectedRows()) rows << i.row();
   std::sort(rows.begin(), rows.end());
-  // Tabs or newlines inside a cell would break the table: they become spaces.
-  auto cell = [](QString s) {
-    return s.replace(QLatin1Char('\t'), QLatin1Char(' ')).replace(QLatin1Char('\n'), QLatin1Char(' '));
-  };
-  QStringList lines, header;
-  for (int c = 0; c < ChunkModel::NUM_COLUMNS; ++c) header << cell(ChunkModel::headerText(c));
-  lines << header.join(QLatin1Char('\t'));
-  for (int r : rows) {
-    QStringList f;
-    for (int c = 0; c < ChunkModel::NUM_COLUMNS; ++c) f << cell(proxy_->index(r, c).data(Qt::DisplayRole).toString());
-    lines << f.join(QLatin1Char('\t'));
-  }
-  return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+  QStringList headers;  // on one line each (the view draws some on two)
+  for (int c = 0; c < ChunkModel::NUM_COLUMNS; ++c) headers << ChunkModel::headerText(c);
+  return tableRowsTsv(*proxy_, rows, headers);
 }
 
 bool ChunksPanel::eventFilter(QObject* watched, QEvent* e) {
@@ -313,8 +354,7 @@ QString ChunksPanel::placeholderText() const { return placeholder_->text(); }
 
 void ChunksPanel::setPlaceholder(const QString& text) {
   placeholder_->setText(text);
-  placeholder_->setVisible(model_->rowCount() == 0);
-  view_->setVisible(model_->rowCount() != 0);
+  showTableOrPlaceholder();
 }
 
 }  // namespace steadyscope::widgets

@@ -42,7 +42,16 @@ class ChunkModel : public QAbstractTableModel {
   void setChunks(QVector<ChunkRow> rows);
   /// Same rows with new values (verdicts after a re-gate): dataChanged, no reset.
   void updateChunks(QVector<ChunkRow> rows);
+  /// The open trace's rows (the selection model's chunk indices).
   const QVector<ChunkRow>& chunks() const { return rows_; }
+  /// The rows of a compared trace, shown after the open trace's under its name
+  /// (empty: none). They take part in A/B only: selecting one selects no chunk.
+  void setComparedChunks(QVector<ChunkRow> rows, const QString& traceName);
+  const QVector<ChunkRow>& comparedChunks() const { return compared_; }
+  QString comparedName() const { return comparedName_; }
+  /// The row shown at model row `r`: the open trace's first, then the compared trace's.
+  const ChunkRow& rowAt(int r) const { return r < rows_.size() ? rows_[r] : compared_[r - rows_.size()]; }
+  bool isCompared(int r) const { return r >= rows_.size(); }
   /// Start times are shown from here (the trace's first event).
   void setTimeOrigin(qint64 ns);
   /// A column's header as shown, and its one-sentence definition (the tooltip).
@@ -58,6 +67,8 @@ class ChunkModel : public QAbstractTableModel {
   QVariant sortValue(const ChunkRow& c, int column) const;
   QVariant toolTip(const ChunkRow& c, int column) const;
   QVector<ChunkRow> rows_;
+  QVector<ChunkRow> compared_;
+  QString comparedName_;
   qint64 originNs_ = 0;
 };
 
@@ -67,6 +78,10 @@ class ChunksPanel : public QWidget {
   explicit ChunksPanel(QWidget* parent = nullptr);
   void setSelectionModel(SelectionModel* model);
   void setChunks(QVector<ChunkRow> rows);
+  /// A compared trace's rows, after the open trace's (ChunkModel::setComparedChunks).
+  void setComparedChunks(QVector<ChunkRow> rows, const QString& traceName);
+  /// The selected rows as model rows, in the view's order (a compared row: ChunkModel::isCompared).
+  QVector<int> selectedModelRows() const;
   /// New values for the same rows (a re-gate): keeps the selection.
   void updateChunks(QVector<ChunkRow> rows);
   /// Shown instead of the table when there are no chunks.
@@ -77,6 +92,10 @@ class ChunksPanel : public QWidget {
   QString selectedRowsTsv() const;
   void copySelectedRows() const;
   QTableView* view() const { return view_; }
+
+ signals:
+  /// A compared trace's row became the current one (its index in comparedChunks()).
+  void comparedRowSelected(int index);
 
  protected:
   bool eventFilter(QObject* watched, QEvent* e) override;
@@ -89,6 +108,7 @@ class ChunksPanel : public QWidget {
   QLabel* placeholder_;
   QPointer<SelectionModel> selection_;
   bool syncing_ = false;  // following the shared selection: no zoom
+  void showTableOrPlaceholder();
 };
 
 }  // namespace steadyscope::widgets
