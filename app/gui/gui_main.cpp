@@ -254,10 +254,14 @@ int takeScreenshot(const GuiOptions& o) {
   } else {
     w.openFile(o.input);
   }
+  QElapsedTimer opening;
+  opening.start();
   if (!w.waitForJobs()) {
     std::fprintf(stderr, "steadyscope: timed out loading %s\n", qPrintable(o.input));
     return 1;
   }
+  // With --compare, what opening side A cost, to set beside what side B costs.
+  if (!o.compare.isEmpty()) std::printf("open: %lld ms (load and timeline index)\n", opening.elapsed());
   if (!o.input.isEmpty() && !w.document() && !QFileInfo(o.input).isDir()) {
     std::fprintf(stderr, "steadyscope: %s\n",
                  qPrintable(w.lastError().isEmpty() ? QStringLiteral("nothing loaded") : w.lastError()));
@@ -302,8 +306,13 @@ int takeScreenshot(const GuiOptions& o) {
 }
 
 bool compareForScreenshot(MainWindow& w, const GuiOptions& o) {
+  QElapsedTimer clock;
+  clock.start();
   w.compareWith(o.compare);
-  if (!w.waitForJobs() || !w.compared()) {
+  const bool done = w.waitForJobs();
+  std::printf("compare: %lld ms (load, timeline index and split of %s)\n", clock.elapsed(),
+              qPrintable(QFileInfo(o.compare).fileName()));
+  if (!done || !w.compared()) {
     std::fprintf(stderr, "steadyscope: --compare %s: %s\n", qPrintable(o.compare),
                  qPrintable(w.lastError().isEmpty() ? QStringLiteral("not loaded") : w.lastError()));
     return false;
