@@ -426,13 +426,19 @@ Expected<void> writeChunk(const Trace& trace, const ChunkContent& content, Atomi
   return sink.finish();
 }
 
-Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const std::string& path) {
-  AtomicFileWriter file;
+Expected<void> prepareChunkFile(const Trace& trace, const EventList* events, const std::string& path,
+                                AtomicFileWriter& file) {
   if (auto o = file.open(path); !o) return o;
   ChunkContent content;
   content.events = events;
   if (auto w = writeChunk(trace, content, file); !w) return w;
-  return file.commit();
+  return file.prepare();
+}
+
+Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const std::string& path) {
+  AtomicFileWriter file;
+  if (auto p = prepareChunkFile(trace, events, path, file); !p) return p;
+  return file.publish();
 }
 
 }  // namespace steadyscope::analysis

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <sys/stat.h>
 #include <thread>
 
@@ -304,6 +305,33 @@ SplitResult Splitter::plan(const SplitOptions& o, JobControl* control) {
   return r;
 }
 
+Expected<void> Splitter::prepareChunks(const SplitResult& r, std::vector<AtomicFileWriter>& staged, JobControl* control,
+                                       unsigned threads) const {
+  // Independent files on several threads; the first failure in chunk order is reported.
+  std::vector<Expected<void>> prepared(r.chunks.size());
+  std::atomic<size_t> next{0};
+  auto prepareSome = [&] {
+    for (size_t k = next++; k < r.chunks.size(); k = next++) {
+      const ChunkPlan& c = r.chunks[k];
+      const std::string path = paths::join(r.outputDir, c.fileName);
+      if (control && control->cancelled()) {  // stop before the next file
+        prepared[k] = makeError(Error::Kind::Cancelled, path, "cancelled");
+        continue;
+      }
+      try {  // on a helper thread: an exception must become this chunk's error, not std::terminate
+        prepared[k] = prepareChunkFile(*trace_, c.wholeTrace ? nullptr : &c.events, path, staged[k]);
+      } catch (const std::exception& e) {
+        prepared[k] = makeError(Error::Kind::Resource, path, std::string("cannot write the chunk: ") + e.what());
+      }
+    }
+  };
+  runOnWorkers(static_cast<unsigned>(std::min<size_t>(jobThreads(threads), r.chunks.size())), prepareSome);
+  for (auto& p : prepared)
+    if (!p) return p;
+  if (control && control->cancelled()) return makeError(Error::Kind::Cancelled, r.outputDir, "cancelled");
+  return {};
+}
+
 Expected<void> Splitter::write(const SplitResult& r, JobControl* control, unsigned threads) const {
   if (r.outcome == SplitOutcome::NoGpuWork || r.outcome == SplitOutcome::Error || r.outcome == SplitOutcome::Cancelled)
     return {};
@@ -319,42 +347,34 @@ Expected<void> Splitter::write(const SplitResult& r, JobControl* control, unsign
                          std::string("cannot create the folder: ") + std::strerror(e));
     }
   }
-  // The chunks are independent files (each gathered, compressed and written
-  // whole or not at all), written on several threads. The first failure in
-  // chunk order is reported, and the manifest and details are written only
-  // when every chunk was.
-  std::vector<Expected<void>> written(r.chunks.size());
-  std::atomic<size_t> next{0};
-  auto writeSome = [&] {
-    for (size_t k = next++; k < r.chunks.size(); k = next++) {
-      const ChunkPlan& c = r.chunks[k];
-      const std::string path = paths::join(r.outputDir, c.fileName);
-      if (control && control->cancelled()) {  // stop before the next file
-        written[k] = makeError(Error::Kind::Cancelled, path, "cancelled");
-        continue;
-      }
-      try {  // on a helper thread: an exception must become this chunk's error, not std::terminate
-        written[k] = writeChunkFile(*trace_, c.wholeTrace ? nullptr : &c.events, path);
-      } catch (const std::exception& e) {
-        written[k] = makeError(Error::Kind::Resource, path, std::string("cannot write the chunk: ") + e.what());
-      }
-    }
+  // A split appears whole or not at all: every chunk is made complete under a
+  // temporary name (gathered and compressed on several threads), then the
+  // manifest and details; only when all are ready are they renamed into place,
+  // the manifest last. A failure or a cancel leaves the directory as it was.
+  std::vector<AtomicFileWriter> staged(r.chunks.size());
+  if (auto p = prepareChunks(r, staged, control, threads); !p) return p;
+  std::deque<AtomicFileWriter> records;  // details JSON and CSV, then the manifest (writers do not move)
+  auto stage = [&records](const std::string& path, const std::string& text) -> Expected<void> {
+    AtomicFileWriter& w = records.emplace_back();
+    if (auto o = w.open(path); !o) return o;
+    if (auto wr = w.write(text); !wr) return wr;
+    return w.prepare();
   };
-  runOnWorkers(static_cast<unsigned>(std::min<size_t>(jobThreads(threads), r.chunks.size())), writeSome);
-  for (auto& w : written)
-    if (!w) return w;
-  if (control && control->cancelled()) return makeError(Error::Kind::Cancelled, r.outputDir, "cancelled");
-  if (!r.manifest.isNull()) {
-    auto w = writeFileAtomic(paths::join(r.outputDir, names::kManifestFile), r.manifest.dump(JsonStyle::pythonFile()));
-    if (!w) return w;
-  }
   if (!r.executionDetails.items().empty()) {
-    auto w = writeFileAtomic(paths::join(r.outputDir, names::kDetailsJsonFile),
-                             r.executionDetails.dump(JsonStyle::pythonFile()));
-    if (!w) return w;
-    w = writeFileAtomic(paths::join(r.outputDir, names::kDetailsCsvFile), r.executionDetailsCsv);
-    if (!w) return w;
+    if (auto w =
+            stage(paths::join(r.outputDir, names::kDetailsJsonFile), r.executionDetails.dump(JsonStyle::pythonFile()));
+        !w)
+      return w;
+    if (auto w = stage(paths::join(r.outputDir, names::kDetailsCsvFile), r.executionDetailsCsv); !w) return w;
   }
+  if (!r.manifest.isNull())
+    if (auto w = stage(paths::join(r.outputDir, names::kManifestFile), r.manifest.dump(JsonStyle::pythonFile())); !w)
+      return w;
+  if (control && control->cancelled()) return makeError(Error::Kind::Cancelled, r.outputDir, "cancelled");
+  for (AtomicFileWriter& w : staged)
+    if (auto p = w.publish(); !p) return p;
+  for (AtomicFileWriter& w : records)
+    if (auto p = w.publish(); !p) return p;
   return {};
 }
 

@@ -23,6 +23,10 @@ bool isSpecialFile(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
+bool isFolder(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
 }  // namespace
 
 AtomicFileWriter::~AtomicFileWriter() { abort(); }
@@ -32,6 +36,8 @@ Expected<void> AtomicFileWriter::open(const std::string& path) {
   path_ = path;
   tmpPath_.clear();
   written_ = 0;
+  // A folder of that name would make the final rename fail after the file was made: say so first.
+  if (isFolder(path)) return makeError(Error::Kind::Io, path, "cannot write the file: a folder has its name");
   if (isSpecialFile(path)) {
     fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd_ < 0) return ioError(path, "cannot open for writing");

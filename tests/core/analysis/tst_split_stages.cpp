@@ -265,6 +265,26 @@ class TestSplitStages : public QObject {
     QVERIFY(QFile::exists(tmp.path() + "/out/split_manifest.json"));
   }
 
+  // A chunk that cannot be written (its name is taken by a folder) fails the
+  // write after the other chunks were made: none of them appears, no temporary file is left.
+  void failedWriteLeavesNoChunk() {
+    auto t = load(sstest::e6Trace(sstest::e6Steps()));
+    QTemporaryDir tmp;
+    SplitOptions o = steadyPhases();
+    o.outputDir = (tmp.path() + "/out").toStdString();
+    o.threads = 1;  // the chunks in order: the blocked last one is reached after the others are made
+    Splitter s(t);
+    const SplitResult r = s.plan(o);
+    QVERIFY(r.chunks.size() >= 3);
+    const QString out = tmp.path() + "/out";
+    QVERIFY(QDir().mkpath(out + "/" + QString::fromStdString(r.chunks.back().fileName)));
+    auto w = s.write(r, nullptr, 1);
+    QVERIFY(!w.ok());
+    QVERIFY2(w.error().describe().find(r.chunks.back().fileName) != std::string::npos, w.error().describe().c_str());
+    const QStringList left = QDir(out).entryList(QDir::Files | QDir::Hidden | QDir::System);
+    QVERIFY2(left.isEmpty(), qPrintable(left.join(QStringLiteral(", "))));
+  }
+
   // ---- the thread count changes nothing but speed
   void threadsChangeNothing() {
     auto t = load(biggerServingTrace());

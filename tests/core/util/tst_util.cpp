@@ -297,6 +297,15 @@ class TestUtil : public QObject {
     auto bad = writeFileAtomic("/nonexistent-dir/x.txt", "x");
     QVERIFY(!bad.ok());
     QVERIFY(bad.error().describe().find("/nonexistent-dir/x.txt") != std::string::npos);
+    // a folder of the target's name: refused at open, before any file is made
+    const std::string folder = (dir.path() + "/taken").toStdString();
+    QVERIFY(std::filesystem::create_directory(folder));
+    AtomicFileWriter w;
+    auto taken = w.open(folder);
+    QVERIFY(!taken.ok());
+    QVERIFY(taken.error().describe().find("a folder has its name") != std::string::npos);
+    QVERIFY(std::filesystem::is_directory(folder) && std::filesystem::is_empty(folder));
+    QCOMPARE(std::distance(std::filesystem::directory_iterator(dir.path().toStdString()), {}), 2L);
   }
   // A target that is not a regular file (here a FIFO; /dev/null in practice)
   // is written in place: a rename over it would replace the special file.

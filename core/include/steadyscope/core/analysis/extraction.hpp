@@ -113,5 +113,9 @@ Expected<void> writeChunk(const Trace& trace, const ChunkContent& content, Atomi
 
 /// writeChunk of `events` gzip-compressed, atomically to `path`.
 Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const std::string& path);
+/// The same, complete under `file`'s temporary name: the caller publishes it
+/// (with the other files of a split) or lets `file` remove it.
+Expected<void> prepareChunkFile(const Trace& trace, const EventList* events, const std::string& path,
+                                AtomicFileWriter& file);
 
 }  // namespace steadyscope::analysis

@@ -187,9 +187,11 @@ class Splitter {
   SplitResult plan(const SplitOptions& options, JobControl* control = nullptr);
   /// Writes the planned outputs (creates the output directory when the plan
   /// says so), the chunks on up to `threads` threads (0: jobThreads()).
-  /// `control`, when given, is checked before every file: a cancelled write
-  /// stops before the next file (each written file is whole) and returns an
-  /// Error::Kind::Cancelled error; the manifest and details come last.
+  /// The split appears whole or not at all: every file is made complete under
+  /// a temporary name first and renamed into place only when all are ready
+  /// (the manifest last). `control`, when given, is checked before every file:
+  /// a cancelled write stops and returns an Error::Kind::Cancelled error,
+  /// leaving the directory as it was (as any failure does).
   Expected<void> write(const SplitResult& result, JobControl* control = nullptr, unsigned threads = 0) const;
   /// The event index plan(options) works on, for analyses of its plans (chunk
   /// evidence): built on first use, kept until a plan with another
@@ -199,6 +201,9 @@ class Splitter {
   }
 
  private:
+  /// Each chunk complete under its temporary name in `staged` (one writer per chunk).
+  Expected<void> prepareChunks(const SplitResult& r, std::vector<AtomicFileWriter>& staged, JobControl* control,
+                               unsigned threads) const;
   const EventIndex& index(const SplitFixes& fixes, unsigned threads);
   const Detection& detection(const EventIndex& idx, bool trimKeepsStatus, unsigned threads);
   TracePtr trace_;
