@@ -13,6 +13,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenuBar>
+#include <QTableView>
 
 namespace steadyscope::app {
 
@@ -30,6 +31,13 @@ void MainWindow::createCompareActions() {
     std::swap(sides_[0], sides_[1]);
     showComparison();
   });
+  // The same on the chunk table's right-click menu (a right-click selects the row under the mouse).
+  QTableView* table = chunks_->view();
+  table->setContextMenuPolicy(Qt::ActionsContextMenu);
+  for (QAction* act : {rows, a, b}) table->addAction(act);
+  auto* copy = new QAction(tr("Copy the selected rows (TSV)"), table);
+  connect(copy, &QAction::triggered, chunks_, [this] { chunks_->copySelectedRows(); });
+  table->addAction(copy);
   m->addSeparator();
   m->addAction(compareWithAction_);
   m->addAction(tr("Compare with a split &directory…"), this, &MainWindow::compareWithDirectoryDialog);

@@ -11,6 +11,7 @@
 #include "panels/ab_panel.hpp"
 #include "panels/chunks_panel.hpp"
 
+#include <QAction>
 #include <QDir>
 #include <QFile>
 #include <QItemSelectionModel>
@@ -88,6 +89,11 @@ class TestCompareWindow : public QObject {
     QVERIFY(figures->rowCount() > 0);
     QVERIFY(figures->headerData(1, Qt::Horizontal, Qt::ToolTipRole).toString().contains(rows[0].mode));
     QVERIFY(w.abPanel()->kernelModel()->rowCount() > 0);
+    // The chunk table's right-click menu offers the comparison.
+    QStringList menu;
+    for (QAction* a : w.chunksPanel()->view()->actions()) menu << a->text().remove(QLatin1Char('&'));
+    QVERIFY2(menu.contains(QStringLiteral("Compare the two selected chunks")), qPrintable(menu.join(QLatin1Char('|'))));
+    QVERIFY(menu.contains(QStringLiteral("Use the selection as A")));
   }
 
   // A step and a range of the open trace as the two sides: each side is its window.
