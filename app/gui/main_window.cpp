@@ -994,20 +994,8 @@ void MainWindow::onReviewed(const GateReview& r, quint64 rowsGeneration) {
     // Only the gate's fields: the rows may have been placed on the source trace since the request.
     QVector<widgets::ChunkRow> rows = chunks_->model()->chunks();
     if (rows.size() != r.rows.size()) rows = r.rows;
-    for (qsizetype i = 0; i < rows.size() && rows[i].file == r.rows[i].file; ++i) {
-      const widgets::ChunkRow& g = r.rows[i];
-      widgets::ChunkRow& d = rows[i];
-      d.verdict = g.verdict;
-      d.hasVerdict = g.hasVerdict;
-      d.findings = g.findings;
-      d.findingsWarn = g.findingsWarn;
-      d.findingsText = g.findingsText;
-      d.requested = g.requested;
-      d.unchecked = g.unchecked;
-      d.note = g.note;
-      d.busyRef = g.busyRef;
-      if (d.busyUnion < 0) d.busyUnion = g.busyUnion;
-    }
+    for (qsizetype i = 0; i < rows.size() && rows[i].file == r.rows[i].file; ++i)
+      widgets::takeGateFields(rows[i], r.rows[i]);
     chunks_->updateChunks(rows);
   }
   selectRequestedOnce();

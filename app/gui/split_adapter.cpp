@@ -283,18 +283,7 @@ int locateDirectoryRows(const SplitView& plan, QVector<widgets::ChunkRow>& rows,
       const widgets::ChunkRow& p = plan.chunks[k];
       if (p.file.isEmpty() || QFileInfo(p.file).fileName() != row.file) continue;
       band = plan.overlays->chunks[size_t(k)];
-      row.firstStep = p.firstStep;
-      row.lastStep = p.lastStep;
-      row.beginNs = p.beginNs;
-      row.endNs = p.endNs;
-      if (row.stepCount < 0) row.stepCount = p.stepCount;
-      if (row.events < 0) row.events = p.events;
-      row.busyUnion = p.busyUnion;
-      row.busyWindow = p.busyWindow;
-      row.longestGapNs = p.longestGapNs;
-      row.unionDevices = p.unionDevices;
-      row.windowDevices = p.windowDevices;
-      row.gapDevices = p.gapDevices;
+      widgets::takePlacementFields(row, p);
       ++placed;
       break;
     }

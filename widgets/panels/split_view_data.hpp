@@ -16,7 +16,7 @@ struct ChunkRow {
   QString mode;  // "mixed", "decode_only", "prefilldecode", "generic"
   QString file;  // output file name, if written
   int firstStep = -1, lastStep = -1;
-  int stepCount = -1;  // -1: unknown
+  int stepCount = -1;                // -1: unknown
   qint64 beginNs = 0, endNs = 0;     // the chunk's CPU window (0, 0: unknown)
   qint64 events = 0, gpuEvents = 0;  // -1: unknown
   double gpuTimeUs = -1.0;           // gpu_duration: the sum of each step's GPU span (-1 unknown)
@@ -26,27 +26,60 @@ struct ChunkRow {
   double busyWindow = -1.0;          // device busy over the CPU window (worst device; -1 unknown)
   qint64 longestGapNs = -1;          // longest GPU-idle gap inside the CPU window (worst device; -1 unknown)
   QString unionDevices, windowDevices, gapDevices;  // each device's value, one line each (tooltips)
-  int findings = -1;                 // the gate's findings about this chunk (-1: not gated)
-  bool findingsWarn = false;         // one of them warns (empty steps, a dominating event, a transient)
-  QString findingsText;              // one line each
-  bool requested = false;            // the mode the pipeline asks for
-  bool unchecked = false;            // the pipeline passes it without checking its numbers
-  QString note;                      // why it is unchecked / where its numbers come from
+  int findings = -1;                                // the gate's findings about this chunk (-1: not gated)
+  bool findingsWarn = false;                        // one of them warns (empty steps, a dominating event, a transient)
+  QString findingsText;                             // one line each
+  bool requested = false;                           // the mode the pipeline asks for
+  bool unchecked = false;                           // the pipeline passes it without checking its numbers
+  QString note;                                     // why it is unchecked / where its numbers come from
   colors::Verdict verdict = colors::Verdict::Missing;
   bool hasVerdict = false;
 };
+
+/// The fields the gate fills (verdict, findings, the requested mode, busy as the
+/// gate reads it), copied from a re-gate's row onto a row the window may have
+/// placed on the timeline since: everything else of `to` stays.
+inline void takeGateFields(ChunkRow& to, const ChunkRow& from) {
+  to.verdict = from.verdict;
+  to.hasVerdict = from.hasVerdict;
+  to.findings = from.findings;
+  to.findingsWarn = from.findingsWarn;
+  to.findingsText = from.findingsText;
+  to.requested = from.requested;
+  to.unchecked = from.unchecked;
+  to.note = from.note;
+  to.busyRef = from.busyRef;
+  if (to.busyUnion < 0) to.busyUnion = from.busyUnion;
+}
+
+/// The fields a placement on the trace gives a directory's row (its window and
+/// the figures computed on the trace); the CSV's numbers it already has stay.
+inline void takePlacementFields(ChunkRow& to, const ChunkRow& from) {
+  to.firstStep = from.firstStep;
+  to.lastStep = from.lastStep;
+  to.beginNs = from.beginNs;
+  to.endNs = from.endNs;
+  if (to.stepCount < 0) to.stepCount = from.stepCount;
+  if (to.events < 0) to.events = from.events;
+  to.busyUnion = from.busyUnion;
+  to.busyWindow = from.busyWindow;
+  to.longestGapNs = from.longestGapNs;
+  to.unionDevices = from.unionDevices;
+  to.windowDevices = from.windowDevices;
+  to.gapDevices = from.gapDevices;
+}
 
 struct GateRule {
   QString name;       // "num_gpu_events"
   QString value;      // "1245"
   QString condition;  // "> 0"
   bool pass = false;
-  QString subject;   // the mode the rule is about ("" for the directory)
-  QString outcome;   // "passed", "failed", "skipped", "info" ("" -> pass decides)
-  QString sentence;  // the gate's one plain sentence
-  QString label;     // the rule in words ("busy ratio"); "" -> name
-  QString measured;  // what it measured ("0.00063"), "" when it measures nothing
-  QString limit;     // what it compared with ("threshold 0.05, margin 0.1"), or ""
+  QString subject;           // the mode the rule is about ("" for the directory)
+  QString outcome;           // "passed", "failed", "skipped", "info" ("" -> pass decides)
+  QString sentence;          // the gate's one plain sentence
+  QString label;             // the rule in words ("busy ratio"); "" -> name
+  QString measured;          // what it measured ("0.00063"), "" when it measures nothing
+  QString limit;             // what it compared with ("threshold 0.05, margin 0.1"), or ""
   bool bookkeeping = false;  // finding and reading the chunk: folded when it passes
   bool deciding = false;     // the rule that decided the verdict
 };
@@ -65,10 +98,10 @@ struct GateExplanation {
   QString headline;        // verdict, the deciding rule and the retry, in plain words
   QStringList alternates;  // qualifying alternates, best first ("prefilldecode 0.41")
   QVector<GateRule> rules;
-  QStringList findings;  // one line each
+  QStringList findings;               // one line each
   QVector<GateFinding> findingLinks;  // the same findings with the steps they point at
-  QString retry;         // "retry decode_only", or empty
-  QString warningsJson;  // the pipeline's result with its warnings, verbatim (copyable)
+  QString retry;                      // "retry decode_only", or empty
+  QString warningsJson;               // the pipeline's result with its warnings, verbatim (copyable)
 };
 
 }  // namespace steadyscope::widgets
