@@ -4,6 +4,7 @@
 #include "main_window.hpp"
 #include "panels/chunks_panel.hpp"
 #include "report.hpp"
+#include "theme.hpp"
 
 #include <steadyscope/core/analysis/workload_kind.hpp>
 
@@ -74,25 +75,7 @@ bool envSet(const char* name) {
   const char* v = std::getenv(name);
   return v && *v;
 }
-void applyDarkPalette() {
-  QApplication::setStyle(QStringLiteral("Fusion"));
-  QPalette p;
-  const QColor window(0x2b, 0x2b, 0x2e), base(0x1e, 0x1e, 0x20), text(0xe6, 0xe6, 0xe6);
-  p.setColor(QPalette::Window, window);
-  p.setColor(QPalette::WindowText, text);
-  p.setColor(QPalette::Base, base);
-  p.setColor(QPalette::AlternateBase, QColor(0x34, 0x34, 0x38));
-  p.setColor(QPalette::Text, text);
-  p.setColor(QPalette::Button, window);
-  p.setColor(QPalette::ButtonText, text);
-  p.setColor(QPalette::ToolTipBase, base);
-  p.setColor(QPalette::ToolTipText, text);
-  p.setColor(QPalette::PlaceholderText, QColor(0x90, 0x90, 0x90));
-  p.setColor(QPalette::Mid, QColor(0x50, 0x50, 0x55));
-  p.setColor(QPalette::Highlight, QColor(0x56, 0xB4, 0xE9));
-  p.setColor(QPalette::HighlightedText, base);
-  QApplication::setPalette(p);
-}
+void applyDarkPalette() { applyTheme(Theme::Dark, /*fromCommandLine=*/true); }
 }  // namespace
 
 bool hasDisplay() { return envSet("DISPLAY") || envSet("WAYLAND_DISPLAY") || envSet("QT_QPA_PLATFORM"); }

@@ -16,6 +16,8 @@
 #include "common/trace_document.hpp"
 #include "panels/split_view_data.hpp"
 
+#include <steadyscope/core/timeline/find.hpp>
+
 #include <QMainWindow>
 #include <QPointer>
 #include <QRegularExpression>
@@ -45,6 +47,7 @@ class DetailsPanel;
 class ChunksPanel;
 class ExplanationPanel;
 class ChartsPanel;
+class FindPanel;
 }  // namespace steadyscope::widgets
 
 namespace steadyscope::app {
@@ -82,7 +85,9 @@ class MainWindow : public QMainWindow {
   widgets::ChartsPanel* chartsPanel() const { return charts_; }
   widgets::SelectionModel* selection() const { return selection_; }
   QLineEdit* findEdit() const { return findEdit_; }
-  int findMatchCount() const { return int(matches_.size()); }
+  int findMatchCount() const { return found_ ? int(found_->events.size()) : 0; }
+  widgets::FindPanel* findPanel() const { return findPanel_; }
+  QLineEdit* laneFilterEdit() const { return laneFilter_; }
   int findCurrent() const { return matchPos_; }
 
   /// Selects the chunk of a mode ("mixed", "decode_only", "prefilldecode",
@@ -203,8 +208,13 @@ class MainWindow : public QMainWindow {
   void updateResultBox();
   void locateDirectory();
   void onPlaced(const DirectoryPlacement& placement);
+  // The timeline's menu, docks and find (main_window_timeline.cpp).
+  void createTimelineActions(QMenu* view);
+  void createTimelineDocks();
+  void clearFind();
   void rebuildMatches();
   void showMatch();
+  void showNextMatchOf(quint32 name);
   void updateChunkActions();
 
   std::unique_ptr<AppSettings> settings_;
@@ -265,8 +275,10 @@ class MainWindow : public QMainWindow {
   std::optional<gate::GateResult> shownGate_;
 
   QRegularExpression findPattern_;
-  EventList matches_;
+  std::shared_ptr<const timeline::FindResults> found_;
   int matchPos_ = -1;
+  widgets::FindPanel* findPanel_ = nullptr;
+  QLineEdit* laneFilter_ = nullptr;
 };
 
 }  // namespace steadyscope::app

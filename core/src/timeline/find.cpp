@@ -18,6 +18,7 @@ std::vector<uint8_t> matchNames(const StringPool& pool, const std::function<bool
 FindResults findEvents(const Trace& trace, const TimelineIndex& index, const std::vector<uint8_t>& nameHit) {
   FindResults out;
   out.rowMatches.resize(index.rows.size());
+  out.nameHit = nameHit;
   std::unordered_map<StrId, NameStats> acc;
   auto hit = [&](EventIdx e) { return trace.name[e] < nameHit.size() && nameHit[trace.name[e]]; };
   for (size_t r = 0; r < index.rows.size(); ++r) {

@@ -50,7 +50,7 @@ struct LayoutParams {
   int busyHeight = 22;
   int rowHeight = 16;
   int laneGap = 3;
-  int collapsedHeight = 6;
+  int collapsedHeight = 8;
   std::string filter;  // lanes whose name (or process name) contains it, any case; empty: all
 };
 
