@@ -58,7 +58,7 @@ const char* kUsage =
     "  --dark             a dark palette\n"
     "  --find REGEX       select the first event whose name matches (as Ctrl+F)\n"
     "  --range-ms A:B     select a time range, in ms from the trace start\n"
-    "  --bench-timeline TRACE  measure the timeline's frame times (offscreen)\n"
+    "  --bench-timeline TRACE  measure the timeline's frame times (offscreen; with --find, matches highlighted)\n"
     "  --bench-charts TRACE    measure showing the Charts tab after a split (offscreen)\n"
     "  --bench-export TRACE    measure Chunk > Export and Save report on a split of TRACE (offscreen)\n"
     "  -h, --help         show this help\n"
@@ -191,7 +191,7 @@ int runSteadyscope(int argc, char** argv) {
   QGuiApplication::setDesktopFileName(QStringLiteral(STEADYSCOPE_APP_ID));
   QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/steadyscope.svg")));
   if (o.dark) applyDarkPalette();
-  if (!o.benchTrace.isEmpty()) return runTimelineBench(o.benchTrace);
+  if (!o.benchTrace.isEmpty()) return runTimelineBench(o.benchTrace, o.find);
   if (!o.benchCharts.isEmpty()) return runChartsBench(o.benchCharts);
   if (!o.benchExport.isEmpty())
     return runExportBench(o.benchExport, o.selectMode.isEmpty() ? QStringLiteral("mixed") : o.selectMode);
