@@ -255,7 +255,8 @@ void indexFlows(const Trace& trace, TimelineIndex& ix) {
   for (EventIdx i = 0; i < trace.size(); ++i) {
     const Ph p = trace.ph[i];
     if (p != Ph::FlowStart && p != Ph::FlowStep && p != Ph::FlowEnd) continue;
-    if (!trace.has(i, ev::HasTs)) continue;
+    // Launch -> kernel flows repeat the correlation link (byCorrelation): not indexed twice.
+    if (!trace.has(i, ev::HasTs) || trace.classOf(i) == CatClass::FlowAc2g) continue;
     ix.flowsByLane.push_back(i);
     if (trace.has(i, ev::HasId) && !trace.has(i, ev::CorrIsStr)) ix.flowsById.emplace_back(trace.corr[i], i);
   }

@@ -114,6 +114,7 @@ struct TimelineIndex {
 
   SliceKind kindOf(const Trace& t, EventIdx i) const { return kindOfCat[t.cat[i]]; }
   /// Flow events (s, t, f) sorted by (lane, ts): what ties a slice to its flows.
+  /// Launch -> kernel flows (ac2g) are left out: the correlation index has them.
   std::vector<EventIdx> flowsByLane;
   /// Flow events with a numeric id, as (id, event) sorted.
   std::vector<std::pair<int64_t, EventIdx>> flowsById;
