@@ -409,29 +409,33 @@ void TimelineView::paintLabels(QPainter& p, QSize size) {
         fg = colors::gpuBusy(pal);
         indent = 10;
         break;
-      case TrackKind::Slices: {
-        if (!tk.laneStart) continue;
-        const LaneView& v = groups_[tk.group].lanes[tk.view];
-        text = (v.pinned ? QStringLiteral("\u2191 ") : QString()) + qs(v.label);
-        p.save();
-        QFont sf = p.font();
-        if (tk.collapsed) sf.setPixelSize(9);  // a collapsed lane's name fits its thin strip
-        p.setFont(sf);
-        const int lh = tk.collapsed ? tk.height + 2 : std::max(tk.height, 16);
-        p.setPen(pal.color(QPalette::PlaceholderText));
-        p.drawText(QRect(4, y, 14, lh), Qt::AlignVCenter | Qt::AlignLeft,
-                   v.collapsed ? QStringLiteral("\u25B8") : QStringLiteral("\u25BE"));
-        p.setPen(fg);
-        p.drawText(QRect(indent, y, labelWidth_ - indent - 4, lh), Qt::AlignVCenter | Qt::AlignLeft,
-                   QFontMetrics(sf).elidedText(text, Qt::ElideRight, labelWidth_ - indent - 4));
-        p.restore();
+      case TrackKind::Slices:
+        if (tk.laneStart) paintLaneLabel(p, tk, y, indent);
         continue;
-      }
     }
     p.setPen(fg);
     p.drawText(QRect(indent, y, labelWidth_ - indent - 4, std::max(tk.height, 16)), Qt::AlignVCenter | Qt::AlignLeft,
                fm.elidedText(text, Qt::ElideRight, labelWidth_ - indent - 4));
   }
+  p.restore();
+}
+
+void TimelineView::paintLaneLabel(QPainter& p, const Track& tk, int y, int indent) {
+  // The lane's ▸ / ▾ and its name; a collapsed lane's name in a small font that fits its strip.
+  const QPalette& pal = palette();
+  const LaneView& v = groups_[tk.group].lanes[tk.view];
+  const QString text = (v.pinned ? QStringLiteral("\u2191 ") : QString()) + qs(v.label);
+  p.save();
+  QFont sf = p.font();
+  if (tk.collapsed) sf.setPixelSize(9);
+  p.setFont(sf);
+  const int lh = tk.collapsed ? tk.height + 2 : std::max(tk.height, 16);
+  p.setPen(pal.color(QPalette::PlaceholderText));
+  p.drawText(QRect(4, y, 14, lh), Qt::AlignVCenter | Qt::AlignLeft,
+             v.collapsed ? QStringLiteral("\u25B8") : QStringLiteral("\u25BE"));
+  p.setPen(pal.color(QPalette::WindowText));
+  p.drawText(QRect(indent, y, labelWidth_ - indent - 4, lh), Qt::AlignVCenter | Qt::AlignLeft,
+             QFontMetrics(sf).elidedText(text, Qt::ElideRight, labelWidth_ - indent - 4));
   p.restore();
 }
 

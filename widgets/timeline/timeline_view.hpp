@@ -141,6 +141,7 @@ class TimelineView : public QAbstractScrollArea {
   void paintChunkBands(QPainter& p, const timeline::TimeMapper& m, int width);
   void paintAxis(QPainter& p, const timeline::TimeMapper& m, int width);
   void paintLabels(QPainter& p, QSize size);
+  void paintLaneLabel(QPainter& p, const timeline::Track& tk, int y, int indent);
   QRectF eventRect(EventIdx e, const timeline::TimeMapper& m) const;  // viewport coords, may be empty
 
   // input helpers

@@ -53,6 +53,47 @@ std::string laneLabel(const Trace& trace, uint32_t l) {
   return base + " (" + std::string(name) + ")";
 }
 
+namespace {
+// Names a group and its lane views, marks the profiler's own lanes and orders the streams.
+void finishGroup(const Trace& trace, const TimelineIndex& index, int64_t span, TrackGroup& g) {
+  const JsonKey pid = g.pid;
+  for (LaneView& v : g.lanes) {
+    // The lane with a thread name (usually the busiest) names the view.
+    std::stable_sort(v.lanes.begin(), v.lanes.end(),
+                     [&](uint32_t a, uint32_t b) { return index.lanes[a].sliceCount > index.lanes[b].sliceCount; });
+    v.label = laneLabel(trace, v.lanes.front());
+    for (uint32_t l : v.lanes)
+      if (trace.threadNames.count({trace.lanes[l].pid, trace.lanes[l].tid})) v.label = laneLabel(trace, l);
+    // A few slices over most of the trace (the profiler's own span) or a few instants (its markers).
+    uint64_t n = 0;
+    int64_t busy = 0;
+    for (uint32_t l : v.lanes) {
+      n += index.lanes[l].sliceCount;
+      busy = std::max(busy, index.lanes[l].coverage.totalBusy());
+    }
+    v.longSpan = n <= 4 && (busy * 2 >= span || busy == 0);
+    v.collapsed = v.longSpan;
+  }
+  auto it = trace.processNames.find(pid);
+  std::string key = trace.keyText(pid);
+  if (key.empty()) key = "(no pid)";
+  const std::string_view pname = it == trace.processNames.end() ? std::string_view{} : trimmed(it->second);
+  if (!pname.empty() && pname.find(key) != std::string_view::npos)
+    g.label = std::string(pname);  // "GPU 0" for pid 0 says its id already
+  else if (!pname.empty())
+    g.label = std::string(pname) + " (" + key + ")";
+  else
+    g.label = (g.gpu ? "GPU " : "process ") + key;
+  // GPU streams sorted by number; CPU threads keep trace order (main thread first).
+  std::stable_sort(g.lanes.begin(), g.lanes.end(), [&](const LaneView& a, const LaneView& b) {
+    const Lane &la = trace.lanes[a.lanes.front()], &lb = trace.lanes[b.lanes.front()];
+    if (la.gpu != lb.gpu) return la.gpu;
+    if (la.gpu) return la.tid < lb.tid;
+    return false;
+  });
+}
+}  // namespace
+
 std::vector<TrackGroup> buildTrackGroups(const Trace& trace, const TimelineIndex& index) {
   std::map<JsonKey, TrackGroup> byPid;
   std::map<std::pair<JsonKey, std::string>, size_t> viewOf;  // (pid, tid key) -> index in the group's lanes
@@ -78,38 +119,7 @@ std::vector<TrackGroup> buildTrackGroups(const Trace& trace, const TimelineIndex
   }
   std::vector<TrackGroup> out;
   for (auto& [pid, g] : byPid) {
-    for (LaneView& v : g.lanes) {
-      // The lane with a thread name (usually the busiest) names the view.
-      std::stable_sort(v.lanes.begin(), v.lanes.end(),
-                       [&](uint32_t a, uint32_t b) { return index.lanes[a].sliceCount > index.lanes[b].sliceCount; });
-      v.label = laneLabel(trace, v.lanes.front());
-      for (uint32_t l : v.lanes)
-        if (trace.threadNames.count({trace.lanes[l].pid, trace.lanes[l].tid})) v.label = laneLabel(trace, l);
-      // A few slices over most of the trace (the profiler's own span) or a few instants (its markers).
-      uint64_t n = 0;
-      int64_t busy = 0;
-      for (uint32_t l : v.lanes)
-        n += index.lanes[l].sliceCount, busy = std::max(busy, index.lanes[l].coverage.totalBusy());
-      v.longSpan = n <= 4 && (busy * 2 >= span || busy == 0);
-      v.collapsed = v.longSpan;
-    }
-    auto it = trace.processNames.find(pid);
-    std::string key = trace.keyText(pid);
-    if (key.empty()) key = "(no pid)";
-    const std::string_view pname = it == trace.processNames.end() ? std::string_view{} : trimmed(it->second);
-    if (!pname.empty() && pname.find(key) != std::string_view::npos)
-      g.label = std::string(pname);  // "GPU 0" for pid 0 says its id already
-    else if (!pname.empty())
-      g.label = std::string(pname) + " (" + key + ")";
-    else
-      g.label = (g.gpu ? "GPU " : "process ") + key;
-    // GPU streams sorted by number; CPU threads keep trace order (main thread first).
-    std::stable_sort(g.lanes.begin(), g.lanes.end(), [&](const LaneView& a, const LaneView& b) {
-      const Lane &la = trace.lanes[a.lanes.front()], &lb = trace.lanes[b.lanes.front()];
-      if (la.gpu != lb.gpu) return la.gpu;
-      if (la.gpu) return la.tid < lb.tid;
-      return false;
-    });
+    finishGroup(trace, index, span, g);
     if (!g.lanes.empty() || g.device >= 0) out.push_back(std::move(g));
   }
   auto rank = [&](const TrackGroup& g) {
