@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 namespace steadyscope::timeline {
 
@@ -15,33 +14,59 @@ std::vector<uint8_t> matchNames(const StringPool& pool, const std::function<bool
   return hit;
 }
 
+namespace {
+// The rows' matches are each in start order: a k-way merge by (ts, file order)
+// instead of sorting them all (a few rows, millions of matches).
+void mergeRows(const Trace& trace, const TimelineIndex& index, FindResults& out) {
+  using Head = std::pair<size_t, size_t>;  // (row, position in rowMatches[row])
+  auto later = [&](const Head& a, const Head& b) {
+    const EventIdx ea = index.rows[a.first].events[out.rowMatches[a.first][a.second]];
+    const EventIdx eb = index.rows[b.first].events[out.rowMatches[b.first][b.second]];
+    return trace.tsNs[ea] != trace.tsNs[eb] ? trace.tsNs[ea] > trace.tsNs[eb] : ea > eb;
+  };
+  std::vector<Head> heap;
+  for (size_t r = 0; r < out.rowMatches.size(); ++r)
+    if (!out.rowMatches[r].empty()) heap.emplace_back(r, 0);
+  std::make_heap(heap.begin(), heap.end(), later);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    Head& h = heap.back();
+    out.events.push_back(index.rows[h.first].events[out.rowMatches[h.first][h.second]]);
+    if (++h.second < out.rowMatches[h.first].size())
+      std::push_heap(heap.begin(), heap.end(), later);
+    else
+      heap.pop_back();
+  }
+}
+}  // namespace
+
 FindResults findEvents(const Trace& trace, const TimelineIndex& index, const std::vector<uint8_t>& nameHit) {
   FindResults out;
   out.rowMatches.resize(index.rows.size());
   out.nameHit = nameHit;
-  std::unordered_map<StrId, NameStats> acc;
-  auto hit = [&](EventIdx e) { return trace.name[e] < nameHit.size() && nameHit[trace.name[e]]; };
+  std::vector<NameStats> byName(nameHit.size());  // per StrId: cheaper than a hash map per match
+  size_t total = 0;
   for (size_t r = 0; r < index.rows.size(); ++r) {
     const SliceRow& row = index.rows[r];
     for (uint32_t k = 0; k < row.events.size(); ++k) {
-      const EventIdx e = row.events[k];
-      if (!hit(e)) continue;
+      const StrId name = trace.name[row.events[k]];
+      if (name >= nameHit.size() || !nameHit[name]) continue;
       out.rowMatches[r].push_back(k);
-      out.events.push_back(e);
       const int64_t d = row.end[k] - row.start[k];
       out.totalNs += d;
-      NameStats& s = acc[trace.name[e]];
-      if (s.count == 0) s.name = trace.name[e], s.minNs = s.maxNs = d;
+      NameStats& s = byName[name];
+      if (s.count == 0) s.name = name, s.minNs = s.maxNs = d;
       s.minNs = std::min(s.minNs, d);
       s.maxNs = std::max(s.maxNs, d);
       ++s.count;
       s.totalNs += d;
     }
+    total += out.rowMatches[r].size();
   }
-  std::sort(out.events.begin(), out.events.end(), [&](EventIdx a, EventIdx b) {
-    return trace.tsNs[a] != trace.tsNs[b] ? trace.tsNs[a] < trace.tsNs[b] : a < b;
-  });
-  for (auto& [k, v] : acc) out.perName.push_back(v);
+  out.events.reserve(total);
+  mergeRows(trace, index, out);
+  for (const NameStats& s : byName)
+    if (s.count) out.perName.push_back(s);
   std::sort(out.perName.begin(), out.perName.end(), [](const NameStats& a, const NameStats& b) {
     return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
   });
