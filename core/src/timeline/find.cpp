@@ -97,7 +97,13 @@ void appendRowMatchMarks(const TimelineIndex& index, const FindResults& found, u
       a = float(col);
       b = float(col + 1.0);
       const int64_t next = map.nsAt(col + 1.0);
-      k = size_t(std::lower_bound(m.begin() + ptrdiff_t(k + 1), m.end(), next,
+      // Galloping from here: a dense column costs the log of its matches, not of the row's.
+      size_t lo = k + 1, step = 1, hi = k + 1;
+      while (hi < m.size() && row.start[m[hi]] < next) {
+        lo = hi + 1;
+        hi = std::min(m.size(), hi + (step *= 2));
+      }
+      k = size_t(std::lower_bound(m.begin() + ptrdiff_t(lo), m.begin() + ptrdiff_t(hi), next,
                                   [&](uint32_t pos, int64_t t) { return row.start[pos] < t; }) -
                  m.begin());
     } else {
