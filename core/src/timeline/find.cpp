@@ -43,6 +43,7 @@ void mergeRows(const Trace& trace, const TimelineIndex& index, FindResults& out)
 FindResults findEvents(const Trace& trace, const TimelineIndex& index, const std::vector<uint8_t>& nameHit) {
   FindResults out;
   out.rowMatches.resize(index.rows.size());
+  out.rowStarts.resize(index.rows.size());
   out.nameHit = nameHit;
   std::vector<NameStats> byName(nameHit.size());  // per StrId: cheaper than a hash map per match
   size_t total = 0;
@@ -52,6 +53,7 @@ FindResults findEvents(const Trace& trace, const TimelineIndex& index, const std
       const StrId name = trace.name[row.events[k]];
       if (name >= nameHit.size() || !nameHit[name]) continue;
       out.rowMatches[r].push_back(k);
+      out.rowStarts[r].push_back(row.start[k]);
       const int64_t d = row.end[k] - row.start[k];
       out.totalNs += d;
       NameStats& s = byName[name];
@@ -77,13 +79,14 @@ void appendRowMatchMarks(const TimelineIndex& index, const FindResults& found, u
                          std::vector<MatchMark>& out) {
   if (rowId >= found.rowMatches.size() || rowId >= index.rows.size()) return;
   const std::vector<uint32_t>& m = found.rowMatches[rowId];
+  const std::vector<int64_t>& st = found.rowStarts[rowId];
   const SliceRow& row = index.rows[rowId];
   if (m.empty()) return;
   const double w = map.widthPx();
   const int64_t endNs = map.endNs();
   const uint32_t p0 = uint32_t(row.firstOverlapping(map.beginNs()));
   size_t k = size_t(std::lower_bound(m.begin(), m.end(), p0) - m.begin());
-  auto startOf = [&](size_t j) { return row.start[m[j]]; };
+  auto startOf = [&](size_t j) { return st[j]; };
   while (k < m.size() && startOf(k) <= endNs) {
     const double x0 = map.toPx(startOf(k)), x1 = map.toPx(row.end[m[k]]);
     if (x1 < -10.0) {
@@ -99,13 +102,11 @@ void appendRowMatchMarks(const TimelineIndex& index, const FindResults& found, u
       const int64_t next = map.nsAt(col + 1.0);
       // Galloping from here: a dense column costs the log of its matches, not of the row's.
       size_t lo = k + 1, step = 1, hi = k + 1;
-      while (hi < m.size() && row.start[m[hi]] < next) {
+      while (hi < m.size() && st[hi] < next) {
         lo = hi + 1;
         hi = std::min(m.size(), hi + (step *= 2));
       }
-      k = size_t(std::lower_bound(m.begin() + ptrdiff_t(lo), m.begin() + ptrdiff_t(hi), next,
-                                  [&](uint32_t pos, int64_t t) { return row.start[pos] < t; }) -
-                 m.begin());
+      k = size_t(std::lower_bound(st.begin() + ptrdiff_t(lo), st.begin() + ptrdiff_t(hi), next) - st.begin());
     } else {
       ++k;
     }

@@ -44,7 +44,7 @@ struct StepGpuSpan {
 };
 
 struct ChunkFigures {
-  int64_t beginNs = 0, endNs = 0;           // the CPU window
+  int64_t beginNs = 0, endNs = 0;  // the CPU window
   std::vector<DeviceChunkFigures> devices;  // every device of the index, index order
   std::vector<StepGpuSpan> spans;           // by step, then device
   /// The device a column shows when there are several: the lowest ratio, or the longest gap.

@@ -18,6 +18,7 @@ struct FindResults {
   int64_t totalNs = 0;                            // sum of their durations
   std::vector<NameStats> perName;                 // by total time, longest first
   std::vector<std::vector<uint32_t>> rowMatches;  // per TimelineIndex row: positions of its matches
+  std::vector<std::vector<int64_t>> rowStarts;    // their start times, side by side: searches stay in cache
   std::vector<uint8_t> nameHit;                   // per StrId: the name matches
   bool matches(const Trace& t, EventIdx e) const { return t.name[e] < nameHit.size() && nameHit[t.name[e]]; }
   bool empty() const { return events.empty(); }

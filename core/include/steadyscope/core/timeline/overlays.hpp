@@ -33,7 +33,7 @@ struct GpuSpan {
 };
 
 struct ChunkBand {
-  int64_t beginNs = 0, endNs = 0;         // the CPU window
+  int64_t beginNs = 0, endNs = 0;  // the CPU window
   std::string mode;                       // "mixed", "decode_only", "prefilldecode", "generic"
   std::string label;                      // shown on the band
   int32_t firstStep = -1, lastStep = -1;  // inclusive step indices, -1 if unknown
