@@ -4,6 +4,7 @@
 #include "main_window.hpp"
 #include "panels/chunks_panel.hpp"
 #include "report.hpp"
+#include "theme.hpp"
 
 #include <steadyscope/core/analysis/workload_kind.hpp>
 
@@ -61,7 +62,7 @@ const char* kUsage =
     "  --dark             a dark palette\n"
     "  --find REGEX       select the first event whose name matches (as Ctrl+F)\n"
     "  --range-ms A:B     select a time range, in ms from the trace start\n"
-    "  --bench-timeline TRACE  measure the timeline's frame times (offscreen)\n"
+    "  --bench-timeline TRACE  measure the timeline's frame times (offscreen; with --find, matches highlighted)\n"
     "  --bench-charts TRACE    measure showing the Charts tab after a split (offscreen)\n"
     "  --bench-export TRACE    measure Chunk > Export and Save report on a split of TRACE (offscreen)\n"
     "  -h, --help         show this help\n"
@@ -78,25 +79,7 @@ bool envSet(const char* name) {
   const char* v = std::getenv(name);
   return v && *v;
 }
-void applyDarkPalette() {
-  QApplication::setStyle(QStringLiteral("Fusion"));
-  QPalette p;
-  const QColor window(0x2b, 0x2b, 0x2e), base(0x1e, 0x1e, 0x20), text(0xe6, 0xe6, 0xe6);
-  p.setColor(QPalette::Window, window);
-  p.setColor(QPalette::WindowText, text);
-  p.setColor(QPalette::Base, base);
-  p.setColor(QPalette::AlternateBase, QColor(0x34, 0x34, 0x38));
-  p.setColor(QPalette::Text, text);
-  p.setColor(QPalette::Button, window);
-  p.setColor(QPalette::ButtonText, text);
-  p.setColor(QPalette::ToolTipBase, base);
-  p.setColor(QPalette::ToolTipText, text);
-  p.setColor(QPalette::PlaceholderText, QColor(0x90, 0x90, 0x90));
-  p.setColor(QPalette::Mid, QColor(0x50, 0x50, 0x55));
-  p.setColor(QPalette::Highlight, QColor(0x56, 0xB4, 0xE9));
-  p.setColor(QPalette::HighlightedText, base);
-  QApplication::setPalette(p);
-}
+void applyDarkPalette() { applyTheme(Theme::Dark, /*fromCommandLine=*/true); }
 }  // namespace
 
 bool hasDisplay() { return envSet("DISPLAY") || envSet("WAYLAND_DISPLAY") || envSet("QT_QPA_PLATFORM"); }
@@ -216,7 +199,7 @@ int runSteadyscope(int argc, char** argv) {
   QGuiApplication::setDesktopFileName(QStringLiteral(STEADYSCOPE_APP_ID));
   QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/steadyscope.svg")));
   if (o.dark) applyDarkPalette();
-  if (!o.benchTrace.isEmpty()) return runTimelineBench(o.benchTrace);
+  if (!o.benchTrace.isEmpty()) return runTimelineBench(o.benchTrace, o.find);
   if (!o.benchCharts.isEmpty()) return runChartsBench(o.benchCharts);
   if (!o.benchExport.isEmpty())
     return runExportBench(o.benchExport, o.selectMode.isEmpty() ? QStringLiteral("mixed") : o.selectMode);

@@ -46,7 +46,8 @@ int runSteadyscope(int argc, char** argv);
 /// Prints a summary to stdout.
 int takeScreenshot(const GuiOptions& o);
 /// Frame-time benchmark of the timeline widget (offscreen, 1920x1080).
-int runTimelineBench(const QString& trace);
+/// `find`: a name pattern whose matches are highlighted in every frame (empty: none).
+int runTimelineBench(const QString& trace, const QString& find = {});
 /// What showing the Charts tab costs after a split (offscreen).
 int runChartsBench(const QString& trace);
 /// Times Chunk ▸ Export… and Save report on the window (offscreen), `mode`'s chunk of a split of `trace`.

@@ -170,6 +170,7 @@ void MainWindow::createDocks() {
   resizeDocks({dExpl}, {520}, Qt::Horizontal);
   resizeDocks({dChunks}, {230}, Qt::Vertical);
   resizeDocks({dRun}, {270}, Qt::Horizontal);
+  createTimelineDocks();
 }
 
 void MainWindow::createActions() {
@@ -232,6 +233,7 @@ void MainWindow::createViewActions() {
       selection_->clear();
   });
   addAction(esc);
+  createTimelineActions(view);
   view->addSeparator();
   for (QDockWidget* d : docks_) view->addAction(d->toggleViewAction());
   view->addAction(tr("Reset &layout"), this, [this] { restoreState(defaultState_); });
@@ -301,7 +303,10 @@ void MainWindow::createHelpActions() {
            "<tr><td>W / S</td><td>zoom in / out</td></tr><tr><td>A / D</td><td>pan left / right</td></tr>"
            "<tr><td>Z</td><td>zoom to the selection</td></tr>"
            "<tr><td>Esc</td><td>cancel the running job, else clear the selection</td></tr>"
-           "<tr><td>Ctrl+F, Enter, F3</td><td>find events by name (regex), next match</td></tr>"
+           "<tr><td>Ctrl+F, Enter / Shift+Enter, F3</td><td>find events by name (regex), next / previous "
+           "match</td></tr>"
+           "<tr><td>G</td><td>go to the other end of the selected event's flow</td></tr>"
+           "<tr><td>Ctrl+L</td><td>filter the lanes by name</td></tr>"
            "<tr><td>wheel</td><td>zoom around the cursor (Shift+wheel scrolls)</td></tr>"
            "<tr><td>drag</td><td>pan; drag on the ruler selects a range; Ctrl/right-drag box-zooms</td></tr>"
            "</table>"));
@@ -326,6 +331,7 @@ void MainWindow::createToolBar() {
   resultCombo_->setEnabled(false);
   tb->addWidget(resultCombo_);
   connect(resultCombo_, &QComboBox::activated, this, [this](int i) { showResult(i); });
+  tb->addWidget(laneFilter_);
   auto* spacer = new QWidget(tb);
   spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
   tb->addWidget(spacer);
@@ -341,11 +347,7 @@ void MainWindow::createToolBar() {
     else
       findNext();
   });
-  connect(findEdit_, &QLineEdit::textChanged, this, [this] {
-    matches_.clear();
-    matchPos_ = -1;
-    findPattern_ = {};
-  });
+  connect(findEdit_, &QLineEdit::textChanged, this, &MainWindow::clearFind);
 }
 
 void MainWindow::createStatusBar() {
@@ -565,8 +567,7 @@ void MainWindow::publish(const TraceDocument& doc) {
   if (doc.trace != doc_.trace) splits_->discard();  // a split of the previous trace is moot
   doc_ = doc;
   selection_->clear();
-  matches_.clear();
-  matchPos_ = -1;
+  clearFind();
   timeline_->setDocument(doc_);
   anomalies_->setTrace(doc_.trace);
   details_->setDocument(doc_);
@@ -1041,50 +1042,6 @@ void MainWindow::showSteps(const QVector<int>& steps) {
 }
 
 // ------------------------------------------------------------ find
-
-void MainWindow::rebuildMatches() {
-  matches_.clear();
-  matchPos_ = -1;
-  if (!doc_) return;
-  findPattern_ = QRegularExpression(findEdit_->text(), QRegularExpression::CaseInsensitiveOption);
-  if (!findPattern_.isValid() || findEdit_->text().isEmpty()) {
-    flash(tr("Invalid pattern: %1").arg(findPattern_.errorString()), 5000);
-    return;
-  }
-  const Trace& t = *doc_.trace;
-  // Match each distinct name once, then collect drawable events in time order.
-  std::vector<uint8_t> hit(t.strings.size(), 0);
-  for (size_t s = 0; s < t.strings.size(); ++s) {
-    const std::string_view v = t.strings.view(StrId(s));
-    if (!v.empty() && findPattern_.match(QString::fromUtf8(v.data(), qsizetype(v.size()))).hasMatch()) hit[s] = 1;
-  }
-  for (EventIdx i = 0; i < t.size(); ++i)
-    if (hit[t.name[i]] && timeline::isDrawable(t, i)) matches_.push_back(i);
-  std::stable_sort(matches_.begin(), matches_.end(), [&t](EventIdx a, EventIdx b) { return t.tsNs[a] < t.tsNs[b]; });
-}
-
-void MainWindow::showMatch() {
-  if (matches_.empty()) {
-    flash(tr("No event name matches “%1”").arg(findEdit_->text()), 5000);
-    return;
-  }
-  timeline_->revealEvent(matches_[size_t(matchPos_)]);
-  flash(tr("Match %1 of %2").arg(matchPos_ + 1).arg(matches_.size()), 5000);
-}
-
-void MainWindow::findNext() {
-  if (matches_.empty()) rebuildMatches();
-  if (matches_.empty()) return showMatch();
-  matchPos_ = (matchPos_ + 1) % int(matches_.size());
-  showMatch();
-}
-
-void MainWindow::findPrevious() {
-  if (matches_.empty()) rebuildMatches();
-  if (matches_.empty()) return showMatch();
-  matchPos_ = matchPos_ <= 0 ? int(matches_.size()) - 1 : matchPos_ - 1;
-  showMatch();
-}
 
 // ------------------------------------------------------------ window
 

@@ -17,6 +17,8 @@
 #include "common/trace_document.hpp"
 #include "panels/split_view_data.hpp"
 
+#include <steadyscope/core/timeline/find.hpp>
+
 #include <QMainWindow>
 #include <QPointer>
 #include <QRegularExpression>
@@ -48,6 +50,7 @@ class ChunksPanel;
 class ExplanationPanel;
 class ChartsPanel;
 class AbPanel;
+class FindPanel;
 }  // namespace steadyscope::widgets
 
 namespace steadyscope::app {
@@ -91,7 +94,9 @@ class MainWindow : public QMainWindow {
   const std::optional<AbPick>& side(int i) const { return sides_[i]; }
   widgets::SelectionModel* selection() const { return selection_; }
   QLineEdit* findEdit() const { return findEdit_; }
-  int findMatchCount() const { return int(matches_.size()); }
+  int findMatchCount() const { return found_ ? int(found_->events.size()) : 0; }
+  widgets::FindPanel* findPanel() const { return findPanel_; }
+  QLineEdit* laneFilterEdit() const { return laneFilter_; }
   int findCurrent() const { return matchPos_; }
 
   /// Selects the chunk of a mode ("mixed", "decode_only", "prefilldecode",
@@ -239,8 +244,13 @@ class MainWindow : public QMainWindow {
   void updateResultBox();
   void locateDirectory();
   void onPlaced(const DirectoryPlacement& placement);
+  // The timeline's menu, docks and find (main_window_timeline.cpp).
+  void createTimelineActions(QMenu* view);
+  void createTimelineDocks();
+  void clearFind();
   void rebuildMatches();
   void showMatch();
+  void showNextMatchOf(quint32 name);
   void updateChunkActions();
 
   std::unique_ptr<AppSettings> settings_;
@@ -311,8 +321,10 @@ class MainWindow : public QMainWindow {
   int pickedCompared_ = -1;
 
   QRegularExpression findPattern_;
-  EventList matches_;
+  std::shared_ptr<const timeline::FindResults> found_;
   int matchPos_ = -1;
+  widgets::FindPanel* findPanel_ = nullptr;
+  QLineEdit* laneFilter_ = nullptr;
 };
 
 }  // namespace steadyscope::app

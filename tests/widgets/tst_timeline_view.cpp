@@ -7,6 +7,8 @@
 #include "common/colors.hpp"
 #include "timeline/timeline_view.hpp"
 
+#include <steadyscope/core/timeline/find.hpp>
+
 #include <QPainter>
 #include <QSignalSpy>
 #include <QtTest>
@@ -51,6 +53,10 @@ class TstTimelineView : public QObject {
   void dragOnRulerSelectsRange();
   void boundedWorkOnMillionEvents();
   void selectionSettersAreQuiet();
+  void followingAKernelsFlowSelectsItsLaunchAndBack();
+  void findFramesEveryMatchInView();
+  void findHighlightStaysBounded();
+  void collapsedLaneIsAThinStrip();
 };
 
 void TstTimelineView::busyOverlayPixels() {
@@ -239,3 +245,101 @@ void TstTimelineView::selectionSettersAreQuiet() {
 
 QTEST_MAIN(TstTimelineView)
 #include "tst_timeline_view.moc"
+
+void TstTimelineView::followingAKernelsFlowSelectsItsLaunchAndBack() {
+  TimelineView v;
+  v.resize(1000, 500);
+  v.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&v));
+  auto t = testing::makeRegularTrace(200, 10'000, 2'000, true);
+  v.setDocument(docOf(t));
+  const EventIdx kernel = 41, launch = 40;  // launch, kernel alternate; same correlation
+  v.selectionModel()->setEvent(kernel);
+  v.setFocus();
+  QTest::keyClick(v.viewport(), Qt::Key_G);
+  QCOMPARE(v.selectionModel()->event(), qint64(launch));
+  QVERIFY(v.pointOfEvent(launch).has_value());  // revealed
+  QTest::keyClick(v.viewport(), Qt::Key_G);
+  QCOMPARE(v.selectionModel()->event(), qint64(kernel));
+  v.selectionModel()->setEvent(-1);
+  QVERIFY(!v.followFlow());
+}
+
+namespace {
+std::shared_ptr<const FindResults> findIn(const TraceDocument& d, std::string_view name) {
+  const auto hit = matchNames(d.trace->strings, [name](std::string_view n) { return n == name; });
+  return std::make_shared<const FindResults>(findEvents(*d.trace, *d.index, hit));
+}
+}  // namespace
+
+void TstTimelineView::findFramesEveryMatchInView() {
+  TimelineView v;
+  v.resize(1000, 500);
+  v.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&v));
+  auto t = testing::makeRegularTrace(200, 10'000, 4'000, false);
+  const TraceDocument d = docOf(t);
+  v.setDocument(d);
+  v.setFindResults(findIn(d, "gemm_kernel"));
+  v.zoomToRange(t->tsNs[0], t->tsNs[0] + 100'000);
+  QImage img(v.viewport()->size(), QImage::Format_ARGB32);
+  QPainter p(&img);
+  v.renderTo(p, img.size());
+  p.end();
+  const QColor mark = widgets::colors::findMatch(v.palette());
+  int framed = 0, plain = 0;
+  for (EventIdx e = 0; e < 10; ++e) {  // kernel k is gemm unless k % 3 == 0
+    const auto pt = v.pointOfEvent(e);
+    QVERIFY(pt.has_value());
+    int top = pt->y();
+    while (top > 0 && !near(img.pixelColor(pt->x(), top), mark, 8) && pt->y() - top < 12) --top;
+    const bool hasMark = near(img.pixelColor(pt->x(), top), mark, 8);
+    if (t->nameOf(e) == "gemm_kernel") {
+      QVERIFY2(hasMark, qPrintable(QString::number(e)));
+      ++framed;
+    } else {
+      QVERIFY2(!hasMark, qPrintable(QString::number(e)));
+      ++plain;
+    }
+  }
+  QVERIFY(framed > 0 && plain > 0);
+}
+
+void TstTimelineView::findHighlightStaysBounded() {
+  // 10^6 kernels, two thirds of them matches, full view: still a few primitives per pixel column.
+  const QSize size(1920, 1080);
+  TimelineView v;
+  v.resize(size);
+  v.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&v));
+  auto t = testing::makeRegularTrace(1'000'000, 1000, 600, true);
+  const TraceDocument d = docOf(t);
+  v.setDocument(d);
+  v.setFindResults(findIn(d, "gemm_kernel"));
+  testing::CountingDevice dev(size);
+  {
+    QPainter p(&dev);
+    v.renderTo(p, size);
+  }
+  const int columns = size.width() - v.labelWidth();
+  QVERIFY2(dev.primitives() <= 8 * columns, qPrintable(QString::number(dev.primitives())));
+  QVERIFY(v.lastFrameStats().items > 0);
+}
+
+void TstTimelineView::collapsedLaneIsAThinStrip() {
+  testing::TraceBuilder b;
+  for (int k = 0; k < 50; ++k) b.add(1, 1, "step", "user_annotation", k * 1000, 900);
+  b.add(2, 2, "PyTorch Profiler (0)", "Trace", 0, 50'000);
+  TimelineView v;
+  v.resize(1000, 500);
+  v.setDocument(docOf(b.finish()));
+  const auto& groups = v.trackGroups();
+  QCOMPARE(groups.size(), size_t(2));
+  QVERIFY(groups[1].lanes[0].collapsed);
+  const int before = v.trackLayout().totalHeight;
+  v.setLaneCollapsed(1, 0, false);
+  QVERIFY(v.trackLayout().totalHeight > before);
+  v.setLaneFilter(QStringLiteral("THREAD 2"));
+  QVERIFY(!v.trackLayout().tracks.empty());
+  for (const Track& tk : v.trackLayout().tracks) QCOMPARE(tk.group, 1u);
+}

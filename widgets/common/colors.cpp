@@ -55,6 +55,8 @@ QColor sliceColor(timeline::SliceKind k, uint32_t h) {
 QColor gpuBusy(const QPalette& p) { return isDark(p) ? kSkyBlue : kBlue; }
 QColor idleGap(const QPalette&) { return kVermillion; }
 
+QColor findMatch(const QPalette& p) { return isDark(p) ? QColor(0xF5, 0xE0, 0x50) : QColor(0xE0, 0x10, 0x80); }
+
 QColor chunkMode(const QString& mode) {
   switch (names::parseModeName(mode.toStdString()).value_or(names::ChunkMode::Generic)) {
     case names::ChunkMode::Mixed: return kPurple;

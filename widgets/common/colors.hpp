@@ -20,6 +20,8 @@ QColor gpuBusy(const QPalette& p);
 QColor idleGap(const QPalette& p);
 QColor chunkMode(const QString& mode);
 QColor selection(const QPalette& p);
+/// Frames of find matches on the timeline: magenta on light, yellow on dark (apart from every slice colour).
+QColor findMatch(const QPalette& p);
 /// Black or white, whichever reads on `fill`.
 QColor textOn(const QColor& fill);
 

@@ -50,7 +50,10 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  // The name takes what the figures leave (they are sized to their text), elided in the middle.
   table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  for (int c = 1; c < 6; ++c) table_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+  table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   table_->setWordWrap(false);
   table_->setTextElideMode(Qt::ElideMiddle);
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
@@ -146,7 +149,7 @@ void DetailsPanel::showRange(qint64 b, qint64 e) {
   range_ = computeRangeStats(*doc_.trace, *doc_.index, b, e);
   stack_->setCurrentWidget(rangePage_);
   QString head =
-      tr("<b>Range</b> %1 – %2 (%3) · %4 slices")
+      tr("<b>Range</b> %1 – %2 (%3) · %4 slices, each counted for its time inside the range")
           .arg(qs(formatDuration(double(b - doc_.index->firstNs))), qs(formatDuration(double(e - doc_.index->firstNs))),
                qs(formatDuration(double(e - b))), qs(formatCount(range_.sliceCount)));
   for (const DeviceRangeBusy& d : range_.devices)
@@ -201,7 +204,8 @@ void DetailsPanel::showChunk(int c) {
   if (!r.note.isEmpty()) row(tr("note"), r.note);
   h += QStringLiteral("</table>");
   if (doc_.overlays && c < qsizetype(doc_.overlays->chunks.size())) {
-    const std::vector<NameStats> top = gpuNameStatsInSpans(*doc_.trace, *doc_.index, doc_.overlays->chunks[size_t(c)].gpuSpans);
+    const std::vector<NameStats> top =
+        gpuNameStatsInSpans(*doc_.trace, *doc_.index, doc_.overlays->chunks[size_t(c)].gpuSpans);
     if (!top.empty()) {
       h += tr("<p><b>Top kernels by GPU time</b> (inside the steps' GPU spans)</p><table cellspacing=2>");
       for (size_t k = 0; k < std::min<size_t>(top.size(), 10); ++k)

@@ -6,6 +6,7 @@
 #include "common/colors.hpp"
 #include "timeline/timeline_view.hpp"
 
+#include <steadyscope/core/timeline/flows.hpp>
 #include <steadyscope/core/timeline/format.hpp>
 
 #include <QPainter>
@@ -146,6 +147,9 @@ void TimelineView::paintSliceTrack(QPainter& p, const Track& tk, int y, const Ti
   const SliceRow& row = ix.rows[tk.row];
   const int h = tk.height - 1;
   const QFontMetrics fm = p.fontMetrics();
+  // While a find is on, what does not match fades so the matches stand out (their marks come last).
+  const bool fade = found_ && !found_->empty();
+  const QColor base = palette().color(QPalette::Base);
   for (const DrawItem& it : items_) {
     const EventIdx e = row.events[it.first];
     const SliceKind kind = ix.kindOf(tr, e);
@@ -154,12 +158,15 @@ void TimelineView::paintSliceTrack(QPainter& p, const Track& tk, int y, const Ti
       // Density mark: the kind colour, darker when many events are folded.
       QColor c = colors::sliceKind(kind);
       if (it.count > 1) c = c.darker(110 + std::min<int>(60, int(std::log2(double(it.count)) * 8)));
+      if (fade) c = blend(c, base, 0.75);
       p.fillRect(QRectF(it.x0, y + 1, std::max(1.0f, it.x1 - it.x0), h - 1), c);
       continue;
     }
-    const QColor c = QColor::fromRgb(shadeTable_[int(kind)][nameShade_.empty() ? 0 : nameShade_[tr.name[e]]]);
+    QColor c = QColor::fromRgb(shadeTable_[int(kind)][nameShade_.empty() ? 0 : nameShade_[tr.name[e]]]);
+    if (fade && !found_->matches(tr, e)) c = blend(c, base, 0.75);
     const QRectF r(it.x0, y + 1, it.x1 - it.x0, h - 1);
     p.fillRect(r, c);
+    if (tk.collapsed) continue;  // a thin strip: no room for names
     // Label the visible part of the slice (long slices start off-screen).
     const QRectF vis(std::max(r.left(), 0.0), r.top(), std::min(r.right(), m.widthPx()) - std::max(r.left(), 0.0),
                      r.height());
@@ -171,6 +178,27 @@ void TimelineView::paintSliceTrack(QPainter& p, const Track& tk, int y, const Ti
                  fm.elidedText(name, Qt::ElideRight, int(vis.width()) - 5));
     }
   }
+  if (found_) paintMatchMarks(p, tk, y, m);
+}
+
+void TimelineView::paintMatchMarks(QPainter& p, const Track& tk, int y, const TimeMapper& m) {
+  // Every match in view: a bar above and below it in the highlight colour, one per pixel column at most.
+  marks_.clear();
+  appendRowMatchMarks(*doc_.index, *found_, tk.row, m, marks_);
+  if (marks_.empty()) return;
+  const QColor c = colors::findMatch(palette());
+  const int h = tk.height;
+  for (const MatchMark& mk : marks_) {  // a frame: top and bottom bars, sides when wide enough
+    const double w = std::max(1.0f, mk.x1 - mk.x0);
+    p.fillRect(QRectF(mk.x0, y, w, 2), c);
+    if (tk.collapsed) continue;
+    p.fillRect(QRectF(mk.x0, y + h - 2, w, 2), c);
+    if (w >= 6) {
+      p.fillRect(QRectF(mk.x0, y, 2, h), c);
+      p.fillRect(QRectF(mk.x0 + w - 2, y, 2, h), c);
+    }
+  }
+  stats_.items += qint64(marks_.size());
 }
 
 void TimelineView::paintBusyTrack(QPainter& p, const Track& tk, int y, const TimeMapper& m) {
@@ -348,7 +376,6 @@ void TimelineView::paintLabels(QPainter& p, QSize size) {
   p.save();
   p.setClipRect(QRect(0, top, labelWidth_, size.height() - top));
   p.fillRect(QRect(0, top, labelWidth_, size.height() - top), pal.color(QPalette::Window));
-  const Trace& trace = *doc_.trace;
   const QFontMetrics fm = p.fontMetrics();
   const int lastY = scroll + size.height() - top;
   for (const Track& tk : layout_.tracks) {
@@ -383,9 +410,8 @@ void TimelineView::paintLabels(QPainter& p, QSize size) {
         indent = 10;
         break;
       case TrackKind::Slices:
-        if (!tk.laneStart) continue;
-        text = qs(laneLabel(trace, tk.lane));
-        break;
+        if (tk.laneStart) paintLaneLabel(p, tk, y, indent);
+        continue;
     }
     p.setPen(fg);
     p.drawText(QRect(indent, y, labelWidth_ - indent - 4, std::max(tk.height, 16)), Qt::AlignVCenter | Qt::AlignLeft,
@@ -394,8 +420,27 @@ void TimelineView::paintLabels(QPainter& p, QSize size) {
   p.restore();
 }
 
+void TimelineView::paintLaneLabel(QPainter& p, const Track& tk, int y, int indent) {
+  // The lane's ▸ / ▾ and its name; a collapsed lane's name in a small font that fits its strip.
+  const QPalette& pal = palette();
+  const LaneView& v = groups_[tk.group].lanes[tk.view];
+  const QString text = (v.pinned ? QStringLiteral("\u2191 ") : QString()) + qs(v.label);
+  p.save();
+  QFont sf = p.font();
+  if (tk.collapsed) sf.setPixelSize(9);
+  p.setFont(sf);
+  const int lh = tk.collapsed ? tk.height + 2 : std::max(tk.height, 16);
+  p.setPen(pal.color(QPalette::PlaceholderText));
+  p.drawText(QRect(4, y, 14, lh), Qt::AlignVCenter | Qt::AlignLeft,
+             v.collapsed ? QStringLiteral("\u25B8") : QStringLiteral("\u25BE"));
+  p.setPen(pal.color(QPalette::WindowText));
+  p.drawText(QRect(indent, y, labelWidth_ - indent - 4, lh), Qt::AlignVCenter | Qt::AlignLeft,
+             QFontMetrics(sf).elidedText(text, Qt::ElideRight, labelWidth_ - indent - 4));
+  p.restore();
+}
+
 void TimelineView::paintSelectedEvent(QPainter& p, const TimeMapper& m, EventIdx e) {
-  // The selected event outlined, and its launch <-> kernel link as an arrow.
+  // The selected event outlined, and every flow of it as an arrow (launch -> kernel, forward -> backward, ...).
   const QRectF r = eventRect(e, m);
   const QColor sc = colors::selection(palette());
   if (!r.isNull()) {
@@ -403,26 +448,33 @@ void TimelineView::paintSelectedEvent(QPainter& p, const TimeMapper& m, EventIdx
     p.setBrush(Qt::NoBrush);
     p.drawRect(r.adjusted(-1, -1, 1, 1));
   }
-  const std::optional<EventIdx> other = doc_.index->linkedEvent(*doc_.trace, e);
-  if (!other) return;
-  const QRectF o = eventRect(*other, m);
-  if (r.isNull() || o.isNull()) return;
-  const bool fromCpu = !isGpuWork(doc_.trace->classOf(e));
-  const QPointF a = fromCpu ? QPointF(r.left(), r.center().y()) : QPointF(o.left(), o.center().y());
-  const QPointF b = fromCpu ? QPointF(o.left(), o.center().y()) : QPointF(r.left(), r.center().y());
+  if (r.isNull()) return;
+  for (const FlowLink& l : flowLinks(*doc_.trace, *doc_.index, e)) {
+    const QRectF o = eventRect(l.other, m);
+    if (o.isNull()) continue;
+    if (l.outgoing)
+      paintFlowArrow(p, r, o);
+    else
+      paintFlowArrow(p, o, r);
+    p.setPen(QPen(sc, 2));
+    p.drawRect(o.adjusted(-1, -1, 1, 1));
+  }
+}
+
+void TimelineView::paintFlowArrow(QPainter& p, const QRectF& from, const QRectF& to) {
+  const QColor sc = colors::selection(palette());
+  const QPointF a(from.left(), from.center().y()), b(to.left(), to.center().y());
   p.setRenderHint(QPainter::Antialiasing, true);
   p.setPen(QPen(sc, 1.5));
+  p.setBrush(Qt::NoBrush);
   QPainterPath path(a);
   path.cubicTo(a + QPointF(30, 0), b - QPointF(30, 0), b);
   p.drawPath(path);
-  // Arrow head at the GPU end.
-  const QPointF d(b.x() - 7, b.y() - 4), d2(b.x() - 7, b.y() + 4);
+  const QPointF d(b.x() - 7, b.y() - 4), d2(b.x() - 7, b.y() + 4);  // the head at the flow's end
   p.setBrush(sc);
   p.drawPolygon(QPolygonF({b, d, d2}));
   p.setRenderHint(QPainter::Antialiasing, false);
   p.setBrush(Qt::NoBrush);
-  p.setPen(QPen(sc, 2));
-  p.drawRect(o.adjusted(-1, -1, 1, 1));
 }
 
 void TimelineView::paintOverlay(QPainter& p, QSize size) {

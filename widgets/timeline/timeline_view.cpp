@@ -2,9 +2,12 @@
 
 #include "common/colors.hpp"
 
+#include <steadyscope/core/timeline/flows.hpp>
 #include <steadyscope/core/timeline/format.hpp>
 
+#include <QContextMenuEvent>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
@@ -47,6 +50,8 @@ void TimelineView::setDocument(const TraceDocument& doc) {
   }
   buildNameColors();
   hoverEvent_ = -1;
+  found_.reset();
+  flowFrom_ = EventIdx(-1);
   relayout();
   view_.setWidth(contentWidth());
   view_.fitAll();
@@ -89,9 +94,11 @@ void TimelineView::buildNameColors() {
 }
 
 void TimelineView::relayout() {
-  if (doc_)
-    layout_ = layoutTracks(*doc_.index, groups_);
-  else
+  if (doc_) {
+    LayoutParams params;
+    params.filter = laneFilter_.toStdString();
+    layout_ = layoutTracks(*doc_.index, groups_, params);
+  } else
     layout_ = {};
   rowToTrack_.assign(doc_ ? doc_.index->rows.size() : 0, -1);
   for (size_t t = 0; t < layout_.tracks.size(); ++t)
@@ -135,13 +142,14 @@ int TimelineView::busyStripY(int device) const {
 QRectF TimelineView::eventRect(EventIdx e, const TimeMapper& m) const {
   if (!doc_ || e >= doc_.trace->size()) return {};
   const Trace& tr = *doc_.trace;
-  const uint32_t lane = tr.lane[e];
-  if (lane >= doc_.index->lanes.size()) return {};
-  const LaneIndex& li = doc_.index->lanes[lane];
-  const uint16_t d = tr.depth.empty() ? 0 : tr.depth[e];
-  if (d >= li.rowCount) return {};
-  const int track = rowToTrack_[li.firstRow + d];
-  if (track < 0) return {};
+  const std::optional<uint32_t> row = doc_.index->rowOf(tr, e);
+  if (!row) return {};
+  int track = rowToTrack_[*row];
+  if (track < 0) {  // a collapsed lane: its strip stands for every row
+    const LaneIndex& li = doc_.index->lanes[tr.lane[e]];
+    track = rowToTrack_[li.firstRow];
+    if (track < 0 || !layout_.tracks[size_t(track)].collapsed) return {};
+  }
   const double x0 = labelWidth_ + m.toPx(tr.tsNs[e]);
   const double x1 = labelWidth_ + m.toPx(tr.tsNs[e] + std::max<int64_t>(0, tr.durNs[e]));
   const int y = viewportYOfTrack(track);
@@ -226,10 +234,11 @@ void TimelineView::revealEvent(qint64 e) {
   // Expand the group holding the event.
   const uint32_t lane = tr.lane[ev];
   for (TrackGroup& g : groups_)
-    if (g.collapsed && std::find(g.lanes.begin(), g.lanes.end(), lane) != g.lanes.end()) {
-      g.collapsed = false;
-      relayout();
-    }
+    for (LaneView& v : g.lanes)
+      if (std::find(v.lanes.begin(), v.lanes.end(), lane) != v.lanes.end() && (g.collapsed || v.collapsed)) {
+        g.collapsed = v.collapsed = false;
+        relayout();
+      }
   const int64_t ts = tr.tsNs[ev], end = ts + std::max<int64_t>(0, tr.durNs[ev]);
   const TimeMapper m = mapper();
   if (m.toPx(ts) < 0 || m.toPx(end) > m.widthPx() || (m.toPx(end) - m.toPx(ts)) < 3) {
@@ -237,10 +246,8 @@ void TimelineView::revealEvent(qint64 e) {
     const double mid = double(ts - view_.origin()) + double(end - ts) / 2.0;
     view_.setWindowRel(mid - span / 2, mid + span / 2);
   }
-  const LaneIndex& li = doc_.index->lanes[lane];
-  const uint16_t d = tr.depth.empty() ? 0 : tr.depth[ev];
-  if (d < li.rowCount) {
-    const int track = rowToTrack_[li.firstRow + d];
+  if (const std::optional<uint32_t> row = doc_.index->rowOf(tr, ev)) {
+    const int track = rowToTrack_[*row];
     if (track >= 0) {
       const int y = layout_.tracks[size_t(track)].y;
       const int visible = viewport()->height() - headerHeight();
@@ -250,6 +257,72 @@ void TimelineView::revealEvent(qint64 e) {
   }
   if (selection_) selection_->setEvent(e);
   viewMoved();
+}
+
+bool TimelineView::followFlow() {
+  if (!doc_ || !selection_ || selection_->event() < 0 || selection_->event() >= qint64(doc_.trace->size()))
+    return false;
+  const EventIdx e = EventIdx(selection_->event());
+  const std::vector<FlowLink> links = flowLinks(*doc_.trace, *doc_.index, e);
+  if (links.empty()) return false;
+  // Outgoing first (launch -> kernel); back to where we came from when asked again.
+  const FlowLink* pick = &links.front();
+  for (const FlowLink& l : links)
+    if (l.other == flowFrom_) {
+      pick = &l;
+      break;
+    } else if (l.outgoing && !pick->outgoing) {
+      pick = &l;
+    }
+  revealEvent(pick->other);
+  flowFrom_ = e;
+  return true;
+}
+
+void TimelineView::setLaneFilter(const QString& text) {
+  if (text == laneFilter_) return;
+  laneFilter_ = text;
+  relayout();
+  verticalScrollBar()->setValue(0);
+  invalidate();
+}
+
+void TimelineView::setLaneCollapsed(int group, int lane, bool collapsed) {
+  if (group < 0 || size_t(group) >= groups_.size() || lane < 0 || size_t(lane) >= groups_[size_t(group)].lanes.size())
+    return;
+  groups_[size_t(group)].lanes[size_t(lane)].collapsed = collapsed;
+  relayout();
+  invalidate();
+}
+
+void TimelineView::setLanePinned(int group, int lane, bool pinned) {
+  if (group < 0 || size_t(group) >= groups_.size() || lane < 0 || size_t(lane) >= groups_[size_t(group)].lanes.size())
+    return;
+  groups_[size_t(group)].lanes[size_t(lane)].pinned = pinned;
+  relayout();
+  invalidate();
+}
+
+void TimelineView::setFindResults(std::shared_ptr<const FindResults> found) {
+  found_ = std::move(found);
+  invalidate();
+}
+
+void TimelineView::contextMenuEvent(QContextMenuEvent* e) {
+  // Lane names: collapse, pin to the top (Perfetto's track menu).
+  const int t = trackIndexAt(e->pos().y());
+  if (e->pos().x() >= labelWidth_ || t < 0 || layout_.tracks[size_t(t)].kind != TrackKind::Slices) {
+    QAbstractScrollArea::contextMenuEvent(e);
+    return;
+  }
+  const Track tk = layout_.tracks[size_t(t)];
+  const LaneView& v = groups_[tk.group].lanes[tk.view];
+  QMenu menu(this);
+  menu.addAction(v.collapsed ? tr("Expand lane") : tr("Collapse lane"), this,
+                 [this, tk, c = v.collapsed] { setLaneCollapsed(int(tk.group), int(tk.view), !c); });
+  menu.addAction(v.pinned ? tr("Unpin lane") : tr("Pin lane to the top"), this,
+                 [this, tk, p = v.pinned] { setLanePinned(int(tk.group), int(tk.view), !p); });
+  menu.exec(e->globalPos());
 }
 
 // ------------------------------------------------------------ events
@@ -329,6 +402,9 @@ void TimelineView::mousePressEvent(QMouseEvent* e) {
       g.collapsed = !g.collapsed;
       relayout();
       invalidate();
+    } else if (t >= 0 && layout_.tracks[size_t(t)].kind == TrackKind::Slices && e->pos().x() < 18) {
+      const Track& tk = layout_.tracks[size_t(t)];  // the lane's ▸ / ▾
+      if (tk.laneStart) setLaneCollapsed(int(tk.group), int(tk.view), !groups_[tk.group].lanes[tk.view].collapsed);
     }
     drag_ = DragMode::None;
     return;
@@ -437,6 +513,7 @@ void TimelineView::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_D: panRight(); return;
     case Qt::Key_F: fitAll(); return;
     case Qt::Key_Z: zoomToSelection(); return;
+    case Qt::Key_G: followFlow(); return;
     case Qt::Key_Escape:
       if (selection_) selection_->clear();
       return;

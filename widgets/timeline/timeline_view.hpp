@@ -9,6 +9,7 @@
 #include "common/trace_document.hpp"
 
 #include <steadyscope/core/timeline/draw_list.hpp>
+#include <steadyscope/core/timeline/find.hpp>
 #include <steadyscope/core/timeline/track_layout.hpp>
 #include <steadyscope/core/timeline/view_math.hpp>
 
@@ -52,6 +53,17 @@ class TimelineView : public QAbstractScrollArea {
   /// The event drawn at a viewport point, or -1.
   qint64 eventAt(QPoint p) const;
 
+  /// The groups and lanes as shown (names, collapsed, pinned).
+  const std::vector<timeline::TrackGroup>& trackGroups() const { return groups_; }
+  const timeline::TrackLayout& trackLayout() const { return layout_; }
+  /// Shows only lanes whose name (or process name) contains `text`, any case.
+  void setLaneFilter(const QString& text);
+  QString laneFilter() const { return laneFilter_; }
+  void setLaneCollapsed(int group, int lane, bool collapsed);
+  void setLanePinned(int group, int lane, bool pinned);
+  /// Matches to highlight (null: none). Drawn in every visible row, at most one mark per pixel column.
+  void setFindResults(std::shared_ptr<const timeline::FindResults> found);
+
   /// Renders the full view (base + overlays) with `painter` into a
   /// `size`-sized area; used by paintEvent's cache, screenshots and the
   /// benchmark. Does not touch the cache.
@@ -75,6 +87,9 @@ class TimelineView : public QAbstractScrollArea {
   void panRight();
   /// Selects `e` and scrolls/zooms so it is visible (find results).
   void revealEvent(qint64 e);
+  /// Selects the other end of the selected event's flow (launch <-> kernel,
+  /// forward -> backward); false when it has none.
+  bool followFlow();
 
  signals:
   void viewChanged();
@@ -90,6 +105,7 @@ class TimelineView : public QAbstractScrollArea {
   void mouseDoubleClickEvent(QMouseEvent* e) override;
   void keyPressEvent(QKeyEvent* e) override;
   void leaveEvent(QEvent* e) override;
+  void contextMenuEvent(QContextMenuEvent* e) override;
   void scrollContentsBy(int dx, int dy) override;
   bool viewportEvent(QEvent* e) override;
   void changeEvent(QEvent* e) override;
@@ -117,12 +133,15 @@ class TimelineView : public QAbstractScrollArea {
   void paintSelectedEvent(QPainter& p, const timeline::TimeMapper& m, EventIdx e);
   void paintOverlay(QPainter& p, QSize size);
   void paintSliceTrack(QPainter& p, const timeline::Track& t, int y, const timeline::TimeMapper& m);
+  void paintMatchMarks(QPainter& p, const timeline::Track& t, int y, const timeline::TimeMapper& m);
+  void paintFlowArrow(QPainter& p, const QRectF& from, const QRectF& to);
   void paintBusyTrack(QPainter& p, const timeline::Track& t, int y, const timeline::TimeMapper& m);
   void paintGpuSpans(QPainter& p, const timeline::Track& t, int y, const timeline::TimeMapper& m);
   void paintRuler(QPainter& p, const timeline::TimeMapper& m, int width);
   void paintChunkBands(QPainter& p, const timeline::TimeMapper& m, int width);
   void paintAxis(QPainter& p, const timeline::TimeMapper& m, int width);
   void paintLabels(QPainter& p, QSize size);
+  void paintLaneLabel(QPainter& p, const timeline::Track& tk, int y, int indent);
   QRectF eventRect(EventIdx e, const timeline::TimeMapper& m) const;  // viewport coords, may be empty
 
   // input helpers
@@ -150,6 +169,10 @@ class TimelineView : public QAbstractScrollArea {
   std::vector<float> coverage_;
   std::vector<uint8_t> longGap_;
   std::vector<QRectF> rectBatch_;
+  std::vector<timeline::MatchMark> marks_;  // reused every frame
+  std::shared_ptr<const timeline::FindResults> found_;
+  QString laneFilter_;
+  EventIdx flowFrom_ = EventIdx(-1);  // where the last followFlow came from, to go back
   FrameStats stats_;
 
   QImage cache_;

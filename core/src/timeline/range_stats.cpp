@@ -12,6 +12,12 @@ bool sliceInRange(const Trace& t, EventIdx e, int64_t begin, int64_t end) {
   return ts < end && ts + d > begin;
 }
 
+int64_t clippedDuration(const Trace& t, EventIdx e, int64_t begin, int64_t end) {
+  const int64_t ts = t.tsNs[e];
+  const int64_t te = ts + std::max<int64_t>(0, t.durNs[e]);
+  return std::max<int64_t>(0, std::min(te, end) - std::max(ts, begin));
+}
+
 namespace {
 void addTo(std::unordered_map<StrId, NameStats>& acc, StrId name, int64_t d) {
   NameStats& s = acc[name];
@@ -77,7 +83,7 @@ RangeStats computeRangeStats(const Trace& trace, const TimelineIndex& index, int
       if (row.start[i] >= end) break;
       const EventIdx e = row.events[i];
       if (!sliceInRange(trace, e, begin, end)) continue;
-      addTo(acc, trace.name[e], std::max<int64_t>(0, trace.durNs[e]));
+      addTo(acc, trace.name[e], clippedDuration(trace, e, begin, end));
       ++rs.sliceCount;
     }
   }

@@ -155,6 +155,152 @@ std::optional<EventIdx> TimelineIndex::linkedEvent(const Trace& t, EventIdx i) c
   return best;
 }
 
+namespace {
+// Depth of each event among `events` (sorted by start, longer first): the
+// number of enclosing slices still open, so kernels on a stream stay in one
+// row once the annotations that overlap them have rows of their own.
+std::vector<uint16_t> stackDepths(const Trace& trace, const std::vector<EventIdx>& events) {
+  std::vector<uint16_t> out(events.size());
+  std::vector<int64_t> open;  // ends of the enclosing slices
+  for (size_t k = 0; k < events.size(); ++k) {
+    const int64_t ts = trace.tsNs[events[k]];
+    while (!open.empty() && open.back() <= ts) open.pop_back();
+    out[k] = uint16_t(std::min<size_t>(open.size(), 0xFFFF));
+    open.push_back(ts + std::max<int64_t>(0, trace.durNs[events[k]]));
+  }
+  return out;
+}
+
+struct LaneRows {
+  std::vector<EventIdx> events;  // drawable, in lane order
+  std::vector<uint32_t> row;     // row (relative to the lane's first) of each
+  uint32_t rowCount = 0, annotationRows = 0;
+};
+
+LaneRows laneRows(const Trace& trace, const TimelineIndex& ix, const Lane& lane) {
+  LaneRows r;
+  bool annotations = false;
+  for (EventIdx e : lane.events)
+    if (isDrawable(trace, e)) {
+      r.events.push_back(e);
+      annotations = annotations || (lane.gpu && ix.kindOf(trace, e) == SliceKind::GpuAnnotation);
+    }
+  r.row.resize(r.events.size());
+  if (!annotations) {
+    for (size_t k = 0; k < r.events.size(); ++k) {
+      r.row[k] = trace.depth.empty() ? 0 : trace.depth[r.events[k]];
+      r.rowCount = std::max(r.rowCount, r.row[k] + 1);
+    }
+    return r;
+  }
+  // A GPU lane with annotations: annotations in the first rows, kernels below.
+  std::vector<EventIdx> part[2];
+  std::vector<size_t> pos[2];
+  for (size_t k = 0; k < r.events.size(); ++k) {
+    const int p = ix.kindOf(trace, r.events[k]) == SliceKind::GpuAnnotation ? 0 : 1;
+    part[p].push_back(r.events[k]);
+    pos[p].push_back(k);
+  }
+  uint32_t base = 0;
+  for (int p = 0; p < 2; ++p) {
+    const std::vector<uint16_t> d = stackDepths(trace, part[p]);
+    uint32_t rows = 0;
+    for (size_t k = 0; k < d.size(); ++k) {
+      r.row[pos[p][k]] = base + d[k];
+      rows = std::max<uint32_t>(rows, d[k] + 1u);
+    }
+    if (p == 0) r.annotationRows = rows;
+    base += rows;
+  }
+  r.rowCount = base;
+  return r;
+}
+
+void indexLane(const Trace& trace, TimelineIndex& ix, uint32_t l, int64_t& first, int64_t& last, bool& any) {
+  LaneIndex& li = ix.lanes[l];
+  li.lane = l;
+  li.firstRow = uint32_t(ix.rows.size());
+  const LaneRows lr = laneRows(trace, ix, trace.lanes[l]);
+  if (lr.rowCount == 0) return;
+  li.rowCount = lr.rowCount;
+  li.annotationRows = lr.annotationRows;
+  ix.rows.resize(ix.rows.size() + li.rowCount);
+  for (uint32_t d = 0; d < li.rowCount; ++d) {
+    SliceRow& row = ix.rows[li.firstRow + d];
+    row.lane = l;
+    row.gpuAnnotations = d < li.annotationRows;
+    row.depth = uint16_t(d < li.annotationRows ? d : d - li.annotationRows);
+  }
+  std::vector<Interval> ivs;
+  ivs.reserve(lr.events.size());
+  for (size_t k = 0; k < lr.events.size(); ++k) {  // lane.events is sorted by ts already
+    const EventIdx e = lr.events[k];
+    SliceRow& row = ix.rows[li.firstRow + lr.row[k]];
+    const int64_t end = trace.tsNs[e] + std::max<int64_t>(0, trace.durNs[e]);
+    row.maxEnd.push_back(row.maxEnd.empty() ? end : std::max(row.maxEnd.back(), end));
+    row.events.push_back(e);
+    row.start.push_back(trace.tsNs[e]);
+    row.end.push_back(end);
+    ivs.push_back({trace.tsNs[e], end});
+    if (!any || trace.tsNs[e] < first) first = trace.tsNs[e];
+    if (!any || end > last) last = end;
+    any = true;
+  }
+  li.sliceCount = lr.events.size();
+  ix.sliceCount += li.sliceCount;
+  li.coverage = Coverage(std::move(ivs));  // in start order: the union needs no sort
+}
+
+void indexFlows(const Trace& trace, TimelineIndex& ix) {
+  for (EventIdx i = 0; i < trace.size(); ++i) {
+    const Ph p = trace.ph[i];
+    if (p != Ph::FlowStart && p != Ph::FlowStep && p != Ph::FlowEnd) continue;
+    // Launch -> kernel flows repeat the correlation link (byCorrelation): not indexed twice.
+    if (!trace.has(i, ev::HasTs) || trace.classOf(i) == CatClass::FlowAc2g) continue;
+    ix.flowsByLane.push_back(i);
+    if (trace.has(i, ev::HasId) && !trace.has(i, ev::CorrIsStr)) ix.flowsById.emplace_back(trace.corr[i], i);
+  }
+  std::sort(ix.flowsByLane.begin(), ix.flowsByLane.end(), [&](EventIdx a, EventIdx b) {
+    if (trace.lane[a] != trace.lane[b]) return trace.lane[a] < trace.lane[b];
+    return trace.tsNs[a] != trace.tsNs[b] ? trace.tsNs[a] < trace.tsNs[b] : a < b;
+  });
+  std::sort(ix.flowsById.begin(), ix.flowsById.end());
+}
+}  // namespace
+
+std::optional<uint32_t> TimelineIndex::rowOf(const Trace& t, EventIdx e) const {
+  if (e >= t.size() || t.lane[e] >= lanes.size()) return std::nullopt;
+  const LaneIndex& li = lanes[t.lane[e]];
+  const uint32_t guess = li.annotationRows ? 0 : (t.depth.empty() ? 0 : t.depth[e]);
+  for (uint32_t k = 0; k < li.rowCount; ++k) {
+    const uint32_t r = li.firstRow + (guess + k) % li.rowCount;  // the trace's depth first: right but for GPU lanes
+    const SliceRow& row = rows[r];
+    auto it = std::lower_bound(row.start.begin(), row.start.end(), t.tsNs[e]);
+    for (size_t p = size_t(it - row.start.begin()); p < row.start.size() && row.start[p] == t.tsNs[e]; ++p)
+      if (row.events[p] == e) return r;
+  }
+  return std::nullopt;
+}
+
+std::optional<EventIdx> TimelineIndex::sliceAt(const Trace& t, uint32_t lane, int64_t ts, int64_t slackNs) const {
+  if (lane >= lanes.size()) return std::nullopt;
+  const LaneIndex& li = lanes[lane];
+  std::optional<EventIdx> next;
+  int64_t nextTs = 0;
+  for (uint32_t k = li.rowCount; k-- > 0;) {  // deepest first
+    const SliceRow& row = rows[li.firstRow + k];
+    const size_t p = size_t(std::upper_bound(row.start.begin(), row.start.end(), ts) - row.start.begin());
+    for (size_t q = p, n = 0; q-- > 0 && row.maxEnd[q] >= ts && n++ < 64;)  // bounded: a click, not a scan
+      if (row.end[q] > ts || row.start[q] == ts) return row.events[q];
+    if (p < row.start.size() && row.start[p] - ts <= slackNs && (!next || row.start[p] < nextTs)) {
+      next = row.events[p];
+      nextTs = row.start[p];
+    }
+  }
+  (void)t;
+  return next;
+}
+
 TimelineIndexPtr buildTimelineIndex(const Trace& trace, const std::atomic<bool>* cancel) {
   auto out = std::make_shared<TimelineIndex>();
   TimelineIndex& ix = *out;
@@ -166,49 +312,7 @@ TimelineIndexPtr buildTimelineIndex(const Trace& trace, const std::atomic<bool>*
   ix.lanes.resize(trace.lanes.size());
   for (uint32_t l = 0; l < trace.lanes.size(); ++l) {
     if (cancel && cancel->load(std::memory_order_relaxed)) return nullptr;
-    const Lane& lane = trace.lanes[l];
-    LaneIndex& li = ix.lanes[l];
-    li.lane = l;
-    li.firstRow = uint32_t(ix.rows.size());
-    // Depth levels actually used (do not trust maxDepth blindly).
-    uint16_t maxDepth = 0;
-    bool has = false;
-    for (EventIdx e : lane.events) {
-      if (!isDrawable(trace, e)) continue;
-      has = true;
-      maxDepth = std::max<uint16_t>(maxDepth, trace.depth.empty() ? 0 : trace.depth[e]);
-    }
-    if (!has) continue;
-    li.rowCount = uint32_t(maxDepth) + 1;
-    ix.rows.resize(ix.rows.size() + li.rowCount);
-    for (uint32_t d = 0; d < li.rowCount; ++d) {
-      ix.rows[li.firstRow + d].lane = l;
-      ix.rows[li.firstRow + d].depth = uint16_t(d);
-    }
-    for (EventIdx e : lane.events) {  // lane.events is sorted by ts already
-      if (!isDrawable(trace, e)) continue;
-      const uint16_t d = trace.depth.empty() ? 0 : trace.depth[e];
-      SliceRow& row = ix.rows[li.firstRow + d];
-      const int64_t end = trace.tsNs[e] + std::max<int64_t>(0, trace.durNs[e]);
-      row.maxEnd.push_back(row.maxEnd.empty() ? end : std::max(row.maxEnd.back(), end));
-      row.events.push_back(e);
-      row.start.push_back(trace.tsNs[e]);
-      row.end.push_back(end);
-      ++li.sliceCount;
-      if (!any || trace.tsNs[e] < first) first = trace.tsNs[e];
-      if (!any || end > last) last = end;
-      any = true;
-    }
-    ix.sliceCount += li.sliceCount;
-    // Lane coverage: union over every depth (children nest, but be safe).
-    std::vector<Interval> ivs;
-    ivs.reserve(li.sliceCount);
-    for (uint32_t d = 0; d < li.rowCount; ++d)
-      for (EventIdx e : ix.rows[li.firstRow + d].events)
-        ivs.push_back({trace.tsNs[e], trace.tsNs[e] + std::max<int64_t>(0, trace.durNs[e])});
-    if (li.rowCount > 1)
-      std::sort(ivs.begin(), ivs.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
-    li.coverage = Coverage(std::move(ivs));
+    indexLane(trace, ix, l, first, last, any);
   }
   ix.firstNs = any ? first : trace.stats.firstTsNs;
   ix.lastNs = any ? last : trace.stats.lastEndNs;
@@ -228,6 +332,7 @@ TimelineIndexPtr buildTimelineIndex(const Trace& trace, const std::atomic<bool>*
       ix.byCorrelation.emplace_back(trace.corr[i], i);
   }
   std::sort(ix.byCorrelation.begin(), ix.byCorrelation.end());
+  indexFlows(trace, ix);
   return out;
 }
 

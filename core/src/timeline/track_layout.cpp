@@ -1,38 +1,115 @@
 #include <steadyscope/core/timeline/track_layout.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 namespace steadyscope::timeline {
 
-std::string laneLabel(const Trace& trace, uint32_t l) {
-  const Lane& lane = trace.lanes[l];
-  auto it = trace.threadNames.find({lane.pid, lane.tid});
-  const std::string tid = trace.keyText(lane.tid);
-  if (lane.gpu) {
-    const bool numeric = lane.tid.type == JsonKey::Type::Int;
-    std::string s = numeric ? "stream " + tid : tid;
-    if (it != trace.threadNames.end() && it->second != s) s += " (" + it->second + ")";
-    return s;
-  }
-  std::string s = "thread " + tid;
-  if (it != trace.threadNames.end()) {
-    // Kineto often names threads "thread 851 (VLLM::EngineCore)" already.
-    if (it->second.find(tid) != std::string::npos) return it->second;
-    s += " (" + it->second + ")";
-  }
+namespace {
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
 }
 
+bool allDigits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// The tid's number when it is one (7, "7", "stream 7"), else its text.
+std::string tidCore(std::string_view tid) {
+  tid = trimmed(tid);
+  if (tid.substr(0, 7) == "stream ") tid = trimmed(tid.substr(7));
+  return std::string(tid);
+}
+
+bool isMarkerLane(const LaneView& v) { return v.longSpan; }
+}  // namespace
+
+bool containsNoCase(std::string_view text, std::string_view filter) {
+  if (filter.empty()) return true;
+  auto eq = [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  };
+  return std::search(text.begin(), text.end(), filter.begin(), filter.end(), eq) != text.end();
+}
+
+std::string laneKey(const Trace& trace, uint32_t l) { return tidCore(trace.keyText(trace.lanes[l].tid)); }
+
+std::string laneLabel(const Trace& trace, uint32_t l) {
+  const Lane& lane = trace.lanes[l];
+  auto it = trace.threadNames.find({lane.pid, lane.tid});
+  const std::string_view name = it == trace.threadNames.end() ? std::string_view{} : trimmed(it->second);
+  const std::string core = tidCore(trace.keyText(lane.tid));
+  // Numbers get a word ("stream 7", "thread 851"); a tid that is a name already stays as it is.
+  std::string base = allDigits(core) ? (lane.gpu ? "stream " : "thread ") + core : core;
+  if (name.empty() || name == base || name == core) return base;
+  // Kineto often names threads "thread 851 (VLLM::EngineCore)" and streams "stream 7 " already.
+  if (allDigits(core) && name.find(core) != std::string_view::npos) return std::string(name);
+  return base + " (" + std::string(name) + ")";
+}
+
+namespace {
+// Names a group and its lane views, marks the profiler's own lanes and orders the streams.
+void finishGroup(const Trace& trace, const TimelineIndex& index, int64_t span, TrackGroup& g) {
+  const JsonKey pid = g.pid;
+  for (LaneView& v : g.lanes) {
+    // The lane with a thread name (usually the busiest) names the view.
+    std::stable_sort(v.lanes.begin(), v.lanes.end(),
+                     [&](uint32_t a, uint32_t b) { return index.lanes[a].sliceCount > index.lanes[b].sliceCount; });
+    v.label = laneLabel(trace, v.lanes.front());
+    for (uint32_t l : v.lanes)
+      if (trace.threadNames.count({trace.lanes[l].pid, trace.lanes[l].tid})) v.label = laneLabel(trace, l);
+    // A few slices over most of the trace (the profiler's own span) or a few instants (its markers).
+    uint64_t n = 0;
+    int64_t busy = 0;
+    for (uint32_t l : v.lanes) {
+      n += index.lanes[l].sliceCount;
+      busy = std::max(busy, index.lanes[l].coverage.totalBusy());
+    }
+    v.longSpan = n <= 4 && (busy * 2 >= span || busy == 0);
+    v.collapsed = v.longSpan;
+  }
+  auto it = trace.processNames.find(pid);
+  std::string key = trace.keyText(pid);
+  if (key.empty()) key = "(no pid)";
+  const std::string_view pname = it == trace.processNames.end() ? std::string_view{} : trimmed(it->second);
+  if (!pname.empty() && pname.find(key) != std::string_view::npos)
+    g.label = std::string(pname);  // "GPU 0" for pid 0 says its id already
+  else if (!pname.empty())
+    g.label = std::string(pname) + " (" + key + ")";
+  else
+    g.label = (g.gpu ? "GPU " : "process ") + key;
+  // GPU streams sorted by number; CPU threads keep trace order (main thread first).
+  std::stable_sort(g.lanes.begin(), g.lanes.end(), [&](const LaneView& a, const LaneView& b) {
+    const Lane &la = trace.lanes[a.lanes.front()], &lb = trace.lanes[b.lanes.front()];
+    if (la.gpu != lb.gpu) return la.gpu;
+    if (la.gpu) return la.tid < lb.tid;
+    return false;
+  });
+}
+}  // namespace
+
 std::vector<TrackGroup> buildTrackGroups(const Trace& trace, const TimelineIndex& index) {
   std::map<JsonKey, TrackGroup> byPid;
+  std::map<std::pair<JsonKey, std::string>, size_t> viewOf;  // (pid, tid key) -> index in the group's lanes
+  const int64_t span = std::max<int64_t>(1, index.lastNs - index.firstNs);
   for (uint32_t l = 0; l < trace.lanes.size(); ++l) {
     if (l >= index.lanes.size() || index.lanes[l].rowCount == 0) continue;
     const Lane& lane = trace.lanes[l];
+    const std::string key = laneKey(trace, l);
+    if (key.empty() && trace.keyText(lane.pid).empty()) continue;  // no pid, no tid: global markers only
     TrackGroup& g = byPid[lane.pid];
     g.pid = lane.pid;
     g.gpu = g.gpu || lane.gpu;
-    g.lanes.push_back(l);
+    auto [it, fresh] = viewOf.try_emplace({lane.pid, key}, g.lanes.size());
+    if (fresh) g.lanes.push_back({});
+    LaneView& v = g.lanes[it->second];
+    v.lanes.push_back(l);
   }
   for (size_t d = 0; d < index.devices.size(); ++d) {
     TrackGroup& g = byPid[index.devices[d].pid];
@@ -42,30 +119,56 @@ std::vector<TrackGroup> buildTrackGroups(const Trace& trace, const TimelineIndex
   }
   std::vector<TrackGroup> out;
   for (auto& [pid, g] : byPid) {
-    auto it = trace.processNames.find(pid);
-    std::string key = trace.keyText(pid);
-    if (key.empty()) key = "(no pid)";
-    if (it != trace.processNames.end())
-      g.label = it->second + " (" + key + ")";
-    else
-      g.label = (g.gpu ? "GPU " : "process ") + key;
-    // GPU streams sorted by tid; CPU threads keep trace order (main thread first).
-    std::stable_sort(g.lanes.begin(), g.lanes.end(), [&](uint32_t a, uint32_t b) {
-      if (trace.lanes[a].gpu != trace.lanes[b].gpu) return trace.lanes[a].gpu;
-      if (trace.lanes[a].gpu) return trace.lanes[a].tid < trace.lanes[b].tid;
-      return false;
-    });
-    out.push_back(std::move(g));
+    finishGroup(trace, index, span, g);
+    if (!g.lanes.empty() || g.device >= 0) out.push_back(std::move(g));
   }
-  std::stable_sort(out.begin(), out.end(), [](const TrackGroup& a, const TrackGroup& b) { return a.gpu && !b.gpu; });
+  auto rank = [&](const TrackGroup& g) {
+    const bool markers =
+        g.device < 0 && std::all_of(g.lanes.begin(), g.lanes.end(), [](const LaneView& v) { return isMarkerLane(v); });
+    return markers ? 2 : g.gpu ? 0 : 1;
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const TrackGroup& a, const TrackGroup& b) { return rank(a) < rank(b); });
   return out;
 }
+
+namespace {
+void layoutLane(const TimelineIndex& index, const LaneView& v, uint32_t g, uint32_t vi, const LayoutParams& p, int& y,
+                std::vector<Track>& out) {
+  bool first = true;
+  if (v.collapsed) {  // one thin strip of the lane's first row
+    const LaneIndex& li = index.lanes[v.lanes.front()];
+    out.push_back({TrackKind::Slices, g, li.lane, li.firstRow, -1, y, p.collapsedHeight, true, vi, true});
+    y += p.collapsedHeight + p.laneGap;
+    return;
+  }
+  for (uint32_t l : v.lanes) {
+    const LaneIndex& li = index.lanes[l];
+    for (uint32_t d = 0; d < li.rowCount; ++d) {
+      out.push_back({TrackKind::Slices, g, l, li.firstRow + d, -1, y, p.rowHeight, first, vi, false});
+      first = false;
+      y += p.rowHeight;
+    }
+  }
+  y += p.laneGap;
+}
+
+bool shown(const TrackGroup& g, const LaneView& v, const LayoutParams& p) {
+  return p.filter.empty() || containsNoCase(v.label, p.filter) || containsNoCase(g.label, p.filter);
+}
+}  // namespace
 
 TrackLayout layoutTracks(const TimelineIndex& index, const std::vector<TrackGroup>& groups, const LayoutParams& p) {
   TrackLayout out;
   int y = 0;
+  for (uint32_t g = 0; g < groups.size(); ++g)  // pinned lanes first, above every group
+    for (uint32_t v = 0; v < groups[g].lanes.size(); ++v)
+      if (groups[g].lanes[v].pinned && shown(groups[g], groups[g].lanes[v], p))
+        layoutLane(index, groups[g].lanes[v], g, v, p, y, out.tracks);
   for (uint32_t g = 0; g < groups.size(); ++g) {
     const TrackGroup& grp = groups[g];
+    const bool any = std::any_of(grp.lanes.begin(), grp.lanes.end(),
+                                 [&](const LaneView& v) { return !v.pinned && shown(grp, v, p); });
+    if (!any && !(grp.device >= 0 && (p.filter.empty() || containsNoCase(grp.label, p.filter)))) continue;
     out.tracks.push_back({TrackKind::GroupHeader, g, 0, 0, -1, y, p.headerHeight, false});
     y += p.headerHeight;
     if (grp.device >= 0) {
@@ -73,14 +176,8 @@ TrackLayout layoutTracks(const TimelineIndex& index, const std::vector<TrackGrou
       y += p.busyHeight;
     }
     if (grp.collapsed) continue;
-    for (uint32_t l : grp.lanes) {
-      const LaneIndex& li = index.lanes[l];
-      for (uint32_t d = 0; d < li.rowCount; ++d) {
-        out.tracks.push_back({TrackKind::Slices, g, l, li.firstRow + d, -1, y, p.rowHeight, d == 0});
-        y += p.rowHeight;
-      }
-      y += p.laneGap;
-    }
+    for (uint32_t v = 0; v < grp.lanes.size(); ++v)
+      if (!grp.lanes[v].pinned && shown(grp, grp.lanes[v], p)) layoutLane(index, grp.lanes[v], g, v, p, y, out.tracks);
   }
   out.totalHeight = y;
   return out;

@@ -3,6 +3,8 @@
 #include "trace_builder.hpp"
 
 #include <steadyscope/core/timeline/draw_list.hpp>
+#include <steadyscope/core/timeline/find.hpp>
+#include <steadyscope/core/timeline/flows.hpp>
 #include <steadyscope/core/timeline/format.hpp>
 #include <steadyscope/core/timeline/range_stats.hpp>
 #include <steadyscope/core/timeline/track_layout.hpp>
@@ -33,7 +35,11 @@ class TstTimelineCore : public QObject {
   void coverageColumnsMatchQueries();
   void hitTestKernelAndEmpty();
   void rangeStatsMatchBruteForce();
+  void rangeStatsCountOnlyTheOverlap();
   void linkedEventFindsLaunch();
+  void gpuAnnotationsHaveTheirOwnRows();
+  void flowsFollowedBothWays();
+  void findMatchesAndMarks();
   void layoutGroupsGpuFirst();
   void formatting();
 };
@@ -278,12 +284,13 @@ void TstTimelineCore::rangeStatsMatchBruteForce() {
       const int64_t ts = trace->tsNs[i], d = trace->durNs[i];
       const bool in = d == 0 ? (ts >= a && ts < e) : (ts < e && ts + d > a);
       if (!in) continue;
+      const int64_t c = std::min(e, ts + d) - std::max(a, ts);  // the part inside the range
       NameStats& s = brute[trace->name[i]];
-      if (!s.count) s.minNs = s.maxNs = d;
-      s.minNs = std::min(s.minNs, d);
-      s.maxNs = std::max(s.maxNs, d);
+      if (!s.count) s.minNs = s.maxNs = std::max<int64_t>(0, c);
+      s.minNs = std::min(s.minNs, std::max<int64_t>(0, c));
+      s.maxNs = std::max(s.maxNs, std::max<int64_t>(0, c));
       ++s.count;
-      s.totalNs += d;
+      s.totalNs += std::max<int64_t>(0, c);
       ++count;
     }
     QCOMPARE(rs.sliceCount, count);
@@ -302,6 +309,100 @@ void TstTimelineCore::rangeStatsMatchBruteForce() {
         busy += std::max<int64_t>(0, std::min(e, trace->endNs(i)) - std::max(a, trace->tsNs[i]));
     QCOMPARE(rs.devices.at(0).busyNs, busy);
   }
+}
+
+void TstTimelineCore::rangeStatsCountOnlyTheOverlap() {
+  // A 271 ms span around a 7.9 ms range counts 7.9 ms; a kernel half inside counts its half.
+  TraceBuilder b;
+  b.add(100, 1, "ProfilerStep#3", "user_annotation", 0, 271'000'000);
+  b.add(0, 7, "gemm", "kernel", 100'000'000, 2'000'000);
+  b.add(100, 1, "tiny", "cpu_op", 50'000'000, 1'000);  // outside
+  auto trace = b.finish();
+  auto ix = buildTimelineIndex(*trace);
+  const RangeStats rs = computeRangeStats(*trace, *ix, 93'100'000, 101'000'000);
+  QCOMPARE(rs.sliceCount, uint64_t(2));
+  QCOMPARE(rs.perName.size(), size_t(2));
+  QCOMPARE(trace->strings.view(rs.perName[0].name), std::string_view("ProfilerStep#3"));
+  QCOMPARE(rs.perName[0].totalNs, int64_t(7'900'000));
+  QCOMPARE(rs.perName[0].maxNs, int64_t(7'900'000));
+  QCOMPARE(rs.perName[1].totalNs, int64_t(1'000'000));
+  QCOMPARE(rs.devices.at(0).busyNs, int64_t(1'000'000));
+}
+
+void TstTimelineCore::gpuAnnotationsHaveTheirOwnRows() {
+  // On a stream, an annotation encloses two kernels: it gets a row above them,
+  // and the kernels' row is a row of kernels only.
+  TraceBuilder b;
+  b.add(0, 7, "forward", "gpu_user_annotation", 0, 10'000, 0);
+  const EventIdx k1 = b.add(0, 7, "gemm", "kernel", 1'000, 2'000, 1);
+  const EventIdx k2 = b.add(0, 7, "relu", "kernel", 4'000, 2'000, 1);
+  auto trace = b.finish();
+  auto ix = buildTimelineIndex(*trace);
+  const LaneIndex& li = ix->lanes.at(0);
+  QCOMPARE(li.annotationRows, 1u);
+  QCOMPARE(li.rowCount, 2u);
+  QVERIFY(ix->rows[li.firstRow].gpuAnnotations);
+  QVERIFY(!ix->rows[li.firstRow + 1].gpuAnnotations);
+  QCOMPARE(ix->rowOf(*trace, k1).value_or(99), li.firstRow + 1);
+  QCOMPARE(ix->rowOf(*trace, k2).value_or(99), li.firstRow + 1);
+  QCOMPARE(ix->rowOf(*trace, 0).value_or(99), li.firstRow);
+  TimeMapper m(0, 0, 10'000, 1000);
+  QCOMPARE(hitTestRow(*trace, *ix, li.firstRow + 1, m, 200.0), int64_t(k1));
+}
+
+void TstTimelineCore::flowsFollowedBothWays() {
+  // launch -> kernel by correlation, forward -> backward by flow events s / f.
+  TraceBuilder b;
+  const EventIdx launch = b.add(100, 1, "cudaLaunchKernel", "cuda_runtime", 1'000, 500, 0, 42);
+  const EventIdx kernel = b.add(0, 7, "gemm", "kernel", 3'000, 800, 0, 42);
+  const EventIdx fwd = b.add(100, 1, "aten::mm", "cpu_op", 5'000, 1'000);
+  const EventIdx bwd = b.add(100, 2, "MmBackward0", "cpu_op", 9'000, 1'000);
+  const EventIdx s = b.add(100, 1, "fwdbwd", "fwdbwd", 5'000, 0, 0, 7);
+  const EventIdx f = b.add(100, 2, "fwdbwd", "fwdbwd", 9'000, 0, 0, 7);
+  Trace& t = b.trace();
+  for (EventIdx e : {s, f}) {  // flow events carry their id in the correlation column
+    t.ph[e] = e == s ? Ph::FlowStart : Ph::FlowEnd;
+    t.flags[e] = ev::HasTs | ev::HasId;
+  }
+  auto trace = b.finish();
+  auto ix = buildTimelineIndex(*trace);
+  auto one = [&](EventIdx e) {
+    const auto l = flowLinks(*trace, *ix, e);
+    return l.size() == 1 ? l[0] : FlowLink{EventIdx(999), false, {}};
+  };
+  QCOMPARE(one(launch).other, kernel);
+  QVERIFY(one(launch).outgoing);
+  QCOMPARE(one(kernel).other, launch);
+  QVERIFY(!one(kernel).outgoing);
+  QCOMPARE(one(fwd).other, bwd);
+  QCOMPARE(one(fwd).kind, std::string("forward → backward"));
+  QCOMPARE(one(bwd).other, fwd);
+  QVERIFY(!one(bwd).outgoing);
+}
+
+void TstTimelineCore::findMatchesAndMarks() {
+  TraceBuilder b;
+  for (int k = 0; k < 200'000; ++k) b.add(0, 7, k % 2 ? "gemm" : "relu", "kernel", k * 100, 50);
+  auto trace = b.finish();
+  auto ix = buildTimelineIndex(*trace);
+  const auto hit = matchNames(trace->strings, [](std::string_view n) { return n == "gemm"; });
+  const FindResults found = findEvents(*trace, *ix, hit);
+  QCOMPARE(found.events.size(), size_t(100'000));
+  QCOMPARE(found.totalNs, int64_t(100'000) * 50);
+  QCOMPARE(found.perName.size(), size_t(1));
+  QCOMPARE(firstMatchFrom(*trace, found, 150), size_t(1));  // the gemm at 300
+  // Whole trace in 1000 px: one mark per column at most, and every column marked.
+  std::vector<MatchMark> marks;
+  appendRowMatchMarks(*ix, found, 0, TimeMapper(0, 0, 20'000'000, 1000), marks);
+  QVERIFY(!marks.empty() && marks.size() <= 1000);
+  double covered = 0;
+  for (const MatchMark& mk : marks) covered += mk.x1 - mk.x0;
+  QVERIFY(covered >= 990);
+  // Zoomed in on 10 events: each match its own mark, none for relu.
+  marks.clear();
+  appendRowMatchMarks(*ix, found, 0, TimeMapper(0, 0, 1'000, 1000), marks);
+  QCOMPARE(marks.size(), size_t(5));
+  QCOMPARE(marks[0].x0, 100.0f);
 }
 
 void TstTimelineCore::linkedEventFindsLaunch() {

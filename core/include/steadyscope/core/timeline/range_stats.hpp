@@ -1,7 +1,8 @@
 #pragma once
 // Statistics of a selected time range: per event name count / total / avg /
-// min / max of the slices overlapping [begin, end), and the GPU busy ratio of
-// each device inside the range (busy time of the union / range length).
+// min / max of the slices overlapping [begin, end), each slice's time clipped
+// to the range (a 271 ms span around a 7.9 ms range counts 7.9 ms), and the
+// GPU busy ratio of each device inside the range (union busy / range length).
 #include <steadyscope/core/timeline/overlays.hpp>
 #include <steadyscope/core/timeline/timeline_index.hpp>
 
@@ -13,7 +14,7 @@ namespace steadyscope::timeline {
 struct NameStats {
   StrId name = kNoStr;
   uint64_t count = 0;
-  int64_t totalNs = 0;
+  int64_t totalNs = 0;  // in computeRangeStats: clipped to the range, as min and max
   int64_t minNs = 0;
   int64_t maxNs = 0;
   double avgNs() const { return count ? double(totalNs) / double(count) : 0.0; }
@@ -34,8 +35,10 @@ struct RangeStats {
 };
 
 /// A slice "is in" the range when its [ts, ts + dur) overlaps [begin, end)
-/// (instants: begin <= ts < end). Durations are whole, not clipped.
+/// (instants: begin <= ts < end).
 bool sliceInRange(const Trace& t, EventIdx e, int64_t begin, int64_t end);
+/// The part of a slice's [ts, ts + dur) inside [begin, end), in ns (0 for instants).
+int64_t clippedDuration(const Trace& t, EventIdx e, int64_t begin, int64_t end);
 
 RangeStats computeRangeStats(const Trace& trace, const TimelineIndex& index, int64_t begin, int64_t end);
 

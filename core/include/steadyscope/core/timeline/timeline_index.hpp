@@ -74,7 +74,8 @@ class Coverage {
 /// One (lane, depth) row of slices.
 struct SliceRow {
   uint32_t lane = 0;
-  uint16_t depth = 0;
+  uint16_t depth = 0;            // nesting level within its part of the lane
+  bool gpuAnnotations = false;   // a row of GPU annotations, drawn above the kernels
   std::vector<EventIdx> events;  // sorted by (ts, file order)
   std::vector<int64_t> start;    // start[k] = ts of events[k] (contiguous: searches stay in cache)
   std::vector<int64_t> end;      // end[k] = ts + max(dur, 0) of events[k]
@@ -88,8 +89,9 @@ struct SliceRow {
 
 struct LaneIndex {
   uint32_t lane = 0;
-  uint32_t firstRow = 0;  // into TimelineIndex::rows
-  uint32_t rowCount = 0;  // depth levels (maxDepth + 1, or 0 when empty)
+  uint32_t firstRow = 0;        // into TimelineIndex::rows
+  uint32_t rowCount = 0;        // depth levels (maxDepth + 1, or 0 when empty)
+  uint32_t annotationRows = 0;  // the first rows hold a GPU lane's annotations, apart from its kernels
   uint64_t sliceCount = 0;
   Coverage coverage;  // union of the lane's slices (depth 0 is enough: children nest)
 };
@@ -111,9 +113,21 @@ struct TimelineIndex {
   std::vector<SliceKind> kindOfCat;  // per Trace::categories index
 
   SliceKind kindOf(const Trace& t, EventIdx i) const { return kindOfCat[t.cat[i]]; }
+  /// Flow events (s, t, f) sorted by (lane, ts): what ties a slice to its flows.
+  /// Launch -> kernel flows (ac2g) are left out: the correlation index has them.
+  std::vector<EventIdx> flowsByLane;
+  /// Flow events with a numeric id, as (id, event) sorted.
+  std::vector<std::pair<int64_t, EventIdx>> flowsById;
+
   /// The other end of a launch <-> GPU activity link (same correlation; the
   /// GPU event for a CPU event and the CPU runtime call for a GPU event).
   std::optional<EventIdx> linkedEvent(const Trace& t, EventIdx i) const;
+  /// The row an event is drawn in (a GPU lane's annotations and kernels have
+  /// rows of their own, so the trace's depth is not enough), or nullopt.
+  std::optional<uint32_t> rowOf(const Trace& t, EventIdx i) const;
+  /// The deepest slice of `lane` enclosing time `ts` (or, failing that, the
+  /// first one starting at or after it within `slackNs`), or nullopt.
+  std::optional<EventIdx> sliceAt(const Trace& t, uint32_t lane, int64_t ts, int64_t slackNs = 0) const;
 };
 
 using TimelineIndexPtr = std::shared_ptr<const TimelineIndex>;

@@ -1,7 +1,10 @@
 #pragma once
 // Vertical layout of the timeline: groups per process (GPU devices first),
-// each with a header, a GPU-busy coverage strip for devices, and one track per
-// (lane, depth) row. Collapsing a group keeps its header and busy strip.
+// each with a header, a GPU-busy coverage strip for devices, and one lane per
+// real thread or stream. A lane is one or more of the trace's (pid, tid)
+// lanes (a trace may name the same thread twice: tid 25738 and "25738") with
+// one track per row. Lanes can be collapsed (one thin strip), pinned to the
+// top and filtered by name; collapsing a group keeps its header and busy strip.
 #include <steadyscope/core/timeline/timeline_index.hpp>
 
 #include <cstdint>
@@ -19,7 +22,18 @@ struct Track {
   uint32_t row = 0;        // Slices: TimelineIndex::rows index
   int32_t device = -1;     // DeviceBusy: TimelineIndex::devices index
   int y = 0, height = 0;   // in layout coordinates (0 = top of the lanes area)
-  bool laneStart = false;  // first depth row of its lane (carries the lane label)
+  bool laneStart = false;  // first track of its lane view (carries the lane label)
+  uint32_t view = 0;       // Slices: index into the group's lanes
+  bool collapsed = false;  // Slices: the thin strip of a collapsed lane
+};
+
+/// One lane as shown: the trace lanes of one thread or stream, named once.
+struct LaneView {
+  std::vector<uint32_t> lanes;  // Trace::lanes indices, the busiest first
+  std::string label;            // "stream 7", "thread 25738 (python)"
+  bool collapsed = false;       // one thin strip instead of its rows
+  bool pinned = false;          // shown above every group
+  bool longSpan = false;        // a few slices over most of the trace, or a few instants: the profiler's own marks
 };
 
 struct TrackGroup {
@@ -28,7 +42,7 @@ struct TrackGroup {
   bool gpu = false;
   bool collapsed = false;
   int32_t device = -1;          // TimelineIndex::devices index, -1 if none
-  std::vector<uint32_t> lanes;  // Trace::lanes indices, display order
+  std::vector<LaneView> lanes;  // display order
 };
 
 struct LayoutParams {
@@ -36,10 +50,14 @@ struct LayoutParams {
   int busyHeight = 22;
   int rowHeight = 16;
   int laneGap = 3;
+  int collapsedHeight = 8;
+  std::string filter;  // lanes whose name (or process name) contains it, any case; empty: all
 };
 
-/// The groups in display order (GPU processes first, then by pid). Lanes
-/// without drawable slices are left out.
+/// The groups in display order (GPU processes first, then by pid, groups that
+/// hold only long-span or marker lanes last). Lanes without drawable slices,
+/// and lanes with neither pid nor tid, are left out; the same thread named
+/// twice is one lane; long-span lanes start collapsed.
 std::vector<TrackGroup> buildTrackGroups(const Trace& trace, const TimelineIndex& index);
 
 struct TrackLayout {
@@ -54,7 +72,15 @@ struct TrackLayout {
 TrackLayout layoutTracks(const TimelineIndex& index, const std::vector<TrackGroup>& groups,
                          const LayoutParams& params = {});
 
-/// "stream 7", "thread 851 (python)" ...
+/// "stream 7", "thread 851 (python)", "PyTorch Profiler": the lane's name,
+/// without repeating its id.
 std::string laneLabel(const Trace& trace, uint32_t lane);
+
+/// The text a lane's identity is compared by when merging: the tid without
+/// surrounding spaces, a "stream " prefix or the difference between 7 and "7".
+std::string laneKey(const Trace& trace, uint32_t lane);
+
+/// Does `text` contain `filter`, ignoring ASCII case? (Empty filter: yes.)
+bool containsNoCase(std::string_view text, std::string_view filter);
 
 }  // namespace steadyscope::timeline
