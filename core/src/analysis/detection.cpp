@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <span>
 #include <unordered_map>
 
 namespace steadyscope::analysis {
@@ -339,50 +340,106 @@ std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index,
 
 namespace {
 
-// Lanes that hold indexed kernels, in first-kernel order.
-std::vector<uint32_t> kernelLanes(const EventIndex& index) {
-  const Trace& t = index.trace();
-  std::vector<uint32_t> lanes;
-  std::vector<uint8_t> seen(t.lanes.size(), 0);
-  for (EventIdx k : index.kernels)
-    if (!seen[t.lane[k]]) {
-      seen[t.lane[k]] = 1;
-      lanes.push_back(t.lane[k]);
+// The index's kernels (kernel / memcpy / memset) with their ts, in (ts,
+// index) order: the kernels starting inside a span are one contiguous range,
+// found by two binary searches.
+class KernelsByTs {
+ public:
+  explicit KernelsByTs(const EventIndex& index);
+  template <typename Fn>
+  void forEachInRoot(const EventIndex& index, const RootList& roots, size_t k, Fn&& fn) const {
+    const double a = index.tsUs(roots[k]), b = roots.endPy(index, k).asDouble();
+    if (!(a < b)) return;
+    auto before = [](const Kernel& x, double v) { return x.ts < v; };
+    const auto lo = std::lower_bound(kernels_.begin(), kernels_.end(), a, before);
+    for (auto it = lo; it != kernels_.end() && it->ts < b; ++it) fn(it->event);
+  }
+
+ private:
+  struct Kernel {
+    double ts;  // NaN sorts last: it starts no span's kernel
+    EventIdx event;
+    bool operator<(const Kernel& o) const {
+      const bool n = std::isnan(ts), on = std::isnan(o.ts);
+      if (n || on) return n != on ? on : event < o.event;
+      return ts != o.ts ? ts < o.ts : event < o.event;
     }
-  return lanes;
+  };
+  std::vector<Kernel> kernels_;
+};
+
+// Grouped by lane first: a stream's kernels are usually in ts order in the
+// file already, so each group needs only a check, and the groups a merge.
+KernelsByTs::KernelsByTs(const EventIndex& index) {
+  const Trace& t = index.trace();
+  std::vector<size_t> at(t.lanes.size() + 1, 0);
+  for (EventIdx k : index.kernels) ++at[t.lane[k] + 1];
+  for (size_t l = 1; l < at.size(); ++l) at[l] += at[l - 1];
+  std::vector<size_t> runs;  // where each lane's kernels begin, and the end
+  for (size_t l = 0; l + 1 < at.size(); ++l)
+    if (at[l + 1] > at[l]) runs.push_back(at[l]);
+  runs.push_back(index.kernels.size());
+  std::vector<Kernel> grouped(index.kernels.size());
+  for (EventIdx k : index.kernels) grouped[at[t.lane[k]]++] = {index.tsUs(k), k};
+  auto it = [](std::vector<Kernel>& v, size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
+  for (size_t r = 0; r + 1 < runs.size(); ++r)
+    if (!std::is_sorted(it(grouped, runs[r]), it(grouped, runs[r + 1])))
+      std::sort(it(grouped, runs[r]), it(grouped, runs[r + 1]));  // a strict order: no ties to keep
+  kernels_.resize(grouped.size());
+  while (runs.size() > 2) {  // merge neighbouring groups until one is left
+    std::vector<size_t> merged{0};
+    for (size_t r = 0; r + 1 < runs.size(); r += 2) {
+      const size_t mid = runs[r + 1], end = r + 2 < runs.size() ? runs[r + 2] : mid;
+      std::merge(it(grouped, runs[r]), it(grouped, mid), it(grouped, mid), it(grouped, end), it(kernels_, runs[r]));
+      merged.push_back(end);
+    }
+    runs = std::move(merged);
+    grouped.swap(kernels_);
+  }
+  kernels_ = std::move(grouped);
 }
 
-// The GPU kernels starting inside a root's span, in (ts, index) order, into `out`.
-void kernelsInSpan(const EventIndex& index, const std::vector<uint32_t>& lanes, const RootList& roots, size_t k,
-                   EventList& out) {
-  out.clear();
-  const double a = index.tsUs(roots[k]), b = roots.endPy(index, k).asDouble();
-  for (uint32_t l : lanes) {
-    index.forEachInLane(l, a, b, [&](EventIdx e) {
-      if (!isGpuKernelRole(index.role(e)) || !index.hasDur(e) || !index.hasTs(e)) return;
-      const double ts = index.tsUs(e);
-      if (a <= ts && ts < b) out.push_back(e);
+// Each name's total in roots [from, to), one entry per root that ran it, by
+// its place in `pos` (names of root 0 only).
+std::vector<std::vector<double>> laterTotals(const EventIndex& index, const KernelsByTs& kernels,
+                                             const RootList& roots, const std::vector<uint32_t>& pos, size_t nNames,
+                                             size_t from, size_t to) {
+  const Trace& t = index.trace();
+  std::vector<std::vector<double>> later(nNames);
+  std::vector<double> tot(nNames);
+  for (size_t r = from; r < to; ++r) {
+    std::fill(tot.begin(), tot.end(), 0.0);
+    kernels.forEachInRoot(index, roots, r, [&](EventIdx e) {
+      if (const uint32_t p = pos[t.name[e]]; p != UINT32_MAX) tot[p] += index.durUs(e);
     });
+    for (size_t k = 0; k < nNames; ++k)
+      if (tot[k] > 0) later[k].push_back(tot[k]);
   }
-  auto byTs = [&](EventIdx x, EventIdx y) {
-    const double tx = index.tsUs(x), ty = index.tsUs(y);
-    return tx != ty ? tx < ty : x < y;
-  };
-  if (!std::is_sorted(out.begin(), out.end(), byTs)) std::stable_sort(out.begin(), out.end(), byTs);
+  return later;
+}
+
+// The median as Python's statistics.median gives it; reorders `v`, which
+// holds no NaN (totals above zero only).
+double median(std::vector<double>& v) {
+  const size_t m = v.size();
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(m / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (m % 2) return *mid;
+  return (*std::max_element(v.begin(), mid) + *mid) / 2.0;
 }
 
 // Each kernel name's time in root 0 against its median over the later roots:
 // the largest ratio of a collective (and its name) and of any other kernel.
 void compareFirstRoot(const EventIndex& index, const RootList& roots, TrimInfo& info) {
   const Trace& t = index.trace();
-  const std::vector<uint32_t> lanes = kernelLanes(index);
+  PhaseTimer dbg("STEADYSCOPE_SPLIT_TIMING", "split");
+  const KernelsByTs kernels(index);
+  dbg.mark("    trim: kernels");
   // first: per-name totals of root 0 in first-occurrence order.
   std::vector<StrId> names;
   std::vector<uint32_t> pos(t.strings.size(), UINT32_MAX);  // by name: index into names
   std::vector<double> first;
-  EventList kernels;
-  kernelsInSpan(index, lanes, roots, 0, kernels);
-  for (EventIdx e : kernels) {
+  kernels.forEachInRoot(index, roots, 0, [&](EventIdx e) {
     uint32_t& p = pos[t.name[e]];
     if (p == UINT32_MAX) {
       p = static_cast<uint32_t>(names.size());
@@ -390,23 +447,13 @@ void compareFirstRoot(const EventIndex& index, const RootList& roots, TrimInfo& 
       first.push_back(0.0);
     }
     first[p] += index.durUs(e);
-  }
-  std::vector<std::vector<double>> later(names.size());
-  std::vector<double> tot(names.size());
-  for (size_t r = 1; r < roots.size(); ++r) {
-    std::fill(tot.begin(), tot.end(), 0.0);
-    kernelsInSpan(index, lanes, roots, r, kernels);
-    for (EventIdx e : kernels)
-      if (const uint32_t p = pos[t.name[e]]; p != UINT32_MAX) tot[p] += index.durUs(e);
-    for (size_t k = 0; k < names.size(); ++k)
-      if (tot[k] > 0) later[k].push_back(tot[k]);
-  }
+  });
+  std::vector<std::vector<double>> later = laterTotals(index, kernels, roots, pos, names.size(), 1, roots.size());
+  dbg.mark("    trim: totals");
   for (size_t k = 0; k < names.size(); ++k) {
     auto& v = later[k];
     if (v.empty()) continue;
-    std::sort(v.begin(), v.end());
-    const size_t m = v.size();
-    const double med = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2.0;
+    const double med = median(v);
     const double ratio = first[k] / med;
     if (index.collectiveName[names[k]]) {
       if (!info.collectiveRatio || ratio > *info.collectiveRatio) {
@@ -531,9 +578,15 @@ bool tryTreeTiers(const EventIndex& index, Detection& d, unsigned threads) {
 
 Detection detectRoots(const EventIndex& index, const DetectionOptions& options) {
   Detection d;
-  const bool done = tryStep(d, "known annotations", detectKnownAnnotations(index, options.threads)) ||
-                    tryStep(d, "unknown families", detectUnknownFamilies(index, options.threads)) ||
-                    tryTreeTiers(index, d, options.threads);
+  PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
+  auto timed = [&](const char* what, bool passed) {
+    timer.mark(what);
+    return passed;
+  };
+  const bool done =
+      timed("  known annotations", tryStep(d, "known annotations", detectKnownAnnotations(index, options.threads))) ||
+      timed("  unknown families", tryStep(d, "unknown families", detectUnknownFamilies(index, options.threads))) ||
+      tryTreeTiers(index, d, options.threads);
   if (!done) {
     if (const DetectionCandidate* usable = bestCovered(d.tried, true)) {
       d.fallback = "best usable";
@@ -545,7 +598,9 @@ Detection detectRoots(const EventIndex& index, const DetectionOptions& options) 
       chooseNone(d, "no splittable annotations and no repeating call pattern");
     }
   }
+  timer.mark("  fallback");
   d.trim = trimStartupTransient(index, d.chosen, options);
+  timer.mark("  trim");
   return d;
 }
 

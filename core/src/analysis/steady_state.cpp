@@ -248,6 +248,41 @@ ModeSelection concurrencyFinder(std::span<const StepDetails> steps, SteadyMode m
   return sel;
 }
 
+namespace {
+
+/// The durations of a sliding window, kept sorted so that the sums are
+/// order-independent (equal multisets give equal results); each slide moves
+/// one value out and one in instead of sorting the window anew.
+class SortedWindow {
+ public:
+  SortedWindow(std::span<const double> all, size_t size) : all_(all), size_(size), w_(all.begin(), all.begin() + size) {
+    anyNaN_ = std::any_of(all.begin(), all.end(), [](double x) { return std::isnan(x); });
+    sortAll();
+  }
+  auto begin() const { return w_.begin(); }
+  auto end() const { return w_.end(); }
+  void slide() {
+    if (++from_ + size_ > all_.size()) return;
+    if (anyNaN_) {  // no order to keep: copy and sort as a plain window
+      std::copy(all_.begin() + from_, all_.begin() + from_ + size_, w_.begin());
+      sortAll();
+      return;
+    }
+    w_.erase(std::lower_bound(w_.begin(), w_.end(), all_[from_ - 1]));
+    const double in = all_[from_ + size_ - 1];
+    w_.insert(std::upper_bound(w_.begin(), w_.end(), in), in);
+  }
+
+ private:
+  void sortAll() { std::sort(w_.begin(), w_.end()); }
+  std::span<const double> all_;
+  size_t size_, from_ = 0;
+  std::vector<double> w_;
+  bool anyNaN_ = false;
+};
+
+}  // namespace
+
 DurationSelection durationFinder(std::span<const double> durations, int64_t numSteps) {
   DurationSelection out;
   const auto n = static_cast<int64_t>(durations.size());
@@ -256,10 +291,8 @@ DurationSelection durationFinder(std::span<const double> durations, int64_t numS
   out.scan = scan;
   int64_t bestPass = -1, bestAny = -1;
   double bestPassMean = 0, bestAnyCv = 0, passMeanCv = 0, anyMean = 0;
-  std::vector<double> w(static_cast<size_t>(scan));
-  for (int64_t s = 0; s + scan <= n; ++s) {
-    std::copy(durations.begin() + s, durations.begin() + s + scan, w.begin());
-    std::sort(w.begin(), w.end());  // order-independent sums: equal multisets give equal results
+  SortedWindow w(durations, static_cast<size_t>(scan));
+  for (int64_t s = 0; s + scan <= n; ++s, w.slide()) {
     long double sum = 0;
     for (double x : w) sum += x;
     const double mean = static_cast<double>(sum / static_cast<long double>(scan));
