@@ -118,6 +118,18 @@ std::variant<LinkKey, std::string> chooseLinkKey(const Trace& t, const CatRoles&
   return LinkKey{false};
 }
 
+/// Faults in [block, block + bytes) from its end, 2 MiB at a time, without
+/// changing a byte: another thread may be filling it from the front meanwhile.
+void populateBackwards(const void* block, size_t bytes) {
+  constexpr size_t kStep = size_t(2) << 20;
+  auto* p = static_cast<char*>(const_cast<void*>(block));
+  for (size_t end = bytes; end > 0;) {
+    const size_t begin = end > kStep ? end - kStep : 0;
+    if (!bigmem::populate(p + begin, end - begin)) return;
+    end = begin;
+  }
+}
+
 bool laneHasPidTid(const Trace& t, uint32_t lane) {
   return t.lanes[lane].pid.type != JsonKey::Type::None && t.lanes[lane].tid.type != JsonKey::Type::None;
 }
@@ -144,46 +156,55 @@ std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, uns
   const Trace& t = index.trace();
   CallTree tree(index);
   const CatRoles& roles = tree.roles_;
-  // The groupings read the trace only: on big traces they are made on
-  // another core while the host stacks are built. The tree's arrays are
-  // fresh memory: half of them is made there too, first.
+  // The groupings, the GPU links and the metadata check read the trace only:
+  // on big traces they run on another core while the host stacks are built.
+  // The tree's arrays are fresh memory: half of them is made there too, first,
+  // and the child list, the stacks' one big block, is faulted in from its end
+  // while the stacks fill it from the front.
   std::variant<GpuLinks, std::string> links;
+  LinkPairs gpuPairs;  // found beside the host stacks, linked after them
+  std::atomic<const void*> entriesBlock{nullptr};
+  size_t entriesBytes = 0;
   std::string metadataWhy, stacksWhy;
-  const bool parallel = sideBySide(threads, t.size() >= (size_t(1) << 18));
+  const bool big = t.size() >= (size_t(1) << 18), parallel = sideBySide(threads, big);
   std::atomic<bool> headsReady{false};
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
   runSideBySide(
-      threads, t.size() >= (size_t(1) << 18),
+      threads, big,
       [&] {
         PhaseTimer t2("STEADYSCOPE_SPLIT_TIMING", "split");
         if (parallel) {
           tree.allocateHeads();
           headsReady.store(true, std::memory_order_release);
           headsReady.notify_one();
-          t2.mark("    tree: arrays (heads)");
         }
         links = groupGpuLinks(index, roles);
-        t2.mark("    tree: link groups");
+        if (auto* g = std::get_if<GpuLinks>(&links)) gpuPairs = findGpuLinks(index, roles, *g);
+        t2.mark("    tree: GPU pairs");
+        if (const void* block = entriesBlock.load(std::memory_order_acquire); block && parallel)
+          populateBackwards(block, entriesBytes);
+        metadataWhy = checkMetadata(t);
+        t2.mark("    tree: helper done");
       },
       [&] {
         tree.allocateParents();
-        timer.mark("    tree: arrays (parents)");
-        metadataWhy = checkMetadata(t);
-        if (!metadataWhy.empty()) return;
         if (parallel)
           headsReady.wait(false, std::memory_order_acquire);
         else
           tree.allocateHeads();
+        stacksWhy = tree.reserveEntries();
+        if (!stacksWhy.empty()) return;
+        entriesBytes = tree.entries_.capacity() * sizeof(ChildEntry);
+        entriesBlock.store(tree.entries_.data(), std::memory_order_release);
         stacksWhy = tree.buildHostStacks();
         timer.mark("    tree: host stacks");
       });
-  timer.mark("    tree: join");
   // The reference's build reads the link key, the metadata and the flows before it stacks frames.
   if (auto* why = std::get_if<std::string>(&links); why && why->rfind("launch", 0) == 0) return *why;
   if (!metadataWhy.empty()) return metadataWhy;
   if (auto* why = std::get_if<std::string>(&links)) return *why;
   if (!stacksWhy.empty()) return stacksWhy;
-  tree.linkGpuEvents(std::get<GpuLinks>(links));
+  for (const auto& [launch, gpuEvent] : gpuPairs) tree.linkChild(launch, gpuEvent);
   timer.mark("    tree: GPU links");
   return tree;
 }
@@ -248,18 +269,23 @@ std::vector<EventIdx> laneInFileOrderTies(const EventIndex& idx, uint32_t lane, 
 // it (when that frame is nested), a longer bleed drops the frame. Threads are
 // independent, so each is walked on its own; the cpu_op roots are then put
 // in the reference's global (ts, file) order.
+std::string CallTree::reserveEntries() {
+  const Trace& t = *trace_;
+  size_t hostEvents = 0;
+  for (EventIdx e = 0; e < t.size(); ++e) {
+    if (!roles_.host[t.cat[e]]) continue;
+    if (!index_->hasTs(e)) return "call-tree event " + std::to_string(e) + " has no ts";
+    ++hostEvents;
+  }
+  // One entry per host frame with a parent, one per linked GPU event (about one per kernel).
+  reserveFresh(entries_, hostEvents + index_->kernels.size());
+  return {};
+}
+
 std::string CallTree::buildHostStacks() {
   const Trace& t = *trace_;
   const EventIndex& idx = *index_;
   const CatRoles& roles = roles_;
-  size_t hostEvents = 0;
-  for (EventIdx e = 0; e < t.size(); ++e) {
-    if (!roles.host[t.cat[e]]) continue;
-    if (!idx.hasTs(e)) return "call-tree event " + std::to_string(e) + " has no ts";
-    ++hostEvents;
-  }
-  // One entry per host frame with a parent, one per linked GPU event (about one per kernel).
-  reserveFresh(entries_, hostEvents + idx.kernels.size());
   std::vector<Frame> stack;
   for (uint32_t lane = 0; lane < t.lanes.size(); ++lane) {
     const auto order = laneInFileOrderTies(idx, lane, [&](EventIdx e) { return roles.host[t.cat[e]] != 0; });
@@ -372,11 +398,12 @@ std::variant<CallTree::GpuLinks, std::string> CallTree::groupGpuLinks(const Even
 
 // Each launch's GPU events: a graph launch owns every GPU event with its
 // link id; another launch the one its ac2g flow pair points at (the last
-// event in file order with the flow end's pid, tid and id).
-void CallTree::linkGpuEvents(const GpuLinks& g) {
-  const Trace& t = *trace_;
-  const EventIndex& idx = *index_;
-  const CatRoles& roles = roles_;
+// event in file order with the flow end's pid, tid and id). In the order the
+// reference links them; reads the trace only, so it runs beside the stacks.
+CallTree::LinkPairs CallTree::findGpuLinks(const EventIndex& idx, const CatRoles& roles, const GpuLinks& g) {
+  const Trace& t = idx.trace();
+  LinkPairs pairs;
+  reserveFresh(pairs, idx.kernels.size());
   const StrId cudaGraph = t.strings.find("cudaGraphLaunch"), hipGraph = t.strings.find("hipGraphLaunch");
   for (EventIdx e = 0; e < t.size(); ++e) {
     if (!roles.runtime[t.cat[e]]) continue;
@@ -384,7 +411,7 @@ void CallTree::linkGpuEvents(const GpuLinks& g) {
     if (!key) continue;
     if ((cudaGraph != kNoStr && t.name[e] == cudaGraph) || (hipGraph != kNoStr && t.name[e] == hipGraph)) {
       for (EventIdx x : g.linked.eventsOf(*key))
-        if (roles.gpu[t.cat[x]]) linkChild(e, x);
+        if (roles.gpu[t.cat[x]]) pairs.push_back({e, x});
       continue;
     }
     EventIdx s = kNone, f = kNone;  // the last of each, as a dict keeps the last
@@ -393,8 +420,9 @@ void CallTree::linkGpuEvents(const GpuLinks& g) {
     EventIdx out = kNone;
     for (EventIdx x : g.linked.eventsOf(idx.corrKey(f)))
       if (t.lane[x] == t.lane[f]) out = x;
-    if (out != kNone) linkChild(e, out);
+    if (out != kNone) pairs.push_back({e, out});
   }
+  return pairs;
 }
 
 void CallTree::linkChild(EventIdx launch, EventIdx g) {

@@ -67,6 +67,7 @@ class CallTree {
   explicit CallTree(const EventIndex& index);  // no arrays yet: allocateParents, allocateHeads
   void allocateParents();
   void allocateHeads();  // and the marks
+  std::string reserveEntries();  // room for every child entry; fails as the stacks would on a host frame without ts
   std::string buildHostStacks();
   struct Frame {  // an open frame of a thread's stack
     EventIdx event;
@@ -76,7 +77,9 @@ class CallTree {
                         std::vector<Frame>& stack);
   struct GpuLinks;
   static std::variant<GpuLinks, std::string> groupGpuLinks(const EventIndex& index, const tree_detail::CatRoles& roles);
-  void linkGpuEvents(const GpuLinks& links);
+  /// (launch, GPU event) in link order.
+  using LinkPairs = Column<std::pair<EventIdx, EventIdx>>;
+  static LinkPairs findGpuLinks(const EventIndex& index, const tree_detail::CatRoles& roles, const GpuLinks& links);
   void linkChild(EventIdx launch, EventIdx gpuEvent);
   void addChild(EventIdx parent, EventIdx child);
   void markGpuUpwards(EventIdx e);
