@@ -155,6 +155,7 @@ struct CallTree::GpuLinks {
 std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, unsigned threads) {
   const Trace& t = index.trace();
   CallTree tree(index);
+  tree.threads_ = threads;
   const CatRoles& roles = tree.roles_;
   // The groupings, the GPU links and the metadata check read the trace only:
   // on big traces they run on another core while the host stacks are built.
@@ -440,12 +441,14 @@ void CallTree::linkChild(EventIdx launch, EventIdx g) {
 
 std::vector<EventIdx> CallTree::entryRoots() const {
   std::vector<EventIdx> roots;
-  std::vector<uint8_t> seen(trace_->size(), 0);
+  std::vector<uint64_t> seen((trace_->size() + 63) / 64, 0);  // a bit per event: fewer fresh pages than a byte
   for (EventIdx e : cpuRootNodes_) {
     EventIdx top = e;
     while (parent_[top] != kNone) top = parent_[top];
-    if (!seen[top]) {
-      seen[top] = 1;
+    uint64_t& word = seen[top / 64];
+    const uint64_t bit = uint64_t(1) << (top % 64);
+    if (!(word & bit)) {
+      word |= bit;
       roots.push_back(top);
     }
   }
@@ -498,6 +501,20 @@ bool CallTree::isAncestor(EventIdx a, EventIdx e) const {
   return false;
 }
 
+template <typename Add>
+void CallTree::walkEach(std::span<const EventIdx> nodes, size_t from, size_t to, std::vector<double>& each,
+                        Add&& add) const {
+  std::vector<EventIdx> stack;
+  for (size_t k = to; k-- > from;) {
+    stack.assign(1, nodes[k]);
+    double& mine = each[k];
+    walk(stack, [&](double dur) {
+      add(dur);
+      mine += dur;
+    });
+  }
+}
+
 CallTree::GpuTimes CallTree::descendantGpuTimes(std::span<const EventIdx> nodes) const {
   GpuTimes out;
   if (sharedNodes_) {  // each walk needs its own visit marks
@@ -507,17 +524,20 @@ CallTree::GpuTimes CallTree::descendantGpuTimes(std::span<const EventIdx> nodes)
   }
   // A forest, and siblings share no descendants: one walk in the reference's
   // order (the last node's subtree first) gives both sums, each with its own
-  // additions in the order a walk of that node alone makes them.
+  // additions in the order a walk of that node alone makes them. Many
+  // siblings are walked on two threads: the first ones' kernel times are kept
+  // in walk order and added to the total after the others', as one walk would.
   out.each.assign(nodes.size(), 0.0);
-  std::vector<EventIdx> stack;
-  for (size_t k = nodes.size(); k-- > 0;) {
-    stack.assign(1, nodes[k]);
-    double& mine = out.each[k];
-    walk(stack, [&](double dur) {
-      out.total += dur;
-      mine += dur;
-    });
-  }
+  const size_t split = sideBySide(threads_, nodes.size() >= kSiblingsForTwoWalks) ? nodes.size() / 2 : 0;
+  Column<double> later;  // the kernel times of nodes [0, split), in walk order
+  runSideBySide(
+      threads_, split > 0,
+      [&] {
+        if (split > 0) reserveFresh(later, index_->kernels.size());
+        walkEach(nodes, 0, split, out.each, [&](double dur) { later.push_back(dur); });
+      },
+      [&] { walkEach(nodes, split, nodes.size(), out.each, [&](double dur) { out.total += dur; }); });
+  for (double dur : later) out.total += dur;
   return out;
 }
 

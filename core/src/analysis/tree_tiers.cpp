@@ -316,12 +316,11 @@ std::optional<DetectionCandidate> findPattern(const CallTree& tree, TreeNames& n
                                               const std::vector<EventIdx>& ordered, double totalGpu,
                                               std::optional<EventIdx> parent, int64_t depth) {
   const Siblings s = groupSiblings(tree, names, ordered);
-  std::optional<DetectionCandidate> best;
-  for (auto cand : {periodicCandidate(s, parent, totalGpu, depth), groupedCandidate(s, totalGpu, depth)}) {
-    if (!cand) continue;
-    const double cov = cand->tree->coverage;
-    if (cov > 0 && (!best || cov > best->tree->coverage)) best = std::move(cand);
-  }
+  std::optional<DetectionCandidate> best = periodicCandidate(s, parent, totalGpu, depth);
+  if (best && !(best->tree->coverage > 0)) best.reset();
+  // Moved, not copied: a candidate holds one span per root.
+  if (auto grouped = groupedCandidate(s, totalGpu, depth); grouped && grouped->tree->coverage > 0)
+    if (!best || grouped->tree->coverage > best->tree->coverage) best = std::move(grouped);
   if (best) dropLowGpuRoots(*best, totalGpu);
   return best;
 }

@@ -9,6 +9,8 @@
 #include <steadyscope/core/io/loader.hpp>
 #include "support/load_json.hpp"
 
+#include <cstring>
+
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -213,6 +215,46 @@ class TestCallTree : public QObject {
       else
         QCOMPARE(m, first);
     }
+  }
+
+  // Many siblings are walked on two threads: their GPU times are the same
+  // doubles, bit for bit, as one thread's walk gives. The durations are
+  // fractional, so the order of the additions shows in the last bits.
+  void twoThreadWalkAddsInOneWalksOrder() {
+    Events ev;
+    const int n = 6000;  // above the siblings a walk shares out
+    ev.frame("cpu_op", "loop", 0, 1000LL * n + 1000);
+    for (int i = 0; i < n; ++i) {
+      const int64_t base = 100 + 1000LL * i;
+      ev.frame("cpu_op", "body", base, 500);
+      for (int k = 0; k < 2; ++k) {
+        const std::string c = std::to_string(10000 + 2 * i + k), ts = std::to_string(base + 10 + 100 * k);
+        const std::string dur = std::to_string(0.1 + 0.013 * ((i * 7 + k * 3) % 11));
+        ev.add(R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":)" + ts +
+               R"(,"dur":5,"args":{"correlation":)" + c + "}}");
+        ev.add(R"({"ph":"s","cat":"ac2g","name":"ac2g","id":)" + c + R"(,"pid":1,"tid":1,"ts":)" + ts + "}");
+        ev.add(R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + ts + R"(,"dur":)" + dur +
+               R"(,"args":{"correlation":)" + c + "}}");
+        ev.add(R"({"ph":"f","cat":"ac2g","name":"ac2g","id":)" + c + R"(,"pid":0,"tid":7,"ts":)" + ts +
+               R"(,"bp":"e"})");
+      }
+    }
+    auto t = load(ev.json());
+    EventIndex idx(*t);
+    std::vector<CallTree::GpuTimes> got;
+    for (unsigned threads : {1u, 2u}) {
+      auto built = CallTree::build(idx, threads);
+      QVERIFY(std::holds_alternative<CallTree>(built));
+      const CallTree& tree = std::get<CallTree>(built);
+      const std::vector<EventIdx> bodies = tree.children(0);
+      QCOMPARE(bodies.size(), size_t(n));
+      got.push_back(tree.descendantGpuTimes(bodies));
+    }
+    QVERIFY(std::memcmp(&got[0].total, &got[1].total, sizeof(double)) == 0);
+    QVERIFY(got[0].each == got[1].each);
+    double otherOrder = 0.0;  // the same times added first sibling first: another double
+    for (double g : got[0].each) otherOrder += g;
+    QVERIFY(otherOrder != got[0].total);
   }
 
   // An explicit range of call-tree roots carries their enclosing frames

@@ -98,8 +98,16 @@ class CallTree {
     }
   }
 
+  /// Walks nodes[to - 1] down to nodes[from], each alone: each[k] gets its
+  /// kernel times, add() every one of them in walk order.
+  template <typename Add>
+  void walkEach(std::span<const EventIdx> nodes, size_t from, size_t to, std::vector<double>& each, Add&& add) const;
+  /// Siblings enough for descendantGpuTimes to walk them on two threads.
+  static constexpr size_t kSiblingsForTwoWalks = 4096;
+
   const EventIndex* index_;
   const Trace* trace_;
+  unsigned threads_ = 0;  // as for jobThreads: 0 = the hardware's count
   tree_detail::CatRoles roles_;
   Column<EventIdx> parent_;
   Column<uint32_t> head_;       // an event's last-attached child entry (kNone: none)
