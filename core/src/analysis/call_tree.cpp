@@ -238,9 +238,10 @@ struct TsThenFileOrder {
 /// lane's own list is sorted by ts with longer events first among equal ts,
 /// the reference's sort keeps file order among them.
 template <typename Keep>
-std::vector<EventIdx> laneInFileOrderTies(const EventIndex& idx, uint32_t lane, Keep&& keep) {
+EventList laneInFileOrderTies(const EventIndex& idx, uint32_t lane, Keep&& keep) {
   const Trace& t = idx.trace();
-  std::vector<EventIdx> out;
+  EventList out;  // big: on huge pages, reused blocks
+  reserveFresh(out, t.lanes[lane].events.size());  // pages are touched only as far as it fills
   bool exact = true;  // every ts an exact double of its ns: ns order is float order
   constexpr int64_t kExact = int64_t(1) << 53;
   for (EventIdx e : t.lanes[lane].events)
@@ -299,7 +300,7 @@ std::string CallTree::buildHostStacks() {
   return {};
 }
 
-std::string CallTree::stackLane(const std::vector<EventIdx>& order, const std::vector<uint8_t>& isCpuOp,
+std::string CallTree::stackLane(const EventList& order, const std::vector<uint8_t>& isCpuOp,
                                 std::vector<Frame>& st) {
   const Trace& t = *trace_;
   const EventIndex& idx = *index_;
@@ -473,7 +474,7 @@ void CallTree::reattachWorkerThreads() {
     if (pyCount[l] > pyCount[host]) host = l;
   const std::vector<EventIdx> roots = entryRoots();
   if (std::none_of(roots.begin(), roots.end(), [&](EventIdx r) { return t.lane[r] != host; })) return;
-  const std::vector<EventIdx> hostNodes = laneInFileOrderTies(idx, host, [&](EventIdx e) { return idx.hasDur(e); });
+  const EventList hostNodes = laneInFileOrderTies(idx, host, [&](EventIdx e) { return idx.hasDur(e); });
   if (hostNodes.empty()) return;
   for (EventIdx root : roots) {
     if (t.lane[root] == host || !idx.hasTs(root) || !idx.hasDur(root)) continue;

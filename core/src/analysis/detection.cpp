@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <span>
+#include <thread>
 #include <unordered_map>
 
 namespace steadyscope::analysis {
@@ -365,7 +367,7 @@ class KernelsByTs {
       return ts != o.ts ? ts < o.ts : event < o.event;
     }
   };
-  std::vector<Kernel> kernels_;
+  Column<Kernel> kernels_;  // big: on huge pages, reused blocks
 };
 
 // Grouped by lane first: a stream's kernels are usually in ts order in the
@@ -379,25 +381,60 @@ KernelsByTs::KernelsByTs(const EventIndex& index) {
   for (size_t l = 0; l + 1 < at.size(); ++l)
     if (at[l + 1] > at[l]) runs.push_back(at[l]);
   runs.push_back(index.kernels.size());
-  std::vector<Kernel> grouped(index.kernels.size());
+  Column<Kernel> grouped(index.kernels.size());
   for (EventIdx k : index.kernels) grouped[at[t.lane[k]]++] = {index.tsUs(k), k};
-  auto it = [](std::vector<Kernel>& v, size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
+  auto it = [](Column<Kernel>& v, size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
   for (size_t r = 0; r + 1 < runs.size(); ++r)
     if (!std::is_sorted(it(grouped, runs[r]), it(grouped, runs[r + 1])))
       std::sort(it(grouped, runs[r]), it(grouped, runs[r + 1]));  // a strict order: no ties to keep
-  kernels_.resize(grouped.size());
-  while (runs.size() > 2) {  // merge neighbouring groups until one is left
+  // Neighbouring groups merged in place until one is left: a second list as
+  // big as this one would be fresh memory, the merge's buffer is the smaller half.
+  while (runs.size() > 2) {
     std::vector<size_t> merged{0};
     for (size_t r = 0; r + 1 < runs.size(); r += 2) {
       const size_t mid = runs[r + 1], end = r + 2 < runs.size() ? runs[r + 2] : mid;
-      std::merge(it(grouped, runs[r]), it(grouped, mid), it(grouped, mid), it(grouped, end), it(kernels_, runs[r]));
+      std::inplace_merge(it(grouped, runs[r]), it(grouped, mid), it(grouped, end));
       merged.push_back(end);
     }
     runs = std::move(merged);
-    grouped.swap(kernels_);
   }
   kernels_ = std::move(grouped);
 }
+
+// KernelsByTs made on another core while the cascade searches the call tree
+// (mostly one thread): the startup-transient check, which needs it, runs only
+// after the cascade. Made here instead when it was not started, or failed.
+class KernelsAhead {
+ public:
+  explicit KernelsAhead(const EventIndex& index) : index_(index) {}
+  KernelsAhead(const KernelsAhead&) = delete;
+  KernelsAhead& operator=(const KernelsAhead&) = delete;
+  ~KernelsAhead() {
+    if (worker_.joinable()) worker_.join();
+  }
+  /// Starts the list on a helper thread when the check may need it and the trace is big.
+  void start(unsigned threads) {
+    if (worker_.joinable() || !index_.hasCollectives || !sideBySide(threads, index_.kernels.size() >= kBig)) return;
+    worker_ = std::thread([this] {
+      try {
+        aside_.emplace(index_);
+      } catch (...) {  // e.g. out of memory: get() tries again on the caller's thread, where it may throw
+        aside_.reset();
+      }
+    });
+  }
+  const KernelsByTs& get() {
+    if (worker_.joinable()) worker_.join();
+    if (!aside_) aside_.emplace(index_);
+    return *aside_;
+  }
+
+ private:
+  static constexpr size_t kBig = size_t(1) << 16;  // kernels: below, a thread costs more than it saves
+  const EventIndex& index_;
+  std::optional<KernelsByTs> aside_;
+  std::thread worker_;
+};
 
 // Each name's total in roots [from, to), one entry per root that ran it, by
 // its place in `pos` (names of root 0 only).
@@ -430,10 +467,13 @@ double median(std::vector<double>& v) {
 
 // Each kernel name's time in root 0 against its median over the later roots:
 // the largest ratio of a collective (and its name) and of any other kernel.
-void compareFirstRoot(const EventIndex& index, const RootList& roots, TrimInfo& info) {
+constexpr size_t kRootsForTwoHalves = 4096;  // below, a thread costs more than it saves
+
+void compareFirstRoot(const EventIndex& index, const RootList& roots, TrimInfo& info, KernelsAhead& ahead,
+                      unsigned threads) {
   const Trace& t = index.trace();
   PhaseTimer dbg("STEADYSCOPE_SPLIT_TIMING", "split");
-  const KernelsByTs kernels(index);
+  const KernelsByTs& kernels = ahead.get();
   dbg.mark("    trim: kernels");
   // first: per-name totals of root 0 in first-occurrence order.
   std::vector<StrId> names;
@@ -448,7 +488,14 @@ void compareFirstRoot(const EventIndex& index, const RootList& roots, TrimInfo& 
     }
     first[p] += index.durUs(e);
   });
-  std::vector<std::vector<double>> later = laterTotals(index, kernels, roots, pos, names.size(), 1, roots.size());
+  // Two halves of the roots side by side: a median does not care in which order its values came.
+  const size_t mid = 1 + (roots.size() - 1) / 2;
+  std::vector<std::vector<double>> later, second;
+  runSideBySide(
+      threads, roots.size() >= kRootsForTwoHalves,
+      [&] { second = laterTotals(index, kernels, roots, pos, names.size(), mid, roots.size()); },
+      [&] { later = laterTotals(index, kernels, roots, pos, names.size(), 1, mid); });
+  for (size_t k = 0; k < names.size(); ++k) later[k].insert(later[k].end(), second[k].begin(), second[k].end());
   dbg.mark("    trim: totals");
   for (size_t k = 0; k < names.size(); ++k) {
     auto& v = later[k];
@@ -466,15 +513,14 @@ void compareFirstRoot(const EventIndex& index, const RootList& roots, TrimInfo& 
   }
 }
 
-}  // namespace
-
-TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand, const DetectionOptions& options) {
+TrimInfo trimWith(const EventIndex& index, DetectionCandidate& cand, const DetectionOptions& options,
+                  KernelsAhead& kernels) {
   const Trace& t = index.trace();
   TrimInfo info;
   if (cand.roots.size() < 2 || cand.status == SplitStatus::NotSplittable || !index.hasCollectives) return info;
   if (isBookendRootName(cand.roots.name(t, 0))) return info;
   info.ran = true;
-  compareFirstRoot(index, cand.roots, info);
+  compareFirstRoot(index, cand.roots, info, kernels, options.threads);
   info.trimmed = info.collectiveRatio && *info.collectiveRatio >= 5.0 &&
                  *info.collectiveRatio >= 5.0 * std::max(info.noiseRatio, 1.0);
   if (!info.trimmed) {
@@ -490,6 +536,13 @@ TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand,
   cand.diagnostics.set("startup_transient_collective_ratio", JsonValue::real(pyRound(*info.collectiveRatio, 1)));
   cand.diagnostics.set("startup_transient_noise_ratio", JsonValue::real(pyRound(info.noiseRatio, 1)));
   return info;
+}
+
+}  // namespace
+
+TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand, const DetectionOptions& options) {
+  KernelsAhead kernels(index);
+  return trimWith(index, cand, options, kernels);
 }
 
 double rankingCoverage(const DetectionCandidate& c) {
@@ -535,7 +588,7 @@ void chooseNone(Detection& d, const char* reason) {
 }
 
 // Tiers 3-5 on the call tree; true when one of them is SPLITTABLE.
-bool tryTreeTiers(const EventIndex& index, Detection& d, unsigned threads) {
+bool tryTreeTiers(const EventIndex& index, Detection& d, unsigned threads, KernelsAhead& kernels) {
   d.usedCallTree = true;
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
   auto built = CallTree::build(index, threads);
@@ -551,6 +604,7 @@ bool tryTreeTiers(const EventIndex& index, Detection& d, unsigned threads) {
     return true;  // the cascade ends here
   }
   CallTree& tree = std::get<CallTree>(built);
+  kernels.start(threads);  // the tiers below leave a core idle most of the time
   tree.reattachWorkerThreads();
   const std::vector<EventIdx> entry = tree.entryRoots();
   timer.mark("  tree: reattach");
@@ -578,6 +632,7 @@ bool tryTreeTiers(const EventIndex& index, Detection& d, unsigned threads) {
 
 Detection detectRoots(const EventIndex& index, const DetectionOptions& options) {
   Detection d;
+  KernelsAhead kernels(index);
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
   auto timed = [&](const char* what, bool passed) {
     timer.mark(what);
@@ -586,7 +641,7 @@ Detection detectRoots(const EventIndex& index, const DetectionOptions& options) 
   const bool done =
       timed("  known annotations", tryStep(d, "known annotations", detectKnownAnnotations(index, options.threads))) ||
       timed("  unknown families", tryStep(d, "unknown families", detectUnknownFamilies(index, options.threads))) ||
-      tryTreeTiers(index, d, options.threads);
+      tryTreeTiers(index, d, options.threads, kernels);
   if (!done) {
     if (const DetectionCandidate* usable = bestCovered(d.tried, true)) {
       d.fallback = "best usable";
@@ -599,7 +654,7 @@ Detection detectRoots(const EventIndex& index, const DetectionOptions& options) 
     }
   }
   timer.mark("  fallback");
-  d.trim = trimStartupTransient(index, d.chosen, options);
+  d.trim = trimWith(index, d.chosen, options, kernels);
   timer.mark("  trim");
   return d;
 }

@@ -57,7 +57,7 @@ class Events {
 
 /// E13's trace: one training_loop frame, eight iterations of fwd / bwd, each
 /// with one launch and its kernel.
-Events e13(int iterations = 8) {
+Events e13(int iterations = 8, const std::string& bwdKernel = "iter_bwd_kernel") {
   Events ev;
   ev.frame("cpu_op", "training_loop", 0, std::max<int64_t>(20000, 2000LL * iterations + 1000));
   for (int it = 0; it < iterations; ++it) {
@@ -65,7 +65,7 @@ Events e13(int iterations = 8) {
     ev.frame("cpu_op", "iter_fwd", base, 300);
     ev.launch(base + 10, base + 50, 20, "iter_fwd_kernel");
     ev.frame("cpu_op", "iter_bwd", base + 400, 300);
-    ev.launch(base + 410, base + 450, 20, "iter_bwd_kernel");
+    ev.launch(base + 410, base + 450, 20, bwdKernel);
   }
   return ev;
 }
@@ -209,6 +209,29 @@ class TestCallTree : public QObject {
       const SplitResult r = s.plan(o);
       QCOMPARE(r.outcome, SplitOutcome::Split);
       QCOMPARE(r.detection.chosen.roots.size(), size_t(27000));
+      const std::string m = r.manifest.dump(JsonStyle::pythonFile()) + r.executionDetailsCsv;
+      if (first.empty())
+        first = m;
+      else
+        QCOMPARE(m, first);
+    }
+  }
+
+  // With collectives, the startup-transient check runs after the tree tiers;
+  // on a big trace its kernel list is made beside them: the same plan on 1 and 2 threads.
+  void trimAfterTreeTiersSameOnOneAndTwoThreads() {
+    auto t = load(e13(33000, "ncclDevKernel_AllReduce").json());  // 66,000 kernels: the list is made aside
+    std::string first;
+    for (unsigned threads : {1u, 2u}) {
+      Splitter s(t);
+      SplitOptions o;
+      o.outputDir = "out";
+      o.findSteadyState = true;
+      o.threads = threads;
+      const SplitResult r = s.plan(o);
+      QVERIFY(r.detection.usedCallTree);
+      QVERIFY(r.detection.trim.ran);
+      QCOMPARE(r.detection.trim.kernel, std::string("ncclDevKernel_AllReduce"));
       const std::string m = r.manifest.dump(JsonStyle::pythonFile()) + r.executionDetailsCsv;
       if (first.empty())
         first = m;

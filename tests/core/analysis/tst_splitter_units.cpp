@@ -706,6 +706,29 @@ class TestSplitterUnits : public QObject {
     QCOMPARE(r3.manifest.find("coverage_selected_roots")->asReal(), 0.6522);
     QCOMPARE(r3.manifest.find("startup_transient_collective_ratio")->asReal(), 100.0);
   }
+  // Many roots: the startup-transient check totals two halves of them side
+  // by side. The later roots' all-reduce times differ between the halves, so
+  // the median (25 µs: ratio 16) is neither half's alone (20 and 100 µs).
+  void trimOnManyRootsSameOnOneAndTwoThreads() {
+    std::vector<sstest::StepSpec> steps;
+    const int n = 6001;
+    for (int i = 0; i < n; ++i) {
+      sstest::StepSpec s;
+      s.st = 1000000 + 20000LL * i;
+      s.name = sstest::vllmDetailedName(0, 0, 16, 16);
+      s.kernelDurs[0] = i == 0 ? 400 : i <= n / 2 ? 20 : (i % 3 == 0 ? 30 : 100);
+      steps.push_back(s);
+    }
+    for (unsigned threads : {1u, 2u}) {
+      SplitOptions o = steady(32);
+      o.threads = threads;
+      const SplitResult r = planE6(o, steps);
+      QVERIFY(r.detection.trim.ran);
+      QCOMPARE(r.detection.trim.collectiveRatio, std::optional<double>(16.0));
+      QVERIFY(r.detection.trim.trimmed);
+    }
+  }
+
   void decision_B2_trim_keeps_status() {
     auto steps = std::vector<sstest::StepSpec>();
     for (int i = 0; i < 40; ++i) {

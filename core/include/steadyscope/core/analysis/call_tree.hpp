@@ -73,7 +73,7 @@ class CallTree {
     EventIdx event;
     std::optional<PyNum> end;  // none: the event has no dur
   };
-  std::string stackLane(const std::vector<EventIdx>& order, const std::vector<uint8_t>& isCpuOp,
+  std::string stackLane(const EventList& order, const std::vector<uint8_t>& isCpuOp,
                         std::vector<Frame>& stack);
   struct GpuLinks;
   static std::variant<GpuLinks, std::string> groupGpuLinks(const EventIndex& index, const tree_detail::CatRoles& roles);
