@@ -430,6 +430,8 @@ void MainWindow::updateStatus() {
     splitLabel_->setText(tr("split dir %1").arg(QFileInfo(splitDir_).fileName()));
   else if (doc_ && doc_.trace->partial)
     splitLabel_->setText(tr("not splittable: read only in part"));
+  else if (ov)  // a split ran and found no step: the chunks pane says why
+    splitLabel_->setText(tr("split: no steps found"));
   else
     splitLabel_->setText(doc_ ? tr("not split yet") : QString());
   updateChunkActions();

@@ -11,6 +11,7 @@
 
 #include "panels/anomalies_panel.hpp"
 #include "panels/chunks_panel.hpp"
+#include "panels/explanation_panel.hpp"
 #include "panels/welcome_widget.hpp"
 #include "timeline/timeline_view.hpp"
 
@@ -93,6 +94,7 @@ class TstMainWindow : public QObject {
   void splitDirectoryFindsSourceTrace();
   void splitFillsRulerChunksAndStatus();
   void refusedSplitSaysWhyAndKeepsSteps();
+  void noGpuWorkSaysWhy();
   void cancelledSplitNeverReachesTheWindow();
   void staleLoadIsDropped();
   void screenshotWritesPng();
@@ -327,6 +329,30 @@ void TstMainWindow::refusedSplitSaysWhyAndKeepsSteps() {
   QVERIFY2(why.contains(QStringLiteral("branch descent: nothing found")), qPrintable(why));
   QVERIFY2(!why.contains(QStringLiteral("§")) && !why.contains(QStringLiteral("family:unknown_only")), qPrintable(why));
   QVERIFY2(w.statusText().contains(QStringLiteral("6 steps (step annotations)")), qPrintable(w.statusText()));
+}
+
+// A 2021 trace (Kernel, Memcpy, Memset): no GPU work as the reference counts
+// it. The chunks pane, the explanation and the status bar all say the split
+// ran and why it made nothing.
+void TstMainWindow::noGpuWorkSaysWhy() {
+  const QString trace = kReal + QStringLiteral("kineto/tb_plugin_samples/resnet50_num_workers_0/"
+                                               "worker0.1623143089861.pt.trace.json.gz");
+  SHARED_OR_SKIP(trace);
+  MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
+  w.show();
+  w.openFile(trace);
+  STEADYSCOPE_WAIT_IDLE(w);
+  QVERIFY2(w.statusText().contains(QStringLiteral("not split yet")), qPrintable(w.statusText()));
+  w.runSplit();
+  STEADYSCOPE_WAIT_IDLE(w);
+  QVERIFY(w.chunksPanel()->model()->chunks().isEmpty());
+  const QString why = w.chunksPanel()->placeholderText();
+  QVERIFY2(why.contains(QStringLiteral("Nothing to split")), qPrintable(why));
+  QVERIFY2(why.contains(QStringLiteral("9096 GPU events use the 2021 category names")), qPrintable(why));
+  const QString explained = w.explanationPanel()->text();
+  QVERIFY2(explained.contains(QStringLiteral("The splitter found no GPU work in the trace")), qPrintable(explained));
+  QVERIFY2(w.statusText().contains(QStringLiteral("split: no steps found")), qPrintable(w.statusText()));
+  QVERIFY2(!w.statusText().contains(QStringLiteral("not split yet")), qPrintable(w.statusText()));
 }
 
 void TstMainWindow::cancelledSplitNeverReachesTheWindow() {

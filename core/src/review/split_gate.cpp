@@ -75,6 +75,26 @@ int chunkIndexForPath(const analysis::SplitResult& r, const std::string& path) {
   return -1;
 }
 
+namespace {
+
+// Why the splitter made no chunk when that is its own decision, in words; empty otherwise.
+std::string splitterReason(const analysis::SplitResult& r) {
+  if (r.outcome == analysis::SplitOutcome::Refused) {
+    const std::string& v = r.story.verdict;
+    return "The splitter refused the trace: " + (v.rfind("Refused: ", 0) == 0 ? v.substr(9) : v);
+  }
+  if (r.outcome != analysis::SplitOutcome::NoGpuWork) return {};
+  std::string why = "The splitter found no GPU work in the trace (no kernel, copy or memset with a duration), "
+                    "so there is nothing to split.";
+  if (r.nLegacyGpuEvents > 0)
+    why += fmt::format(" {} GPU events use the 2021 category names (Kernel, Memcpy, Memset), which the reference "
+                       "does not count; `steadyscope-cli split --fix legacy-categories` counts them.",
+                       r.nLegacyGpuEvents);
+  return why;
+}
+
+}  // namespace
+
 gate::GateInput gateInputFromSplit(const analysis::SplitResult& r, const analysis::SplitOptions& o,
                                    analysis::EvidenceContext* evidence, const std::optional<std::string>& traceInput) {
   const bool split = r.outcome == analysis::SplitOutcome::Split;
@@ -86,10 +106,7 @@ gate::GateInput gateInputFromSplit(const analysis::SplitResult& r, const analysi
   in.details = split && !r.chunks.empty() ? gate::DetailsState::Readable : gate::DetailsState::Absent;
   in.traceInput = traceInput;
   in.splitReturnCode = r.exitStatus;
-  if (r.outcome == analysis::SplitOutcome::Refused) {
-    const std::string& v = r.story.verdict;
-    in.splitRefusal = "The splitter refused the trace: " + (v.rfind("Refused: ", 0) == 0 ? v.substr(9) : v);
-  }
+  in.splitRefusal = splitterReason(r);
   for (gate::Mode m : gate::kAllModes) {
     const size_t mi = gate::modeIndex(m);
     in.rowMatch[mi] = gate::RowMatch::Supplied;

@@ -272,6 +272,34 @@ class TstReviewEvidence : public QObject {
     QVERIFY(!f->affectsVerdict);
   }
 
+  // No GPU work is the splitter's decision too: the review says so, and
+  // names the 2021 category names when those are why.
+  void noGpuWorkSaysWhy() {
+    std::string ev;
+    for (int i = 0; i < 4; ++i) {
+      const std::string st = std::to_string(100 * i);
+      ev += std::string(i ? "," : "") + R"({"ph":"X","cat":"Operator","name":"aten::mm","pid":1,"tid":1,"ts":)" + st +
+            R"(,"dur":5})";
+      ev += R"(,{"ph":"X","cat":"Kernel","name":"k","pid":0,"tid":7,"ts":)" + st + R"(,"dur":10})";
+    }
+    auto t = loadTraceFromString("{\"traceEvents\": [" + ev + "]}", "legacy.json");
+    QVERIFY(t.ok());
+    analysis::Splitter s(t.value());
+    analysis::SplitOptions o;
+    o.outputDir = "out";
+    o.findSteadyState = true;
+    const analysis::SplitResult r = s.plan(o);
+    QCOMPARE(r.outcome, analysis::SplitOutcome::NoGpuWork);
+    const gate::GateInput in = review::gateInputFromSplit(r, o, nullptr);
+    gate::GateOptions go;
+    go.mode = gate::Mode::Generic;
+    const gate::GateResult g = gate::evaluateGate(in, go);
+    const gate::Finding* f = finding(g, "split_refused");
+    QVERIFY(f);
+    QVERIFY2(f->sentence.find("found no GPU work") != std::string::npos, f->sentence.c_str());
+    QVERIFY2(f->sentence.find("4 GPU events use the 2021 category names") != std::string::npos, f->sentence.c_str());
+  }
+
   void statisticsEqualTheSplitter() {
     // The recomputed statistics are the splitter's §4.4 numbers for the same roots.
     std::vector<std::vector<K>> steps(8,
