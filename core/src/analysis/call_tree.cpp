@@ -206,6 +206,7 @@ std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, uns
   if (auto* why = std::get_if<std::string>(&links)) return *why;
   if (!stacksWhy.empty()) return stacksWhy;
   for (const auto& [launch, gpuEvent] : gpuPairs) tree.linkChild(launch, gpuEvent);
+  tree.entryRoots_ = tree.findEntryRoots();  // GPU links change no host frame's parent
   timer.mark("    tree: GPU links");
   return tree;
 }
@@ -265,12 +266,6 @@ EventList laneInFileOrderTies(const EventIndex& idx, uint32_t lane, Keep&& keep)
 
 }  // namespace
 
-// Host frames per thread by a stack over the time-sorted events, as the
-// reference does: a frame ends its predecessors when it starts at or after
-// their end; one that bleeds past its enclosing frame by under 1 µs replaces
-// it (when that frame is nested), a longer bleed drops the frame. Threads are
-// independent, so each is walked on its own; the cpu_op roots are then put
-// in the reference's global (ts, file) order.
 std::string CallTree::reserveEntries() {
   const Trace& t = *trace_;
   size_t hostEvents = 0;
@@ -284,18 +279,27 @@ std::string CallTree::reserveEntries() {
   return {};
 }
 
+// Host frames per thread by a stack over the time-sorted events, as the
+// reference does: a frame ends its predecessors when it starts at or after
+// their end; one that bleeds past its enclosing frame by under 1 µs replaces
+// it (when that frame is nested), a longer bleed drops the frame. Threads are
+// independent, so each is walked on its own; the cpu_op roots are then put
+// in the reference's global (ts, file) order.
 std::string CallTree::buildHostStacks() {
   const Trace& t = *trace_;
   const EventIndex& idx = *index_;
   const CatRoles& roles = roles_;
   std::vector<Frame> stack;
+  size_t lanesWithRoots = 0;
   for (uint32_t lane = 0; lane < t.lanes.size(); ++lane) {
     const auto order = laneInFileOrderTies(idx, lane, [&](EventIdx e) { return roles.host[t.cat[e]] != 0; });
+    const size_t before = cpuRootNodes_.size();
     if (std::string why = stackLane(order, roles.cpuOp, stack); !why.empty()) return why;
+    lanesWithRoots += cpuRootNodes_.size() > before;
   }
+  // Each thread's roots are in (ts, file) order already: only several threads' need a sort.
   const TsThenFileOrder byTsThenFile{idx};
-  // Each thread's roots are in order already; several threads need a merge.
-  if (!std::is_sorted(cpuRootNodes_.begin(), cpuRootNodes_.end(), byTsThenFile))
+  if (lanesWithRoots > 1 && !std::is_sorted(cpuRootNodes_.begin(), cpuRootNodes_.end(), byTsThenFile))
     std::sort(cpuRootNodes_.begin(), cpuRootNodes_.end(), byTsThenFile);
   return {};
 }
@@ -440,7 +444,7 @@ void CallTree::linkChild(EventIdx launch, EventIdx g) {
   markGpuUpwards(launch);
 }
 
-std::vector<EventIdx> CallTree::entryRoots() const {
+std::vector<EventIdx> CallTree::findEntryRoots() const {
   std::vector<EventIdx> roots;
   std::vector<uint64_t> seen((trace_->size() + 63) / 64, 0);  // a bit per event: fewer fresh pages than a byte
   for (EventIdx e : cpuRootNodes_) {
@@ -472,10 +476,11 @@ void CallTree::reattachWorkerThreads() {
   uint32_t host = laneOrder.front();
   for (uint32_t l : laneOrder)
     if (pyCount[l] > pyCount[host]) host = l;
-  const std::vector<EventIdx> roots = entryRoots();
+  const std::vector<EventIdx>& roots = entryRoots_;
   if (std::none_of(roots.begin(), roots.end(), [&](EventIdx r) { return t.lane[r] != host; })) return;
   const EventList hostNodes = laneInFileOrderTies(idx, host, [&](EventIdx e) { return idx.hasDur(e); });
   if (hostNodes.empty()) return;
+  bool moved = false;
   for (EventIdx root : roots) {
     if (t.lane[root] == host || !idx.hasTs(root) || !idx.hasDur(root)) continue;
     const PyNum lo = idx.tsPy(root), hi = idx.endPy(root);
@@ -493,7 +498,9 @@ void CallTree::reattachWorkerThreads() {
     parent_[root] = container;
     addChild(container, root);
     for (EventIdx a = container; a != kNone && nonGpuPath(a); a = parent_[a]) flags_[a] |= kGpuPathByReattach;
+    moved = true;
   }
+  if (moved) entryRoots_ = findEntryRoots();
 }
 
 bool CallTree::isAncestor(EventIdx a, EventIdx e) const {

@@ -606,7 +606,7 @@ bool tryTreeTiers(const EventIndex& index, Detection& d, unsigned threads, Kerne
   CallTree& tree = std::get<CallTree>(built);
   kernels.start(threads);  // the tiers below leave a core idle most of the time
   tree.reattachWorkerThreads();
-  const std::vector<EventIdx> entry = tree.entryRoots();
+  const std::vector<EventIdx>& entry = tree.entryRoots();
   timer.mark("  tree: reattach");
   const double g = index.totalGpuTime().asDouble();
   TreeNames names(index.trace());

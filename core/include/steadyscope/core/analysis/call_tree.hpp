@@ -34,7 +34,7 @@ class CallTree {
   /// frames (the host: the thread with the most python_function events).
   void reattachWorkerThreads();
   /// Parentless frames above the cpu_op roots, deduplicated, in discovery order.
-  std::vector<EventIdx> entryRoots() const;
+  const std::vector<EventIdx>& entryRoots() const { return entryRoots_; }
 
   EventIdx parent(EventIdx e) const { return parent_[e]; }
   /// Children in the order they were attached (host frames by time, then GPU
@@ -114,6 +114,8 @@ class CallTree {
   Column<ChildEntry> entries_;  // child lists, linked from the last child to the first
   Column<uint8_t> flags_;
   std::vector<EventIdx> cpuRootNodes_;  // cpu_ops pushed with no cpu_op below them on their thread
+  std::vector<EventIdx> findEntryRoots() const;
+  std::vector<EventIdx> entryRoots_;  // made at the end of the build, again after a reattachment
   bool sharedNodes_ = false;            // some event has two parents: walks mark what they visit
   mutable Column<uint32_t> seen_;       // descendantGpuTime's visit stamps (shared nodes only)
   mutable uint32_t stamp_ = 0;
