@@ -75,6 +75,27 @@ Detection detect(const TracePtr& t) {
   return detectRoots(idx);
 }
 
+/// Plans `t` (find steady state) on each thread count, calls check(result)
+/// and compares the manifest and details text with the first count's.
+template <typename Check>
+void samePlanOnThreads(const TracePtr& t, std::initializer_list<unsigned> threadCounts, Check&& check) {
+  std::string first;
+  for (unsigned threads : threadCounts) {
+    Splitter s(t);
+    SplitOptions o;
+    o.outputDir = "out";
+    o.findSteadyState = true;
+    o.threads = threads;
+    const SplitResult r = s.plan(o);
+    check(r);
+    const std::string m = r.manifest.dump(JsonStyle::pythonFile()) + r.executionDetailsCsv;
+    if (first.empty())
+      first = m;
+    else
+      QCOMPARE(m, first);
+  }
+}
+
 QString readText(const QString& p) {
   QFile f(p);
   return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
@@ -199,45 +220,21 @@ class TestCallTree : public QObject {
   void threadsDoNotChangeTheTree() {
     auto t = load(e13(27000).json());  // 270,001 events: above the side-by-side threshold
     QVERIFY(t->size() >= (size_t(1) << 18));
-    std::string first;
-    for (unsigned threads : {1u, 2u, 16u}) {
-      Splitter s(t);
-      SplitOptions o;
-      o.outputDir = "out";
-      o.findSteadyState = true;
-      o.threads = threads;
-      const SplitResult r = s.plan(o);
+    samePlanOnThreads(t, {1u, 2u, 16u}, [](const SplitResult& r) {
       QCOMPARE(r.outcome, SplitOutcome::Split);
       QCOMPARE(r.detection.chosen.roots.size(), size_t(27000));
-      const std::string m = r.manifest.dump(JsonStyle::pythonFile()) + r.executionDetailsCsv;
-      if (first.empty())
-        first = m;
-      else
-        QCOMPARE(m, first);
-    }
+    });
   }
 
   // With collectives, the startup-transient check runs after the tree tiers;
   // on a big trace its kernel list is made beside them: the same plan on 1 and 2 threads.
   void trimAfterTreeTiersSameOnOneAndTwoThreads() {
     auto t = load(e13(33000, "ncclDevKernel_AllReduce").json());  // 66,000 kernels: the list is made aside
-    std::string first;
-    for (unsigned threads : {1u, 2u}) {
-      Splitter s(t);
-      SplitOptions o;
-      o.outputDir = "out";
-      o.findSteadyState = true;
-      o.threads = threads;
-      const SplitResult r = s.plan(o);
+    samePlanOnThreads(t, {1u, 2u}, [](const SplitResult& r) {
       QVERIFY(r.detection.usedCallTree);
       QVERIFY(r.detection.trim.ran);
       QCOMPARE(r.detection.trim.kernel, std::string("ncclDevKernel_AllReduce"));
-      const std::string m = r.manifest.dump(JsonStyle::pythonFile()) + r.executionDetailsCsv;
-      if (first.empty())
-        first = m;
-      else
-        QCOMPARE(m, first);
-    }
+    });
   }
 
   // Many siblings are walked on two threads: their GPU times are the same

@@ -103,6 +103,26 @@ Report evidenceOf(const analysis::EventIndex& index, const EventList& roots, con
   return r;
 }
 
+/// The events' trace split in memory (find steady state) and the gate's input
+/// from that split; the trace is kept, as the result's names view its strings.
+struct InMemorySplit {
+  TracePtr trace;
+  analysis::SplitResult result;
+  gate::GateInput gateInput;
+};
+InMemorySplit splitInMemory(const std::string& events, const std::string& name) {
+  auto t = loadTraceFromString("{\"traceEvents\": [" + events + "]}", name);
+  if (!t.ok()) qFatal("%s: %s", name.c_str(), t.error().describe().c_str());
+  InMemorySplit out{t.value(), {}, {}};
+  analysis::Splitter s(out.trace);
+  analysis::SplitOptions o;
+  o.outputDir = "out";
+  o.findSteadyState = true;
+  out.result = s.plan(o);
+  out.gateInput = review::gateInputFromSplit(out.result, o, nullptr);
+  return out;
+}
+
 const gate::Finding* finding(const gate::GateResult& r, const std::string& code) {
   for (const auto& f : r.findings)
     if (f.code == code) return &f;
@@ -252,15 +272,8 @@ class TstReviewEvidence : public QObject {
       ev += R"(,{"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":)" + std::to_string(100 * i + 60) +
             R"(,"dur":10,"args":{}})";
     }
-    auto t = loadTraceFromString("{\"traceEvents\": [" + ev + "]}", "refused.json");
-    QVERIFY(t.ok());
-    analysis::Splitter s(t.value());
-    analysis::SplitOptions o;
-    o.outputDir = "out";
-    o.findSteadyState = true;
-    const analysis::SplitResult r = s.plan(o);
+    const auto [trace, r, in] = splitInMemory(ev, "refused.json");
     QCOMPARE(r.outcome, analysis::SplitOutcome::Refused);
-    const gate::GateInput in = review::gateInputFromSplit(r, o, nullptr);
     QVERIFY2(in.splitRefusal.rfind("The splitter refused the trace: ", 0) == 0, in.splitRefusal.c_str());
     gate::GateOptions go;
     go.mode = gate::Mode::Generic;
@@ -282,15 +295,8 @@ class TstReviewEvidence : public QObject {
             R"(,"dur":5})";
       ev += R"(,{"ph":"X","cat":"Kernel","name":"k","pid":0,"tid":7,"ts":)" + st + R"(,"dur":10})";
     }
-    auto t = loadTraceFromString("{\"traceEvents\": [" + ev + "]}", "legacy.json");
-    QVERIFY(t.ok());
-    analysis::Splitter s(t.value());
-    analysis::SplitOptions o;
-    o.outputDir = "out";
-    o.findSteadyState = true;
-    const analysis::SplitResult r = s.plan(o);
+    const auto [trace, r, in] = splitInMemory(ev, "legacy.json");
     QCOMPARE(r.outcome, analysis::SplitOutcome::NoGpuWork);
-    const gate::GateInput in = review::gateInputFromSplit(r, o, nullptr);
     gate::GateOptions go;
     go.mode = gate::Mode::Generic;
     const gate::GateResult g = gate::evaluateGate(in, go);
