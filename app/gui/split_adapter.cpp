@@ -114,11 +114,8 @@ QString noChunksText(const analysis::SplitResult& r) {
     QString t = QObject::tr(
         "<b>Nothing to split.</b><br>The trace has no GPU work: no kernel, copy or memset with "
         "a duration under the category names the splitter reads.");
-    if (r.nLegacyGpuEvents > 0)
-      t += QObject::tr(
-               "<br>%1 GPU events use the 2021 category names (Kernel, Memcpy, Memset), which the reference "
-               "does not count; <code>steadyscope-cli split --fix legacy-categories</code> counts them.")
-               .arg(r.nLegacyGpuEvents);
+    if (const std::string hint = analysis::legacyCategoryHint(r.nLegacyGpuEvents); !hint.empty())
+      t += QStringLiteral("<br>") + richText(hint);
     return t;
   }
   if (r.outcome == SplitOutcome::Error) return QObject::tr("<b>The split failed.</b><br>%1").arg(richText(r.error));

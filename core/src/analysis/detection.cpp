@@ -465,16 +465,16 @@ double median(std::vector<double>& v) {
   return (*std::max_element(v.begin(), mid) + *mid) / 2.0;
 }
 
-// Each kernel name's time in root 0 against its median over the later roots:
-// the largest ratio of a collective (and its name) and of any other kernel.
 constexpr size_t kRootsForTwoHalves = 4096;  // below, a thread costs more than it saves
 
+// Each kernel name's time in root 0 against its median over the later roots:
+// the largest ratio of a collective (and its name) and of any other kernel.
 void compareFirstRoot(const EventIndex& index, const RootList& roots, TrimInfo& info, KernelsAhead& ahead,
                       unsigned threads) {
   const Trace& t = index.trace();
-  PhaseTimer dbg("STEADYSCOPE_SPLIT_TIMING", "split");
+  PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
   const KernelsByTs& kernels = ahead.get();
-  dbg.mark("    trim: kernels");
+  timer.mark("    trim: kernels");
   // first: per-name totals of root 0 in first-occurrence order.
   std::vector<StrId> names;
   std::vector<uint32_t> pos(t.strings.size(), UINT32_MAX);  // by name: index into names
@@ -496,7 +496,7 @@ void compareFirstRoot(const EventIndex& index, const RootList& roots, TrimInfo& 
       [&] { second = laterTotals(index, kernels, roots, pos, names.size(), mid, roots.size()); },
       [&] { later = laterTotals(index, kernels, roots, pos, names.size(), 1, mid); });
   for (size_t k = 0; k < names.size(); ++k) later[k].insert(later[k].end(), second[k].begin(), second[k].end());
-  dbg.mark("    trim: totals");
+  timer.mark("    trim: totals");
   for (size_t k = 0; k < names.size(); ++k) {
     auto& v = later[k];
     if (v.empty()) continue;
@@ -653,7 +653,7 @@ Detection detectRoots(const EventIndex& index, const DetectionOptions& options) 
       chooseNone(d, "no splittable annotations and no repeating call pattern");
     }
   }
-  timer.mark("  fallback");
+  timer.mark("  tree tiers, fallback");
   d.trim = trimWith(index, d.chosen, options, kernels);
   timer.mark("  trim");
   return d;

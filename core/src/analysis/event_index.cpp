@@ -314,6 +314,13 @@ std::string legacyCategoryNote(const EventIndex& index) {
       groupedCount(n), events, n == 1 ? "uses" : "use", index.legacyGpuNames);
 }
 
+std::string legacyCategoryHint(uint64_t nLegacyGpuEvents) {
+  if (nLegacyGpuEvents == 0) return {};
+  return fmt::format("{} GPU events use the 2021 category names (Kernel, Memcpy, Memset), which the reference does "
+                     "not count; `steadyscope-cli split --fix legacy-categories` counts them.",
+                     nLegacyGpuEvents);
+}
+
 std::pair<size_t, size_t> EventIndex::laneBounds(uint32_t lane, double aUs, double bUs) const {
   const auto& evs = trace_->lanes[lane].events;
   auto margin = [](double us) {

@@ -86,10 +86,7 @@ std::string splitterReason(const analysis::SplitResult& r) {
   if (r.outcome != analysis::SplitOutcome::NoGpuWork) return {};
   std::string why = "The splitter found no GPU work in the trace (no kernel, copy or memset with a duration), "
                     "so there is nothing to split.";
-  if (r.nLegacyGpuEvents > 0)
-    why += fmt::format(" {} GPU events use the 2021 category names (Kernel, Memcpy, Memset), which the reference "
-                       "does not count; `steadyscope-cli split --fix legacy-categories` counts them.",
-                       r.nLegacyGpuEvents);
+  if (const std::string hint = analysis::legacyCategoryHint(r.nLegacyGpuEvents); !hint.empty()) why += " " + hint;
   return why;
 }
 

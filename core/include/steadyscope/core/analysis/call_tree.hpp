@@ -84,6 +84,7 @@ class CallTree {
   void addChild(EventIdx parent, EventIdx child);
   void markGpuUpwards(EventIdx e);
   bool isAncestor(EventIdx a, EventIdx e) const;  // a is e or above it
+  std::vector<EventIdx> findEntryRoots() const;
   /// Depth-first from the stack's nodes (the last first, children in attach
   /// order), calling add(dur) for every kernel; for a forest only.
   template <typename Add>
@@ -114,8 +115,7 @@ class CallTree {
   Column<ChildEntry> entries_;  // child lists, linked from the last child to the first
   Column<uint8_t> flags_;
   std::vector<EventIdx> cpuRootNodes_;  // cpu_ops pushed with no cpu_op below them on their thread
-  std::vector<EventIdx> findEntryRoots() const;
-  std::vector<EventIdx> entryRoots_;  // made at the end of the build, again after a reattachment
+  std::vector<EventIdx> entryRoots_;    // made at the end of the build, again after a reattachment
   bool sharedNodes_ = false;            // some event has two parents: walks mark what they visit
   mutable Column<uint32_t> seen_;       // descendantGpuTime's visit stamps (shared nodes only)
   mutable uint32_t stamp_ = 0;

@@ -292,6 +292,10 @@ class EventIndex {
 /// the reference does not count them and which fix does, or (with the fix)
 /// that they are counted. "" when there are none.
 std::string legacyCategoryNote(const EventIndex& index);
+/// The same for the window and the gate's findings, when a split found no GPU
+/// work: how many events the 2021 names hide and the command that counts them
+/// (the command between backticks). "" when there are none.
+std::string legacyCategoryHint(uint64_t nLegacyGpuEvents);
 
 template <typename ForEach, typename KeyFn>
 void CorrGroups::build(const KeyRange& range, ForEach&& forEach, KeyFn&& key) {
