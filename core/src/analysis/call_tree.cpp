@@ -145,11 +145,62 @@ void CallTree::allocateHeads() {
   flags_.assign(trace_->size(), 0);
 }
 
-/// What links launches to their GPU events, grouped by id: the ac2g flow
-/// events and the other events that carry the link key.
+namespace {
+
+/// Per flow id, all a launch's lookup reads of the ac2g flows: the id's last
+/// flow end in file order, when some flow start has the id too. Ids close
+/// together get a slot each (no list of the 1.5 M flows of a 1 GB trace, the
+/// tree's biggest fresh block after its own arrays); others are grouped.
+class FlowEnds {
+ public:
+  /// forEach(fn) hands fn every flow event in file order; called twice at most.
+  template <typename ForEach>
+  void build(const EventIndex& idx, const KeyRange& range, ForEach&& forEach) {
+    dense_ = range.dense();
+    if (!dense_) {
+      groups_.build(range, forEach, [&](EventIdx e) { return idx.corrKey(e); });
+      return;
+    }
+    min_ = range.mn;
+    const auto slots = static_cast<size_t>(range.mx - range.mn + 1);
+    lastEnd_.assign(slots, kNone);
+    started_.assign(slots / 64 + 1, 0);
+    const Trace& t = idx.trace();
+    forEach([&](EventIdx e) {
+      const auto s = static_cast<size_t>(idx.corrKey(e).v - min_);
+      if (t.ph[e] == Ph::FlowStart)
+        started_[s >> 6] |= uint64_t(1) << (s & 63);
+      else
+        lastEnd_[s] = e;
+    });
+  }
+  EventIdx endOf(const Trace& t, const CorrKey& k) const {
+    if (!dense_) {
+      EventIdx s = kNone, f = kNone;  // the last of each, as a dict keeps the last
+      for (EventIdx x : groups_.eventsOf(k)) (t.ph[x] == Ph::FlowStart ? s : f) = x;
+      return s == kNone ? kNone : f;
+    }
+    if (k.tag != 0 || k.v < min_ || static_cast<uint64_t>(k.v - min_) >= lastEnd_.size()) return kNone;
+    const auto s = static_cast<size_t>(k.v - min_);
+    return (started_[s >> 6] >> (s & 63)) & 1 ? lastEnd_[s] : kNone;
+  }
+
+ private:
+  bool dense_ = false;
+  int64_t min_ = 0;
+  Column<EventIdx> lastEnd_;       // per id: its last flow end (kNone: none)
+  std::vector<uint64_t> started_;  // per id: a flow start has it
+  CorrGroups groups_;              // ids far apart: the flows by id
+};
+
+}  // namespace
+
+/// What links launches to their GPU events: the ac2g flows' ends by id, and
+/// the other events that carry the link key, grouped by it.
 struct CallTree::GpuLinks {
   LinkKey link;
-  CorrGroups flows, linked;
+  FlowEnds flows;
+  CorrGroups linked;
 };
 
 std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, unsigned threads) {
@@ -193,11 +244,12 @@ std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, uns
           headsReady.wait(false, std::memory_order_acquire);
         else
           tree.allocateHeads();
-        stacksWhy = tree.reserveEntries();
+        std::vector<uint32_t> hostPerLane;
+        stacksWhy = tree.reserveEntries(hostPerLane);
         if (!stacksWhy.empty()) return;
         entriesBytes = tree.entries_.capacity() * sizeof(ChildEntry);
         entriesBlock.store(tree.entries_.data(), std::memory_order_release);
-        stacksWhy = tree.buildHostStacks();
+        stacksWhy = tree.buildHostStacks(hostPerLane);
         timer.mark("    tree: host stacks");
       });
   // The reference's build reads the link key, the metadata and the flows before it stacks frames.
@@ -238,11 +290,12 @@ struct TsThenFileOrder {
 /// The events of `lane` that `keep` accepts, in (ts, file order): the
 /// lane's own list is sorted by ts with longer events first among equal ts,
 /// the reference's sort keeps file order among them.
+/// `expected`: how many it accepts, when known (no room reserved past them).
 template <typename Keep>
-EventList laneInFileOrderTies(const EventIndex& idx, uint32_t lane, Keep&& keep) {
+EventList laneInFileOrderTies(const EventIndex& idx, uint32_t lane, Keep&& keep, std::optional<size_t> expected = {}) {
   const Trace& t = idx.trace();
   EventList out;  // big: on huge pages, reused blocks
-  reserveFresh(out, t.lanes[lane].events.size());  // pages are touched only as far as it fills
+  reserveFresh(out, expected.value_or(t.lanes[lane].events.size()));  // pages are touched only as far as it fills
   bool exact = true;  // every ts an exact double of its ns: ns order is float order
   constexpr int64_t kExact = int64_t(1) << 53;
   for (EventIdx e : t.lanes[lane].events)
@@ -266,13 +319,15 @@ EventList laneInFileOrderTies(const EventIndex& idx, uint32_t lane, Keep&& keep)
 
 }  // namespace
 
-std::string CallTree::reserveEntries() {
+std::string CallTree::reserveEntries(std::vector<uint32_t>& hostPerLane) {
   const Trace& t = *trace_;
   size_t hostEvents = 0;
+  hostPerLane.assign(t.lanes.size(), 0);
   for (EventIdx e = 0; e < t.size(); ++e) {
     if (!roles_.host[t.cat[e]]) continue;
     if (!index_->hasTs(e)) return "call-tree event " + std::to_string(e) + " has no ts";
     ++hostEvents;
+    ++hostPerLane[t.lane[e]];
   }
   // One entry per host frame with a parent, one per linked GPU event (about one per kernel).
   reserveFresh(entries_, hostEvents + index_->kernels.size());
@@ -285,14 +340,15 @@ std::string CallTree::reserveEntries() {
 // it (when that frame is nested), a longer bleed drops the frame. Threads are
 // independent, so each is walked on its own; the cpu_op roots are then put
 // in the reference's global (ts, file) order.
-std::string CallTree::buildHostStacks() {
+std::string CallTree::buildHostStacks(const std::vector<uint32_t>& hostPerLane) {
   const Trace& t = *trace_;
   const EventIndex& idx = *index_;
   const CatRoles& roles = roles_;
   std::vector<Frame> stack;
   size_t lanesWithRoots = 0;
   for (uint32_t lane = 0; lane < t.lanes.size(); ++lane) {
-    const auto order = laneInFileOrderTies(idx, lane, [&](EventIdx e) { return roles.host[t.cat[e]] != 0; });
+    const auto order =
+        laneInFileOrderTies(idx, lane, [&](EventIdx e) { return roles.host[t.cat[e]] != 0; }, hostPerLane[lane]);
     const size_t before = cpuRootNodes_.size();
     if (std::string why = stackLane(order, roles.cpuOp, stack); !why.empty()) return why;
     lanesWithRoots += cpuRootNodes_.size() > before;
@@ -376,13 +432,12 @@ std::variant<CallTree::GpuLinks, std::string> CallTree::groupGpuLinks(const Even
   // Two passes over the trace collect the members; the groupings then read only them.
   KeyRange flowRange, linkRange;
   std::vector<uint8_t> flowEndLane(t.lanes.size(), 0);
-  EventList flows, linked;  // big: on huge pages, reused blocks
+  EventList linked;  // big: on huge pages, reused blocks
   reserveFresh(linked, idx.kernels.size());
   for (EventIdx e = 0; e < t.size(); ++e) {
     if (!isFlow(e)) continue;
     if (!t.has(e, ev::HasId)) return "flow event " + std::to_string(e) + " has no id";
     flowRange.add(idx.corrKey(e));
-    flows.push_back(e);
     if (t.ph[e] == Ph::FlowEnd) flowEndLane[t.lane[e]] = 1;
   }
   for (EventIdx e = 0; e < t.size(); ++e) {
@@ -397,7 +452,10 @@ std::variant<CallTree::GpuLinks, std::string> CallTree::groupGpuLinks(const Even
       for (EventIdx e : members) fn(e);
     };
   };
-  g.flows.build(flowRange, each(flows), [&](EventIdx e) { return idx.corrKey(e); });
+  g.flows.build(idx, flowRange, [&](auto&& fn) {  // the trace again: cheaper than a list of the flows
+    for (EventIdx e = 0; e < t.size(); ++e)
+      if (isFlow(e)) fn(e);
+  });
   g.linked.build(linkRange, each(linked), [&](EventIdx e) { return *g.link.of(idx, e); });
   return g;
 }
@@ -420,9 +478,8 @@ CallTree::LinkPairs CallTree::findGpuLinks(const EventIndex& idx, const CatRoles
         if (roles.gpu[t.cat[x]]) pairs.push_back({e, x});
       continue;
     }
-    EventIdx s = kNone, f = kNone;  // the last of each, as a dict keeps the last
-    for (EventIdx x : g.flows.eventsOf(*key)) (t.ph[x] == Ph::FlowStart ? s : f) = x;
-    if (s == kNone || f == kNone || !laneHasPidTid(t, t.lane[f])) continue;
+    const EventIdx f = g.flows.endOf(t, *key);
+    if (f == kNone || !laneHasPidTid(t, t.lane[f])) continue;
     EventIdx out = kNone;
     for (EventIdx x : g.linked.eventsOf(idx.corrKey(f)))
       if (t.lane[x] == t.lane[f]) out = x;

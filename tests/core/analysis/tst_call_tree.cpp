@@ -15,6 +15,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <regex>
+
 using namespace steadyscope;
 using namespace steadyscope::analysis;
 using steadyscope::names::normalizeNameForComparison;
@@ -449,6 +451,39 @@ class TestCallTree : public QObject {
     QCOMPARE(times.each, (std::vector<double>{7.0, 7.0}));
     const Detection d = detect(t);  // and the cascade finishes
     QVERIFY(d.usedCallTree);
+  }
+
+  // Flow ids close together get a slot each, others are grouped: the same
+  // launches get the same GPU events either way, strings included.
+  void flowIdsFarApartOrStringsLinkTheSame() {
+    const std::string dense = e13(6).json();
+    auto remap = [&](bool asStrings) {  // every id i becomes i * 1e9 + 7, or "idi"
+      const std::regex id(R"re("(correlation|id)":(\d+))re");
+      std::string out;
+      auto at = dense.cbegin();
+      for (std::sregex_iterator m(dense.begin(), dense.end(), id), end; m != end; ++m) {
+        out.append(at, (*m)[0].first);
+        const std::string v = (*m)[2].str();
+        out += "\"" + (*m)[1].str() + "\":" +
+               (asStrings ? "\"id" + v + "\"" : std::to_string(std::stoll(v) * 1000000000LL + 7));
+        at = (*m)[0].second;
+      }
+      return out.append(at, dense.cend());
+    };
+    const auto base = load(dense);
+    EventIndex baseIdx(*base);
+    const CallTree baseTree = std::get<CallTree>(CallTree::build(baseIdx));
+    size_t linked = 0;
+    for (EventIdx e = 0; e < base->size(); ++e)
+      linked += !baseTree.children(e).empty() && base->nameOf(e) == "hipLaunchKernel";
+    QCOMPARE(linked, size_t(12));
+    for (bool asStrings : {false, true}) {
+      const auto t = load(remap(asStrings));
+      EventIndex idx(*t);
+      const auto built = CallTree::build(idx);
+      QVERIFY(std::holds_alternative<CallTree>(built));
+      for (EventIdx e = 0; e < t->size(); ++e) QCOMPARE(std::get<CallTree>(built).children(e), baseTree.children(e));
+    }
   }
 
   // The reference's tree build reads every metadata event's value: an

@@ -67,8 +67,10 @@ class CallTree {
   explicit CallTree(const EventIndex& index);  // no arrays yet: allocateParents, allocateHeads
   void allocateParents();
   void allocateHeads();  // and the marks
-  std::string reserveEntries();  // room for every child entry; fails as the stacks would on a host frame without ts
-  std::string buildHostStacks();
+  /// Room for every child entry, and each thread's count of host frames;
+  /// fails as the stacks would on a host frame without ts.
+  std::string reserveEntries(std::vector<uint32_t>& hostPerLane);
+  std::string buildHostStacks(const std::vector<uint32_t>& hostPerLane);
   struct Frame {  // an open frame of a thread's stack
     EventIdx event;
     std::optional<PyNum> end;  // none: the event has no dur
