@@ -610,16 +610,19 @@ bool tryTreeTiers(const EventIndex& index, Detection& d, unsigned threads, Kerne
   timer.mark("  tree: reattach");
   const double g = index.totalGpuTime().asDouble();
   TreeNames names(index.trace());
+  // Candidates move into the tried list (a call-tree one holds a span per root): the bookends read them there.
   auto branch = detectBranchDescent(tree, names, entry, g);
   timer.mark("  tree: branches");
-  if (tryStep(d, "branch descent", branch)) return true;
+  const std::optional<size_t> branchAt = branch ? std::optional(d.tried.size()) : std::nullopt;
+  if (tryStep(d, "branch descent", std::move(branch))) return true;
   auto sibling = detectSiblingRoots(tree, names, entry, g);
   timer.mark("  tree: siblings");
-  if (tryStep(d, "sibling roots", sibling)) return true;
+  const std::optional<size_t> siblingAt = sibling ? std::optional(d.tried.size()) : std::nullopt;
+  if (tryStep(d, "sibling roots", std::move(sibling))) return true;
   std::optional<DetectionCandidate> bookends;
-  for (const auto* c : {&branch, &sibling}) {
-    if (!*c || (*c)->tree->coverage < kBookendFloor) continue;
-    bookends = enhanceWithBookends(tree, **c, g);
+  for (const std::optional<size_t>& at : {branchAt, siblingAt}) {
+    if (!at || d.tried[*at].tree->coverage < kBookendFloor) continue;
+    bookends = enhanceWithBookends(tree, d.tried[*at], g);
     if (bookends) {
       bookends->coverage = auditRoots(index, bookends->roots);
       break;

@@ -224,6 +224,7 @@ std::optional<DetectionCandidate> periodicCandidate(const Siblings& s, std::opti
   for (EventIdx e : live)
     if (!(tsOr0(idx, e) < lastEnd) && !blocked.count(e)) suffix.push_back(e);
   RootList roots;
+  roots.reserveSpans(blocks.size());
   std::vector<double> gpuTimes;
   double sum = 0.0;
   for (const auto& b : blocks) {
@@ -260,6 +261,7 @@ std::optional<DetectionCandidate> groupedCandidate(const Siblings& s, double tot
     if (!(tsOr0(idx, e) < lastEnd)) suffix.push_back(e);
   }
   DetectionCandidate c = branchCandidate(s.gpu.at(*best), totalGpu, depth, "frame_family");
+  c.roots.reserveSpans(inst.size());
   for (EventIdx e : inst)
     c.roots.pushSpan(e, {t.nameOf(e), idx.hasDur(e) ? idx.durPy(e) : PyNum::fromInt(0), ancestorsOf(s.tree, e)});
   c.tree->rootGpuTimes = s.memberGpu.at(*best);

@@ -40,6 +40,11 @@ class RootList {
   bool hasSpans() const { return !spans_.empty(); }
 
   void reserve(size_t n) { events_.reserve(n); }
+  /// Room for n roots with spans.
+  void reserveSpans(size_t n) {
+    events_.reserve(n);
+    spans_.reserve(n);
+  }
   /// An event standing for itself (only while no root carries a span).
   void push_back(EventIdx e) { events_.push_back(e); }
   /// A root with its own name and duration (a call-tree copy of `e`). A list
