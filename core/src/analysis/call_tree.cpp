@@ -317,6 +317,42 @@ EventList laneInFileOrderTies(const EventIndex& idx, uint32_t lane, Keep&& keep,
   return out;
 }
 
+/// Calls fn(e, at) for the events of `lane` that `keep` accepts in (ts, file
+/// order) without a list of them: the lane's own order, each run of one ts
+/// put in file order (`at`: where the run starts in the lane's list). Right
+/// where every ts is an exact double of its ns (canStreamLane). fn returns
+/// false to stop.
+template <typename Keep, typename Fn>
+void forEachInFileOrderTies(const Trace& t, uint32_t lane, Keep&& keep, Fn&& fn) {
+  const EventList& evs = t.lanes[lane].events;
+  std::vector<EventIdx> run;
+  for (size_t k = 0; k < evs.size();) {
+    size_t j = k + 1;
+    while (j < evs.size() && t.tsNs[evs[j]] == t.tsNs[evs[k]]) ++j;
+    if (j == k + 1) {  // the usual case: a ts of its own
+      if (keep(evs[k]) && !fn(evs[k], k)) return;
+      k = j;
+      continue;
+    }
+    run.clear();
+    for (size_t i = k; i < j; ++i)
+      if (keep(evs[i])) run.push_back(evs[i]);
+    std::sort(run.begin(), run.end());
+    for (EventIdx e : run)
+      if (!fn(e, k)) return;
+    k = j;
+  }
+}
+
+/// No event has a ts finer than 1 ns and the lane's ts (sorted) lie within
+/// 2^53 ns: ns order is float order, as laneInFileOrderTies checks per event.
+bool canStreamLane(const Trace& t, uint32_t lane) {
+  constexpr int64_t kExact = int64_t(1) << 53;
+  const EventList& evs = t.lanes[lane].events;
+  return t.exactTsUs.empty() &&
+         (evs.empty() || (t.tsNs[evs.front()] > -kExact && t.tsNs[evs.back()] < kExact));
+}
+
 }  // namespace
 
 std::string CallTree::reserveEntries(std::vector<uint32_t>& hostPerLane) {
@@ -342,73 +378,86 @@ std::string CallTree::reserveEntries(std::vector<uint32_t>& hostPerLane) {
 // in the reference's global (ts, file) order.
 std::string CallTree::buildHostStacks(const std::vector<uint32_t>& hostPerLane) {
   const Trace& t = *trace_;
-  const EventIndex& idx = *index_;
-  const CatRoles& roles = roles_;
-  std::vector<Frame> stack;
+  std::vector<Frame> frames;
   size_t lanesWithRoots = 0;
   for (uint32_t lane = 0; lane < t.lanes.size(); ++lane) {
-    const auto order =
-        laneInFileOrderTies(idx, lane, [&](EventIdx e) { return roles.host[t.cat[e]] != 0; }, hostPerLane[lane]);
     const size_t before = cpuRootNodes_.size();
-    if (std::string why = stackLane(order, roles.cpuOp, stack); !why.empty()) return why;
+    LaneStack stack{frames, roles_.cpuOp};
+    if (std::string why = stackLane(lane, hostPerLane[lane], stack); !why.empty()) return why;
     lanesWithRoots += cpuRootNodes_.size() > before;
   }
   // Each thread's roots are in (ts, file) order already: only several threads' need a sort.
-  const TsThenFileOrder byTsThenFile{idx};
+  const TsThenFileOrder byTsThenFile{*index_};
   if (lanesWithRoots > 1 && !std::is_sorted(cpuRootNodes_.begin(), cpuRootNodes_.end(), byTsThenFile))
     std::sort(cpuRootNodes_.begin(), cpuRootNodes_.end(), byTsThenFile);
   return {};
 }
 
-std::string CallTree::stackLane(const EventList& order, const std::vector<uint8_t>& isCpuOp,
-                                std::vector<Frame>& st) {
+std::string CallTree::stackLane(uint32_t lane, size_t hostFrames, LaneStack& stack) {
   const Trace& t = *trace_;
-  const EventIndex& idx = *index_;
-  st.clear();
-  uint32_t cpuOps = 0;
-  auto pop = [&] {
-    if (isCpuOp[t.cat[st.back().event]]) --cpuOps;
-    st.pop_back();
-  };
-  auto noEnd = [](EventIdx e) { return "call-tree event " + std::to_string(e) + " has no dur"; };
+  stack.frames.clear();
+  auto isHost = [&](EventIdx e) { return roles_.host[t.cat[e]] != 0; };
   // A thread's frames are scattered among the other threads' events: ask
   // for the columns of a frame a few steps ahead while this one is stacked.
+  auto prefetch = [&](EventIdx a) {
+    __builtin_prefetch(&t.tsNs[a]);
+    __builtin_prefetch(&t.flags[a]);
+    __builtin_prefetch(t.durNs.narrow().data() + a);
+    __builtin_prefetch(&parent_[a]);
+  };
   constexpr size_t kAhead = 16;
-  for (size_t k = 0; k < order.size(); ++k) {
-    if (k + kAhead < order.size()) {
-      const EventIdx a = order[k + kAhead];
-      __builtin_prefetch(&t.tsNs[a]);
-      __builtin_prefetch(&t.flags[a]);
-      __builtin_prefetch(t.durNs.narrow().data() + a);
-      __builtin_prefetch(&parent_[a]);
+  std::string why;
+  if (canStreamLane(t, lane)) {  // no list of the lane's frames: its own order is theirs
+    const EventList& evs = t.lanes[lane].events;
+    forEachInFileOrderTies(t, lane, isHost, [&](EventIdx e, size_t at) {
+      if (at + kAhead < evs.size()) prefetch(evs[at + kAhead]);
+      why = pushFrame(e, stack);
+      return why.empty();
+    });
+    return why;
+  }
+  const EventList order = laneInFileOrderTies(*index_, lane, isHost, hostFrames);
+  for (size_t k = 0; k < order.size() && why.empty(); ++k) {
+    if (k + kAhead < order.size()) prefetch(order[k + kAhead]);
+    why = pushFrame(order[k], stack);
+  }
+  return why;
+}
+
+std::string CallTree::pushFrame(EventIdx e, LaneStack& s) {
+  const Trace& t = *trace_;
+  const EventIndex& idx = *index_;
+  std::vector<Frame>& st = s.frames;
+  auto pop = [&] {
+    if (s.isCpuOp[t.cat[st.back().event]]) --s.cpuOps;
+    st.pop_back();
+  };
+  auto noEnd = [](EventIdx x) { return "call-tree event " + std::to_string(x) + " has no dur"; };
+  const PyNum ts = idx.tsPy(e);
+  while (!st.empty()) {
+    if (!st.back().end) return noEnd(st.back().event);
+    if (!(ts >= *st.back().end)) break;
+    pop();
+  }
+  const std::optional<PyNum> end = idx.hasDur(e) ? std::optional<PyNum>(ts + idx.durPy(e)) : std::nullopt;
+  if (!st.empty()) {
+    if (!end) return noEnd(e);
+    const PyNum topEnd = *st.back().end;
+    if (*end > topEnd) {
+      if ((topEnd - ts).asDouble() < 1.0 && st.size() >= 2)
+        pop();
+      else
+        return {};  // dropped
     }
-    const EventIdx e = order[k];
-    const PyNum ts = idx.tsPy(e);
-    while (!st.empty()) {
-      if (!st.back().end) return noEnd(st.back().event);
-      if (!(ts >= *st.back().end)) break;
-      pop();
-    }
-    const std::optional<PyNum> end = idx.hasDur(e) ? std::optional<PyNum>(ts + idx.durPy(e)) : std::nullopt;
-    if (!st.empty()) {
-      if (!end) return noEnd(e);
-      const PyNum topEnd = *st.back().end;
-      if (*end > topEnd) {
-        if ((topEnd - ts).asDouble() < 1.0 && st.size() >= 2)
-          pop();
-        else
-          continue;
-      }
-    }
-    if (!st.empty()) {
-      parent_[e] = st.back().event;
-      addChild(st.back().event, e);
-    }
-    st.push_back({e, end});
-    if (isCpuOp[t.cat[e]]) {
-      if (cpuOps == 0) cpuRootNodes_.push_back(e);
-      ++cpuOps;
-    }
+  }
+  if (!st.empty()) {
+    parent_[e] = st.back().event;
+    addChild(st.back().event, e);
+  }
+  st.push_back({e, end});
+  if (s.isCpuOp[t.cat[e]]) {
+    if (s.cpuOps == 0) cpuRootNodes_.push_back(e);
+    ++s.cpuOps;
   }
   return {};
 }

@@ -453,6 +453,31 @@ class TestCallTree : public QObject {
     QVERIFY(d.usedCallTree);
   }
 
+  // Frames that start together are stacked in file order (the thread's own
+  // list puts the longer first), whether the thread's frames are streamed
+  // from its list (every ts exact to the ns) or listed and sorted (some ts
+  // finer than 1 ns, here on another thread).
+  void framesWithOneTsStackInFileOrder() {
+    for (bool fineTs : {false, true}) {
+      Events ev;
+      ev.frame("cpu_op", "b", 10, 20);  // first in the file, shorter
+      ev.frame("cpu_op", "a", 10, 50);  // bleeds 20 µs past b: dropped
+      ev.frame("cpu_op", "c", 12, 5);
+      if (fineTs) ev.add(R"({"ph":"X","cat":"cpu_op","name":"z","pid":2,"tid":2,"ts":1000.0001,"dur":1})");
+      const auto t = load(ev.json());
+      QCOMPARE(t->exactTsUs.empty(), !fineTs);
+      EventIndex idx(*t);
+      const auto built = CallTree::build(idx);
+      QVERIFY(std::holds_alternative<CallTree>(built));
+      const CallTree& tree = std::get<CallTree>(built);
+      QCOMPARE(tree.parent(0), CallTree::kNone);
+      QCOMPARE(tree.parent(1), CallTree::kNone);
+      QVERIFY(tree.children(1).empty());
+      QCOMPARE(tree.parent(2), EventIdx(0));
+      QCOMPARE(tree.children(0), std::vector<EventIdx>{2});
+    }
+  }
+
   // Flow ids close together get a slot each, others are grouped: the same
   // launches get the same GPU events either way, strings included.
   void flowIdsFarApartOrStringsLinkTheSame() {

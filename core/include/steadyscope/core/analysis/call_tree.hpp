@@ -75,8 +75,13 @@ class CallTree {
     EventIdx event;
     std::optional<PyNum> end;  // none: the event has no dur
   };
-  std::string stackLane(const EventList& order, const std::vector<uint8_t>& isCpuOp,
-                        std::vector<Frame>& stack);
+  struct LaneStack {  // one thread's stack while its frames are pushed
+    std::vector<Frame>& frames;
+    const std::vector<uint8_t>& isCpuOp;
+    uint32_t cpuOps = 0;  // cpu_op frames on the stack
+  };
+  std::string stackLane(uint32_t lane, size_t hostFrames, LaneStack& stack);
+  std::string pushFrame(EventIdx e, LaneStack& stack);  // non-empty: why the build fails
   struct GpuLinks;
   static std::variant<GpuLinks, std::string> groupGpuLinks(const EventIndex& index, const tree_detail::CatRoles& roles);
   /// (launch, GPU event) in link order.
