@@ -213,7 +213,7 @@ SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace) {
     v.chunks.push_back(chunkRowOf(r, w, c));
   }
   v.overlays = ov;
-  v.rootTier = rootsLabel(r.detection.chosen);
+  v.rootTier = rootsLabel(r.detection->chosen);
   v.summary = QStringLiteral("%1 steps, %2 windows (%3)").arg(ov->steps.size()).arg(v.chunks.size()).arg(v.rootTier);
   if (!r.error.empty()) v.summary += QStringLiteral(" — ") + QString::fromStdString(r.error);
   if (r.outcome == analysis::SplitOutcome::Refused) v.summary = QObject::tr("refused — %1").arg(v.summary);

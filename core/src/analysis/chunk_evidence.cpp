@@ -178,7 +178,7 @@ ChunkEvidence EvidenceContext::compute(const SplitResult& r, const ChunkPlan& c)
   }
   const RootList roots = rootListOf(r.roots, &c.roots);
   TransientContext tc;
-  tc.trim = r.detection.trim;
+  tc.trim = r.detection->trim;
   for (size_t k = 0; k < r.roots.size(); ++k)
     if (!isBookendRootName(r.roots[k].name)) {
       tc.firstRoot = k;

@@ -633,6 +633,11 @@ bool tryTreeTiers(const EventIndex& index, Detection& d, unsigned threads, Kerne
 
 }  // namespace
 
+std::shared_ptr<const Detection> noDetection() {
+  static const auto none = std::make_shared<const Detection>();
+  return none;
+}
+
 Detection detectRoots(const EventIndex& index, const DetectionOptions& options) {
   Detection d;
   KernelsAhead kernels(index);

@@ -70,7 +70,7 @@ CorrGroupings chunkGroupings(const EventIndex& index, const Column<RootInfo>& ro
 }
 
 ChunkInputs chunkInputs(const EventIndex& index, const SplitResult& r, const TileSet* tiles, const SplitFixes& fixes) {
-  ChunkInputs in{index, r.roots, r.detection.chosen.roots, tiles, {}, !fixes.noBatchOverride};
+  ChunkInputs in{index, r.roots, r.detection->chosen.roots, tiles, {}, !fixes.noBatchOverride};
   in.extraction.dedupeGpuEvents = fixes.dedupeGpuEvents;
   in.extraction.gpuAnnotationsNotWork = fixes.gpuAnnotationsNotWork;
   in.extraction.flowsAc2gOnly = fixes.flowsAc2gOnly;

@@ -226,7 +226,7 @@ JsonValue splitResultToJson(const SplitResult& r) {
   o.set("base_name", JsonValue::string(r.baseName));
   o.set("output_dir", JsonValue::string(r.outputDir));
   o.set("n_legacy_gpu_events", JsonValue::integer(static_cast<int64_t>(r.nLegacyGpuEvents)));
-  o.set("detection", detectionJson(r.detection));
+  o.set("detection", detectionJson(*r.detection));
   o.set("explanation", storyJson(r.story));
   o.set("roots", arrayOf(r.roots, rootJson));
   o.set("gap_fill", JsonValue::boolean(r.gapFill));

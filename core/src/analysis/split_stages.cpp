@@ -49,7 +49,7 @@ void describeRoots(const EventIndex& index, const RootList& roots, Column<RootIn
 void prefaultRootList(size_t maxRoots) { bigmem::prefault(maxRoots * sizeof(RootInfo)); }
 
 void logDetection(SplitResult& r) {
-  const DetectionCandidate& det = r.detection.chosen;
+  const DetectionCandidate& det = r.detection->chosen;
   if (det.coverage) {
     const auto& c = *det.coverage;
     r.log.push_back(fmt::format("Detection: {} -> {} roots, status={}, phase_confidence={}", det.method,
@@ -57,9 +57,9 @@ void logDetection(SplitResult& r) {
     r.log.push_back(fmt::format("GPU coverage ({}): {:.1f}% by the selected roots, {:.1f}% of that inside their spans",
                                 c.strategy, c.coveredSelected * 100, c.spanShare * 100));
   }
-  if (r.detection.trim.trimmed)
-    r.log.push_back(fmt::format("Startup transient: iteration 0 trimmed ({} x{:.1f})", r.detection.trim.kernel,
-                                *r.detection.trim.collectiveRatio));
+  if (r.detection->trim.trimmed)
+    r.log.push_back(fmt::format("Startup transient: iteration 0 trimmed ({} x{:.1f})", r.detection->trim.kernel,
+                                *r.detection->trim.collectiveRatio));
 }
 
 }  // namespace steadyscope::analysis

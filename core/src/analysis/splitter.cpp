@@ -96,7 +96,7 @@ SplitResult failed(SplitResult& r, std::string msg) {
 }
 
 SplitResult refused(SplitResult& r, JsonValue m) {
-  const DetectionCandidate& det = r.detection.chosen;
+  const DetectionCandidate& det = r.detection->chosen;
   r.outcome = SplitOutcome::Refused;
   m.set("aborted", JsonValue::boolean(true));
   r.manifest = std::move(m);
@@ -141,11 +141,11 @@ SplitResult newResult(const Trace& t, const SplitOptions& o) {
 // The tiles stage (gap fill): the global tiles, and each root's.
 const TileSet* attachTiles(SplitResult& r, const EventIndex& idx, TileBuild& tiles, PhaseTimer& timer) {
   timer.mark("manifest");
-  const TileSet& global = tiles.finish(idx, r.detection.chosen.roots);
+  const TileSet& global = tiles.finish(idx, r.detection->chosen.roots);
   timer.mark("tiles: build");
   r.nOverlappingRoots = global.overlaps;
   size_t hint = 0;
-  const RootList& roots = r.detection.chosen.roots;
+  const RootList& roots = r.detection->chosen.roots;
   for (size_t k = 0; k < r.roots.size(); ++k) r.roots[k].tile = windowOf(idx, global, roots, k, hint);
   return &global;
 }
@@ -220,12 +220,12 @@ const EventIndex& Splitter::index(const SplitFixes& fixes, unsigned threads) {
   return *index_;
 }
 
-const Detection& Splitter::detection(const EventIndex& idx, bool trimKeepsStatus, unsigned threads) {
+std::shared_ptr<const Detection> Splitter::detection(const EventIndex& idx, bool trimKeepsStatus, unsigned threads) {
   if (!detection_ || detectionTrimKeepsStatus_ != trimKeepsStatus) {
     DetectionOptions dopt;
     dopt.trimKeepsStatus = trimKeepsStatus;
     dopt.threads = threads;
-    auto detect = [&] { detection_ = detectRoots(idx, dopt); };
+    auto detect = [&] { detection_ = std::make_shared<const Detection>(detectRoots(idx, dopt)); };
     // The root list is the roots stage's big fresh block: fault it in on
     // another core meanwhile (a fresh page costs the same on any core; D-017).
     // Its roots are among the annotations, capped so that a trace with far
@@ -239,7 +239,7 @@ const Detection& Splitter::detection(const EventIndex& idx, bool trimKeepsStatus
       detect();
     detectionTrimKeepsStatus_ = trimKeepsStatus;
   }
-  return *detection_;
+  return detection_;
 }
 
 SplitResult Splitter::plan(const SplitOptions& o, JobControl* control) {
@@ -266,9 +266,9 @@ SplitResult Splitter::plan(const SplitOptions& o, JobControl* control) {
   if (idx.noGpuWork) return r;
   if (!enter(control, "detection")) return cancelledResult();
   r.detection = detection(idx, o.fixes.trimKeepsStatus, threads);
-  r.story = explainDetection(*trace_, r.detection, o.allowDegraded);
+  r.story = explainDetection(*trace_, *r.detection, o.allowDegraded);
   timer.mark("detection");
-  const DetectionCandidate& det = r.detection.chosen;
+  const DetectionCandidate& det = r.detection->chosen;
   const bool proceed =
       det.status == SplitStatus::Splittable || (det.status == SplitStatus::Degraded && o.allowDegraded);
   if (!enter(control, "roots")) return cancelledResult();

@@ -224,7 +224,7 @@ class TestCallTree : public QObject {
     QVERIFY(t->size() >= (size_t(1) << 18));
     samePlanOnThreads(t, {1u, 2u, 16u}, [](const SplitResult& r) {
       QCOMPARE(r.outcome, SplitOutcome::Split);
-      QCOMPARE(r.detection.chosen.roots.size(), size_t(27000));
+      QCOMPARE(r.detection->chosen.roots.size(), size_t(27000));
     });
   }
 
@@ -233,9 +233,9 @@ class TestCallTree : public QObject {
   void trimAfterTreeTiersSameOnOneAndTwoThreads() {
     auto t = load(e13(33000, "ncclDevKernel_AllReduce").json());  // 66,000 kernels: the list is made aside
     samePlanOnThreads(t, {1u, 2u}, [](const SplitResult& r) {
-      QVERIFY(r.detection.usedCallTree);
-      QVERIFY(r.detection.trim.ran);
-      QCOMPARE(r.detection.trim.kernel, std::string("ncclDevKernel_AllReduce"));
+      QVERIFY(r.detection->usedCallTree);
+      QVERIFY(r.detection->trim.ran);
+      QCOMPARE(r.detection->trim.kernel, std::string("ncclDevKernel_AllReduce"));
     });
   }
 
@@ -543,7 +543,7 @@ class TestCallTree : public QObject {
     QVERIFY(m.contains("\"aborted\": true"));
     QVERIFY(m.contains("\"coverage_selected_roots\": null"));
     QVERIFY(!QFile::exists(dir.path() + "/out/execution_details.csv"));
-    QCOMPARE(r.detection.fallback, std::string("last resort"));
+    QCOMPARE(r.detection->fallback, std::string("last resort"));
   }
 };
 

@@ -336,7 +336,7 @@ class TestDurationFinder : public QObject {
     o.llmInference = true;
     const SplitResult r = s.plan(o);
     QCOMPARE(r.outcome, SplitOutcome::Split);
-    QCOMPARE(QString::fromStdString(r.detection.chosen.method), QString("family:unknown_only"));
+    QCOMPARE(QString::fromStdString(r.detection->chosen.method), QString("family:unknown_only"));
     QCOMPARE(QString::fromStdString(r.manifest.find("root_family")->asString()), QString("my_custom_step_#"));
     bool fellBack = false;
     for (const auto& l : r.log) fellBack |= l.find("[llm-inference] No cpu_op shapes found") != std::string::npos;

@@ -113,8 +113,8 @@ class TestLegacyCategories : public QObject {
                     "Counting 34 GPU events with legacy category names (Kernel, Memcpy, Memset) as GPU work "
                     "(--fix legacy-categories)."));
     QVERIFY(!hasLine(r, "No GPU work in trace; nothing to split."));
-    QCOMPARE(r.detection.chosen.method, std::string("family:unknown_only"));
-    QCOMPARE(r.detection.chosen.status, SplitStatus::Splittable);
+    QCOMPARE(r.detection->chosen.method, std::string("family:unknown_only"));
+    QCOMPARE(r.detection->chosen.status, SplitStatus::Splittable);
     QCOMPARE(r.roots.size(), size_t(8));
     QCOMPARE(r.chunks.size(), size_t(8));  // one per step (--store-single-iteration)
     QCOMPARE(r.chunks[0].stats.numGpuEvents, int64_t(6));

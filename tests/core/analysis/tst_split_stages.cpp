@@ -305,7 +305,7 @@ class TestSplitStages : public QObject {
       o.threads = n == 1 ? 2 : 1;
       QCOMPARE(textOf(s.plan(o)).json, texts.back().json);
     }
-    QVERIFY(Splitter(t).plan(base).detection.chosen.coverage.has_value());
+    QVERIFY(Splitter(t).plan(base).detection->chosen.coverage.has_value());
     for (size_t k = 1; k < texts.size(); ++k) {
       QCOMPARE(texts[k].manifest, texts[0].manifest);
       QCOMPARE(texts[k].csv, texts[0].csv);

@@ -395,7 +395,7 @@ class TestSplitterUnits : public QObject {
     Splitter s(t);
     SplitOptions o;
     o.threads = 2;
-    QCOMPARE(s.plan(o).detection.chosen.roots, a.chosen.roots);
+    QCOMPARE(s.plan(o).detection->chosen.roots, a.chosen.roots);
   }
 
   // ---------------------------------------------------------------- E1
@@ -723,9 +723,9 @@ class TestSplitterUnits : public QObject {
       SplitOptions o = steady(32);
       o.threads = threads;
       const SplitResult r = planE6(o, steps);
-      QVERIFY(r.detection.trim.ran);
-      QCOMPARE(r.detection.trim.collectiveRatio, std::optional<double>(16.0));
-      QVERIFY(r.detection.trim.trimmed);
+      QVERIFY(r.detection->trim.ran);
+      QCOMPARE(r.detection->trim.collectiveRatio, std::optional<double>(16.0));
+      QVERIFY(r.detection->trim.trimmed);
     }
   }
 
@@ -888,7 +888,7 @@ class TestSplitterUnits : public QObject {
     steps[0].name = sstest::vllmDetailedName(0, 0, 32, 32);
     SplitResult r = planE6(steady(32), steps);
     QCOMPARE(r.outcome, SplitOutcome::Split);
-    QCOMPARE(r.detection.chosen.diagnostics.find("suspiciously_few_roots")->asBool(), true);
+    QCOMPARE(r.detection->chosen.diagnostics.find("suspiciously_few_roots")->asBool(), true);
     QCOMPARE(r.chunks.size(), size_t(2));  // mixed + decode_only; no prefill run
     QCOMPARE(r.windows[0].window, (Region{0, 1}));
     QVERIFY(r.windows[0].selection.scan.fellBack);

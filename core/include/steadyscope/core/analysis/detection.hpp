@@ -6,6 +6,7 @@
 #include <steadyscope/core/analysis/pyfmt.hpp>
 #include <steadyscope/core/analysis/roots.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -110,6 +111,9 @@ struct Detection {
   std::string reason;                     // for an empty result
   TrimInfo trim;
 };
+
+/// One empty Detection, shared: what a result holds before its roots are detected.
+std::shared_ptr<const Detection> noDetection();
 
 /// Tier 1 (§2.3); nullopt when no annotation matches a known pattern.
 std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index, unsigned threads = 0);

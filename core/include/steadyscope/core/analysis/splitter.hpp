@@ -144,7 +144,9 @@ struct SplitResult {
   /// not GPU work unless fixes.legacyCategories; the log says which.
   uint64_t nLegacyGpuEvents = 0;
   // Stage 1
-  Detection detection;
+  /// Never null. Shared with the splitter's cache and its other plans (a
+  /// call-tree detection holds a span per root): read-only.
+  std::shared_ptr<const Detection> detection = noDetection();
   Column<RootInfo> roots;  // detected roots after the trim, ts order
   bool gapFill = true;
   int64_t nOverlappingRoots = 0;
@@ -205,12 +207,12 @@ class Splitter {
   Expected<void> prepareChunks(const SplitResult& r, std::vector<AtomicFileWriter>& staged, JobControl* control,
                                unsigned threads) const;
   const EventIndex& index(const SplitFixes& fixes, unsigned threads);
-  const Detection& detection(const EventIndex& idx, bool trimKeepsStatus, unsigned threads);
+  std::shared_ptr<const Detection> detection(const EventIndex& idx, bool trimKeepsStatus, unsigned threads);
   TracePtr trace_;
   std::unique_ptr<EventIndex> index_;
   bool indexMetadataAllM_ = false;
   bool indexLegacyCategories_ = false;
-  std::optional<Detection> detection_;  // cached for the current index
+  std::shared_ptr<const Detection> detection_;  // cached for the current index
   bool detectionTrimKeepsStatus_ = false;
 };
 
