@@ -236,6 +236,7 @@ std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, uns
         if (const void* block = entriesBlock.load(std::memory_order_acquire); block && parallel)
           populateBackwards(block, entriesBytes);
         metadataWhy = checkMetadata(t);
+        tree.pythonLanes_ = countPythonLanes(t, roles);  // for the reattachment, off the stacks' path
         t2.mark("    tree: helper done");
       },
       [&] {
@@ -462,6 +463,14 @@ std::string CallTree::pushFrame(EventIdx e, LaneStack& s) {
   return {};
 }
 
+CallTree::PythonLanes CallTree::countPythonLanes(const Trace& t, const CatRoles& roles) {
+  PythonLanes p;
+  p.count.assign(t.lanes.size(), 0);
+  for (EventIdx e = 0; e < t.size(); ++e)
+    if (roles.python[t.cat[e]] && p.count[t.lane[e]]++ == 0) p.byFirstEvent.push_back(t.lane[e]);
+  return p;
+}
+
 void CallTree::markGpuUpwards(EventIdx e) {
   // A marked frame's ancestors are all marked (marks always go to the top).
   for (EventIdx a = e; a != kNone && !(flags_[a] & kHasGpuEvents); a = parent_[a]) flags_[a] |= kHasGpuEvents;
@@ -573,11 +582,8 @@ std::vector<EventIdx> CallTree::findEntryRoots() const {
 void CallTree::reattachWorkerThreads() {
   const Trace& t = *trace_;
   const EventIndex& idx = *index_;
-  const CatRoles& roles = roles_;
-  std::vector<uint32_t> pyCount(t.lanes.size(), 0);
-  std::vector<uint32_t> laneOrder;  // lanes in first python_function order
-  for (EventIdx e = 0; e < t.size(); ++e)
-    if (roles.python[t.cat[e]] && pyCount[t.lane[e]]++ == 0) laneOrder.push_back(t.lane[e]);
+  const std::vector<uint32_t>& pyCount = pythonLanes_.count;
+  const std::vector<uint32_t>& laneOrder = pythonLanes_.byFirstEvent;
   if (laneOrder.empty()) return;
   uint32_t host = laneOrder.front();
   for (uint32_t l : laneOrder)

@@ -122,6 +122,12 @@ class CallTree {
   Column<ChildEntry> entries_;  // child lists, linked from the last child to the first
   Column<uint8_t> flags_;
   std::vector<EventIdx> cpuRootNodes_;  // cpu_ops pushed with no cpu_op below them on their thread
+  struct PythonLanes {                   // python_function events per thread, counted during the build
+    std::vector<uint32_t> count;         // per lane
+    std::vector<uint32_t> byFirstEvent;  // lanes with any, in the order of their first one
+  };
+  static PythonLanes countPythonLanes(const Trace& t, const tree_detail::CatRoles& roles);
+  PythonLanes pythonLanes_;
   std::vector<EventIdx> entryRoots_;    // made at the end of the build, again after a reattachment
   bool sharedNodes_ = false;            // some event has two parents: walks mark what they visit
   mutable Column<uint32_t> seen_;       // descendantGpuTime's visit stamps (shared nodes only)
