@@ -422,10 +422,12 @@ std::optional<DetectionCandidate> enhanceWithBookends(const CallTree& tree, cons
 void setTreeDiagnostics(DetectionCandidate& c) {
   const TreeEvidence& ev = *c.tree;
   JsonValue d = JsonValue::object();
+  // Lists made at their size: one per root on a big trace, and a JsonValue is ~100 bytes.
   auto ids = [](const std::vector<EventIdx>& v) {
-    JsonValue a = JsonValue::array();
-    for (EventIdx e : v) a.push(JsonValue::integer(e));
-    return a;
+    std::vector<JsonValue> a;
+    a.reserve(v.size());
+    for (EventIdx e : v) a.push_back(JsonValue::integer(e));
+    return JsonValue::array(std::move(a));
   };
   d.set("period_label_tier", JsonValue::string(ev.tier));
   d.set("period", ev.period ? JsonValue::integer(*ev.period) : JsonValue::null());
@@ -433,9 +435,10 @@ void setTreeDiagnostics(DetectionCandidate& c) {
   d.set("branch_source", JsonValue::string(ev.source));
   d.set("branch_coverage", JsonValue::real(ev.coverage));
   d.set("iter_gpu_time", JsonValue::real(ev.iterGpuTime));
-  JsonValue times = JsonValue::array();
-  for (double g : ev.rootGpuTimes) times.push(JsonValue::real(g));
-  d.set("root_gpu_times", std::move(times));
+  std::vector<JsonValue> times;
+  times.reserve(ev.rootGpuTimes.size());
+  for (double g : ev.rootGpuTimes) times.push_back(JsonValue::real(g));
+  d.set("root_gpu_times", JsonValue::array(std::move(times)));
   d.set("before_uids", ids(ev.before));
   d.set("after_uids", ids(ev.after));
   if (ev.droppedLowGpuRoots) d.set("dropped_low_gpu_roots", JsonValue::integer(*ev.droppedLowGpuRoots));
