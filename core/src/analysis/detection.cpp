@@ -559,7 +559,13 @@ bool tryStep(Detection& d, const char* name, std::optional<DetectionCandidate> c
   if (c) {
     step.candidate = d.tried.size();
     passed = c->status == SplitStatus::Splittable;
-    if (passed) d.chosen = *c;
+    if (passed) {  // the diagnostics (a call-tree candidate's list a value per root) stay with the chosen one
+      d.chosen = std::move(*c);
+      JsonValue diagnostics = std::move(d.chosen.diagnostics);
+      *c = d.chosen;
+      c->diagnostics = JsonValue::object();
+      d.chosen.diagnostics = std::move(diagnostics);
+    }
     d.tried.push_back(std::move(*c));
   }
   d.steps.push_back(std::move(step));

@@ -4,22 +4,34 @@
 
 namespace steadyscope::analysis {
 
+RootList::Spans& RootList::ownSpans() {
+  if (!spans_)
+    spans_ = std::make_shared<Spans>();
+  else if (spans_.use_count() > 1)
+    spans_ = std::make_shared<Spans>(*spans_);
+  return *spans_;
+}
+
 void RootList::insertSpan(size_t pos, EventIdx e, RootSpan s) {
-  if (spans_.size() != events_.size()) throw std::logic_error("RootList: spans mixed with plain events");
+  if (spanCount() != events_.size()) throw std::logic_error("RootList: spans mixed with plain events");
+  Spans& spans = ownSpans();
   events_.insert(events_.begin() + static_cast<std::ptrdiff_t>(pos), e);
-  spans_.insert(spans_.begin() + static_cast<std::ptrdiff_t>(pos), std::move(s));
+  spans.insert(spans.begin() + static_cast<std::ptrdiff_t>(pos), std::move(s));
 }
 
 void RootList::eraseFront() {
   if (events_.empty()) return;
   events_.erase(events_.begin());
-  if (!spans_.empty()) spans_.erase(spans_.begin());
+  if (hasSpans()) {
+    Spans& spans = ownSpans();
+    spans.erase(spans.begin());
+  }
 }
 
 bool operator==(const RootList& a, const RootList& b) {
-  if (a.events_ != b.events_ || a.spans_.size() != b.spans_.size()) return false;
-  for (size_t k = 0; k < a.spans_.size(); ++k) {
-    const RootSpan &x = a.spans_[k], &y = b.spans_[k];
+  if (a.events_ != b.events_ || a.spanCount() != b.spanCount()) return false;
+  for (size_t k = 0; k < a.spanCount(); ++k) {
+    const RootSpan &x = (*a.spans_)[k], &y = (*b.spans_)[k];
     if (x.name != y.name || x.dur.isInt != y.dur.isInt || x.dur.asDouble() != y.dur.asDouble()) return false;
   }
   return true;
@@ -29,9 +41,10 @@ RootList RootList::subset(const std::vector<size_t>& ks) const {
   RootList out;
   out.events_.reserve(ks.size());
   for (size_t k : ks) out.events_.push_back(events_[k]);
-  if (!spans_.empty()) {
-    out.spans_.reserve(ks.size());
-    for (size_t k : ks) out.spans_.push_back(spans_[k]);
+  if (hasSpans()) {
+    Spans& spans = out.ownSpans();
+    spans.reserve(ks.size());
+    for (size_t k : ks) spans.push_back((*spans_)[k]);
   }
   return out;
 }

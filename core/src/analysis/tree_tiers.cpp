@@ -329,15 +329,18 @@ std::optional<DetectionCandidate> findPattern(const CallTree& tree, TreeNames& n
 
 namespace {
 
-// Stable by ts. Each key is read once: siblings lie scattered over the trace,
+// Stable by ts. A sort reads each key once: siblings lie scattered over the trace,
 // so a comparison reading both events' ts would miss the cache twice.
 std::vector<EventIdx> sortedByTs(const CallTree& tree, std::vector<EventIdx> v) {
   const EventIndex& idx = tree.index();
+  // Children are usually attached in ts order: no keys made for them.
+  bool sorted = true;
+  for (size_t k = 1; k < v.size() && sorted; ++k) sorted = !(tsOr0(idx, v[k]) < tsOr0(idx, v[k - 1]));
+  if (sorted) return v;
   std::vector<std::pair<PyNum, EventIdx>> keyed;
   keyed.reserve(v.size());
   for (EventIdx e : v) keyed.emplace_back(tsOr0(idx, e), e);
   auto byTs = [](const auto& a, const auto& b) { return a.first < b.first; };
-  if (std::is_sorted(keyed.begin(), keyed.end(), byTs)) return v;  // children are usually attached in ts order
   std::stable_sort(keyed.begin(), keyed.end(), byTs);
   for (size_t k = 0; k < v.size(); ++k) v[k] = keyed[k].second;
   return v;

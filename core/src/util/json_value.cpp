@@ -7,85 +7,128 @@
 
 namespace steadyscope {
 
+static_assert(sizeof(JsonValue) <= 16, "a JsonValue is a tag and one word: manifests hold several per root");
+
+JsonValue::JsonValue(const JsonValue& o) : type_(o.type_), u_(o.u_) {
+  switch (type_) {
+    case Type::String: u_.s = new std::string(*o.u_.s); break;
+    case Type::Array: u_.arr = new std::vector<JsonValue>(*o.u_.arr); break;
+    case Type::Object: u_.obj = new std::vector<Member>(*o.u_.obj); break;
+    default: break;
+  }
+}
+
+JsonValue::~JsonValue() {
+  switch (type_) {
+    case Type::String: delete u_.s; break;
+    case Type::Array: delete u_.arr; break;
+    case Type::Object: delete u_.obj; break;
+    default: break;
+  }
+}
+
 JsonValue JsonValue::array(std::vector<JsonValue> items) {
   JsonValue v;
+  v.u_.arr = new std::vector<JsonValue>(std::move(items));
   v.type_ = Type::Array;
-  v.arr_ = std::move(items);
   return v;
 }
 
 JsonValue JsonValue::object(std::vector<Member> members) {
   JsonValue v;
+  v.u_.obj = new std::vector<Member>(std::move(members));
   v.type_ = Type::Object;
-  v.obj_ = std::move(members);
   return v;
 }
 
 JsonValue JsonValue::stringList(const std::vector<std::string>& items) {
-  JsonValue v = array();
-  for (const auto& s : items) v.arr_.emplace_back(s);
-  return v;
+  std::vector<JsonValue> v;
+  v.reserve(items.size());
+  for (const auto& s : items) v.emplace_back(s);
+  return array(std::move(v));
+}
+
+const std::string& JsonValue::asString() const {
+  static const std::string none;
+  return type_ == Type::String ? *u_.s : none;
+}
+
+const std::vector<JsonValue>& JsonValue::items() const {
+  static const std::vector<JsonValue> none;
+  return type_ == Type::Array ? *u_.arr : none;
+}
+
+const std::vector<JsonValue::Member>& JsonValue::members() const {
+  static const std::vector<Member> none;
+  return type_ == Type::Object ? *u_.obj : none;
 }
 
 bool JsonValue::truthy() const {
-  switch (type_) {
+  switch (type()) {
     case Type::Null: return false;
-    case Type::Bool: return b_;
-    case Type::Int: return i_ != 0;
-    case Type::Real: return d_ != 0.0;  // NaN is truthy in Python, and NaN != 0
-    case Type::String: return !s_.empty();
-    case Type::Array: return !arr_.empty();
-    case Type::Object: return !obj_.empty();
+    case Type::Bool: return asBool();
+    case Type::Int: return asInt() != 0;
+    case Type::Real: return asDouble() != 0.0;  // NaN is truthy in Python, and NaN != 0
+    case Type::String: return !asString().empty();
+    case Type::Array: return !items().empty();
+    case Type::Object: return !members().empty();
   }
   return false;
 }
 
 const JsonValue* JsonValue::find(std::string_view key) const {
-  if (type_ != Type::Object) return nullptr;
-  for (auto it = obj_.rbegin(); it != obj_.rend(); ++it)
+  const std::vector<Member>& obj = members();
+  for (auto it = obj.rbegin(); it != obj.rend(); ++it)
     if (it->first == key) return &it->second;
   return nullptr;
 }
 
 JsonValue& JsonValue::set(std::string_view key, JsonValue value) {
-  if (type_ != Type::Object) *this = object();
-  for (auto& m : obj_)
+  if (!isObject()) *this = object();
+  auto& obj = *u_.obj;
+  for (auto& m : obj)
     if (m.first == key) {
       m.second = std::move(value);
       return m.second;
     }
-  obj_.emplace_back(std::string(key), std::move(value));
-  return obj_.back().second;
+  obj.emplace_back(std::string(key), std::move(value));
+  return obj.back().second;
 }
 
 bool JsonValue::erase(std::string_view key) {
-  for (auto it = obj_.begin(); it != obj_.end(); ++it)
+  if (type_ != Type::Object) return false;
+  auto* obj = u_.obj;
+  for (auto it = obj->begin(); it != obj->end(); ++it)
     if (it->first == key) {
-      obj_.erase(it);
+      obj->erase(it);
       return true;
     }
   return false;
 }
 
 JsonValue& JsonValue::push(JsonValue value) {
-  if (type_ != Type::Array) *this = array();
-  arr_.push_back(std::move(value));
-  return arr_.back();
+  if (!isArray()) *this = array();
+  auto& arr = *u_.arr;
+  arr.push_back(std::move(value));
+  return arr.back();
 }
 
 bool operator==(const JsonValue& a, const JsonValue& b) {
-  if (a.type_ != b.type_) {
+  if (a.type() != b.type()) {
     if (a.isNumber() && b.isNumber()) return a.asDouble() == b.asDouble();
     return false;
   }
-  switch (a.type_) {
+  switch (a.type()) {
     case JsonValue::Type::Null: return true;
-    case JsonValue::Type::Bool: return a.b_ == b.b_;
-    case JsonValue::Type::Int: return a.i_ == b.i_;
-    case JsonValue::Type::Real: return a.d_ == b.d_ || (std::isnan(a.d_) && std::isnan(b.d_));
-    case JsonValue::Type::String: return a.s_ == b.s_;
-    case JsonValue::Type::Array: return a.arr_ == b.arr_;
-    case JsonValue::Type::Object: return a.obj_ == b.obj_;
+    case JsonValue::Type::Bool: return a.asBool() == b.asBool();
+    case JsonValue::Type::Int: return a.asInt() == b.asInt();
+    case JsonValue::Type::Real: {
+      const double x = a.asDouble(), y = b.asDouble();
+      return x == y || (std::isnan(x) && std::isnan(y));
+    }
+    case JsonValue::Type::String: return a.asString() == b.asString();
+    case JsonValue::Type::Array: return a.items() == b.items();
+    case JsonValue::Type::Object: return a.members() == b.members();
   }
   return false;
 }
@@ -158,17 +201,19 @@ std::string jsonQuote(std::string_view s, bool ensureAscii) {
 
 void JsonValue::dumpTo(std::string& out, JsonStyle style, int depth) const {
   const bool pretty = style.indent >= 0;
-  switch (type_) {
+  switch (type()) {
     case Type::Null: out += "null"; return;
-    case Type::Bool: out += b_ ? "true" : "false"; return;
-    case Type::Int: out += std::to_string(i_); return;
-    case Type::Real: out += pyReprDouble(d_); return;
-    case Type::String: out += jsonQuote(s_, style.ensureAscii); return;
+    case Type::Bool: out += asBool() ? "true" : "false"; return;
+    case Type::Int: out += std::to_string(asInt()); return;
+    case Type::Real: out += pyReprDouble(asDouble()); return;
+    case Type::String: out += jsonQuote(asString(), style.ensureAscii); return;
     case Type::Array:
     case Type::Object: break;
   }
-  const bool isObj = type_ == Type::Object;
-  const size_t n = isObj ? obj_.size() : arr_.size();
+  const bool isObj = isObject();
+  const std::vector<Member>& obj = members();
+  const std::vector<JsonValue>& arr = items();
+  const size_t n = isObj ? obj.size() : arr.size();
   if (n == 0) {
     out += isObj ? "{}" : "[]";
     return;
@@ -178,11 +223,11 @@ void JsonValue::dumpTo(std::string& out, JsonStyle style, int depth) const {
     if (k) out += pretty ? "," : ", ";
     if (pretty) newline(out, style.indent, depth + 1);
     if (isObj) {
-      out += jsonQuote(obj_[k].first, style.ensureAscii);
+      out += jsonQuote(obj[k].first, style.ensureAscii);
       out += ": ";
-      obj_[k].second.dumpTo(out, style, depth + 1);
+      obj[k].second.dumpTo(out, style, depth + 1);
     } else {
-      arr_[k].dumpTo(out, style, depth + 1);
+      arr[k].dumpTo(out, style, depth + 1);
     }
   }
   if (pretty) newline(out, style.indent, depth);

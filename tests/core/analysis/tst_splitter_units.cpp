@@ -125,6 +125,31 @@ Q_DECLARE_METATYPE(std::vector<int64_t>)
 class TestSplitterUnits : public QObject {
   Q_OBJECT
  private slots:
+  // Copies of a root list share its spans until one changes: the others keep theirs.
+  void rootListCopiesKeepTheirSpans() {
+    RootList a;
+    a.reserveSpans(3);
+    for (EventIdx e : {4u, 5u, 6u}) a.pushSpan(e, {"step", PyNum::fromInt(e), {e + 10}});
+    const RootList b = a;
+    RootList c = a;
+    c.eraseFront();
+    c.insertSpan(0, 9, {"warmup", PyNum::fromInt(1), {}});
+    c.pushSpan(7, {"wrapup", PyNum::fromInt(2), {}});
+    QCOMPARE(a.size(), size_t(3));
+    QVERIFY(a == b);
+    QCOMPARE(a.name(Trace{}, 0), std::string_view("step"));
+    QCOMPARE(a.ancestors(0), std::vector<EventIdx>{14});
+    QCOMPARE(c.size(), size_t(4));
+    QCOMPARE(c.events(), (EventList{9, 5, 6, 7}));
+    QCOMPARE(c.name(Trace{}, 0), std::string_view("warmup"));
+    QCOMPARE(c.ancestors(1), std::vector<EventIdx>{15});
+    QVERIFY(!(a == c));
+    RootList d = b;  // and a change to the one left sharing copies nothing into the others
+    d.eraseFront();
+    QCOMPARE(b.size(), size_t(3));
+    QCOMPARE(d.size(), size_t(2));
+  }
+
   void tilesOfRootsSharingATimestamp() {
     // Tiles are looked up by (lane, ts) as the reference's dict is: of two
     // roots with the same ts on one lane, the later-computed tile wins for both.

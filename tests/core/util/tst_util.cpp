@@ -2,6 +2,7 @@
 #include <steadyscope/core/util/atomic_file.hpp>
 #include <steadyscope/core/util/big_alloc.hpp>
 #include <steadyscope/core/util/job_budget.hpp>
+#include <steadyscope/core/util/json_value.hpp>
 #include <steadyscope/core/util/nearly_sorted.hpp>
 #include <steadyscope/core/util/pynum.hpp>
 
@@ -270,6 +271,34 @@ class TestUtil : public QObject {
     QVERIFY(!(a + r).isInt);
     QCOMPARE((a + r).d, 3.5);
   }
+  // A JsonValue owns its string, array or object: copies are deep, a move
+  // leaves null, and another type's accessors give empty values.
+  void jsonValueOwnsItsParts() {
+    JsonValue a = JsonValue::object();
+    a.set("name", "step");
+    a.set("times", JsonValue::array({1.5, int64_t(2)}));
+    JsonValue b = a;
+    b.set("name", "other");
+    JsonValue times = *b.find("times");
+    times.push(JsonValue::string("x"));
+    b.set("times", std::move(times));
+    QCOMPARE(a.find("name")->asString(), std::string("step"));
+    QCOMPARE(a.find("times")->items().size(), size_t(2));
+    QCOMPARE(b.find("times")->items().size(), size_t(3));
+    QVERIFY(!(a == b));
+    QCOMPARE(a.dump(JsonStyle::oneLine()), std::string(R"({"name": "step", "times": [1.5, 2]})"));
+    JsonValue c = std::move(b);
+    QVERIFY(b.isNull());  // NOLINT(bugprone-use-after-move): a moved-from value is null
+    QCOMPARE(c.find("name")->asString(), std::string("other"));
+    c = a;  // assignment replaces, the old parts freed (ASan checks)
+    QVERIFY(c == a);
+    QCOMPARE(JsonValue(int64_t(3)).asString(), std::string());
+    QVERIFY(JsonValue("s").items().empty());
+    QCOMPARE(JsonValue(2.5).asInt(), int64_t(0));
+    QCOMPARE(JsonValue(int64_t(2)).asDouble(), 2.0);
+    QVERIFY(JsonValue(int64_t(2)) == JsonValue(2.0));
+  }
+
   void atomicWrite() {
     QTemporaryDir dir;
     std::string p = (dir.path() + "/out.txt").toStdString();

@@ -121,7 +121,7 @@ class CallTree {
   Column<uint32_t> head_;       // an event's last-attached child entry (kNone: none)
   Column<ChildEntry> entries_;  // child lists, linked from the last child to the first
   Column<uint8_t> flags_;
-  std::vector<EventIdx> cpuRootNodes_;  // cpu_ops pushed with no cpu_op below them on their thread
+  EventList cpuRootNodes_;  // cpu_ops pushed with no cpu_op below them on their thread (big: on huge pages)
   struct PythonLanes {                   // python_function events per thread, counted during the build
     std::vector<uint32_t> count;         // per lane
     std::vector<uint32_t> byFirstEvent;  // lanes with any, in the order of their first one

@@ -103,7 +103,8 @@ struct CascadeStep {
 
 struct Detection {
   DetectionCandidate chosen;
-  std::vector<DetectionCandidate> tried;  // every non-null candidate, in cascade order
+  std::vector<DetectionCandidate> tried;  // every non-null candidate, in cascade order (the chosen one's
+                                          // diagnostics only in `chosen`)
   std::vector<CascadeStep> steps;         // every step tried, in order
   bool usedCallTree = false;              // tiers 1–2 were not SPLITTABLE: the tree tiers ran
   std::string treeFailure;                // why the call tree could not be built ("" if it was, or not needed)

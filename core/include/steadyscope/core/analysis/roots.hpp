@@ -8,6 +8,7 @@
 #include <steadyscope/core/analysis/event_index.hpp>
 
 #include <initializer_list>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -37,13 +38,13 @@ class RootList {
   auto end() const { return events_.end(); }
   const EventList& events() const { return events_; }
   /// True when the roots carry their own names and durations.
-  bool hasSpans() const { return !spans_.empty(); }
+  bool hasSpans() const { return spans_ && !spans_->empty(); }
 
   void reserve(size_t n) { events_.reserve(n); }
   /// Room for n roots with spans.
   void reserveSpans(size_t n) {
     events_.reserve(n);
-    spans_.reserve(n);
+    ownSpans().reserve(n);
   }
   /// An event standing for itself (only while no root carries a span).
   void push_back(EventIdx e) { events_.push_back(e); }
@@ -56,18 +57,18 @@ class RootList {
   /// Root k's enclosing call-tree frames (none for an event standing for itself).
   const std::vector<EventIdx>& ancestors(size_t k) const {
     static const std::vector<EventIdx> kNone;
-    return spans_.empty() ? kNone : spans_[k].ancestors;
+    return hasSpans() ? (*spans_)[k].ancestors : kNone;
   }
   std::string_view name(const Trace& t, size_t k) const {
-    return spans_.empty() ? t.nameOf(events_[k]) : spans_[k].name;
+    return hasSpans() ? (*spans_)[k].name : t.nameOf(events_[k]);
   }
   PyNum dur(const EventIndex& index, size_t k) const {
-    return spans_.empty() ? index.durPy(events_[k]) : spans_[k].dur;
+    return hasSpans() ? (*spans_)[k].dur : index.durPy(events_[k]);
   }
   /// ts + dur with Python number types.
   PyNum endPy(const EventIndex& index, size_t k) const { return index.tsPy(events_[k]) + dur(index, k); }
   double durUs(const EventIndex& index, size_t k) const {
-    return spans_.empty() ? index.durUs(events_[k]) : spans_[k].dur.asDouble();
+    return hasSpans() ? (*spans_)[k].dur.asDouble() : index.durUs(events_[k]);
   }
 
   friend bool operator==(const RootList& a, const RootList& b);
@@ -77,7 +78,13 @@ class RootList {
 
  private:
   EventList events_;
-  std::vector<RootSpan> spans_;  // empty, or one per root
+  using Spans = std::vector<RootSpan>;
+  /// Null or empty, or one per root. Copies of a list share them until one
+  /// of the copies changes (a call-tree list has a span per root, each with
+  /// its ancestors): change a list only where no other thread copies it.
+  std::shared_ptr<Spans> spans_;
+  size_t spanCount() const { return spans_ ? spans_->size() : 0; }
+  Spans& ownSpans();  // unshared, made if need be: for a change
 };
 
 }  // namespace steadyscope::analysis

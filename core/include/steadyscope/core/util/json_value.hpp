@@ -37,13 +37,21 @@ class JsonValue {
   // Implicit conversions from the scalar a member holds ...
   JsonValue() = default;  // null
   JsonValue(std::nullptr_t) {}
-  JsonValue(bool b) : type_(Type::Bool), b_(b) {}
-  JsonValue(int v) : type_(Type::Int), i_(v) {}
-  JsonValue(int64_t v) : type_(Type::Int), i_(v) {}
-  JsonValue(double v) : type_(Type::Real), d_(v) {}
-  JsonValue(const char* s) : type_(Type::String), s_(s) {}
-  JsonValue(std::string s) : type_(Type::String), s_(std::move(s)) {}
-  JsonValue(std::string_view s) : type_(Type::String), s_(s) {}
+  JsonValue(bool b) : type_(Type::Bool) { u_.b = b; }
+  JsonValue(int v) : type_(Type::Int) { u_.i = v; }
+  JsonValue(int64_t v) : type_(Type::Int) { u_.i = v; }
+  JsonValue(double v) : type_(Type::Real) { u_.d = v; }
+  JsonValue(const char* s) : type_(Type::String) { u_.s = new std::string(s); }
+  JsonValue(std::string s) : type_(Type::String) { u_.s = new std::string(std::move(s)); }
+  JsonValue(std::string_view s) : type_(Type::String) { u_.s = new std::string(s); }
+  JsonValue(const JsonValue& o);
+  JsonValue(JsonValue&& o) noexcept : type_(o.type_), u_(o.u_) { o.type_ = Type::Null; }
+  JsonValue& operator=(JsonValue o) noexcept {  // by value: copy or move, then swap
+    std::swap(type_, o.type_);
+    std::swap(u_, o.u_);
+    return *this;
+  }
+  ~JsonValue();
 
   // ... and named factories where the type should be spelled out.
   static JsonValue null() { return JsonValue(); }
@@ -58,21 +66,24 @@ class JsonValue {
   static JsonValue stringList(const std::vector<std::string>& items);
 
   Type type() const { return type_; }
-  bool isNull() const { return type_ == Type::Null; }
-  bool isBool() const { return type_ == Type::Bool; }
-  bool isNumber() const { return type_ == Type::Int || type_ == Type::Real; }
-  bool isString() const { return type_ == Type::String; }
-  bool isArray() const { return type_ == Type::Array; }
-  bool isObject() const { return type_ == Type::Object; }
+  bool isNull() const { return type() == Type::Null; }
+  bool isBool() const { return type() == Type::Bool; }
+  bool isNumber() const { return type() == Type::Int || type() == Type::Real; }
+  bool isString() const { return type() == Type::String; }
+  bool isArray() const { return type() == Type::Array; }
+  bool isObject() const { return type() == Type::Object; }
 
-  bool asBool() const { return b_; }
-  int64_t asInt() const { return i_; }
+  // Of another type: false, 0, 0.0, "", [] or {}.
+  bool asBool() const { return type_ == Type::Bool && u_.b; }
+  int64_t asInt() const { return type_ == Type::Int ? u_.i : 0; }
   /// The number as a double (an int converted).
-  double asDouble() const { return type_ == Type::Int ? static_cast<double>(i_) : d_; }
+  double asDouble() const {
+    return type_ == Type::Int ? static_cast<double>(u_.i) : type_ == Type::Real ? u_.d : 0.0;
+  }
   double asReal() const { return asDouble(); }
-  const std::string& asString() const { return s_; }
-  const std::vector<JsonValue>& items() const { return arr_; }
-  const std::vector<Member>& members() const { return obj_; }
+  const std::string& asString() const;
+  const std::vector<JsonValue>& items() const;
+  const std::vector<Member>& members() const;
 
   /// Python truthiness: null/false/0/""/[]/{} are false.
   bool truthy() const;
@@ -94,13 +105,17 @@ class JsonValue {
  private:
   void dumpTo(std::string& out, JsonStyle style, int depth) const;
 
+  // 16 bytes a value (a manifest holds several per root): the scalar inline,
+  // a string, array or object in a block of its own that this value owns.
   Type type_ = Type::Null;
-  bool b_ = false;
-  int64_t i_ = 0;
-  double d_ = 0.0;
-  std::string s_;
-  std::vector<JsonValue> arr_;
-  std::vector<Member> obj_;
+  union Payload {
+    bool b;
+    int64_t i;
+    double d;
+    std::string* s;
+    std::vector<JsonValue>* arr;
+    std::vector<Member>* obj;
+  } u_{.i = 0};
 };
 
 /// A JSON string literal (with quotes) as Python's json module writes `s`
