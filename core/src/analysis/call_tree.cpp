@@ -345,8 +345,9 @@ void forEachInFileOrderTies(const Trace& t, uint32_t lane, Keep&& keep, Fn&& fn)
   }
 }
 
-/// No event has a ts finer than 1 ns and the lane's ts (sorted) lie within
-/// 2^53 ns: ns order is float order, as laneInFileOrderTies checks per event.
+/// No event has a ts finer than 1 ns (the loader keeps every such ts in
+/// exactTsUs) and the lane's ts (sorted) lie within 2^53 ns: ns order is
+/// float order, as laneInFileOrderTies checks per event.
 bool canStreamLane(const Trace& t, uint32_t lane) {
   constexpr int64_t kExact = int64_t(1) << 53;
   const EventList& evs = t.lanes[lane].events;
