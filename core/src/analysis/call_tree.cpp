@@ -245,12 +245,11 @@ std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, uns
           headsReady.wait(false, std::memory_order_acquire);
         else
           tree.allocateHeads();
-        std::vector<uint32_t> hostPerLane;
-        stacksWhy = tree.reserveEntries(hostPerLane);
+        stacksWhy = tree.reserveEntries();
         if (!stacksWhy.empty()) return;
         entriesBytes = tree.entries_.capacity() * sizeof(ChildEntry);
         entriesBlock.store(tree.entries_.data(), std::memory_order_release);
-        stacksWhy = tree.buildHostStacks(hostPerLane);
+        stacksWhy = tree.buildHostStacks();
         timer.mark("    tree: host stacks");
       });
   // The reference's build reads the link key, the metadata and the flows before it stacks frames.
@@ -291,12 +290,11 @@ struct TsThenFileOrder {
 /// The events of `lane` that `keep` accepts, in (ts, file order): the
 /// lane's own list is sorted by ts with longer events first among equal ts,
 /// the reference's sort keeps file order among them.
-/// `expected`: how many it accepts, when known (no room reserved past them).
 template <typename Keep>
-EventList laneInFileOrderTies(const EventIndex& idx, uint32_t lane, Keep&& keep, std::optional<size_t> expected = {}) {
+EventList laneInFileOrderTies(const EventIndex& idx, uint32_t lane, Keep&& keep) {
   const Trace& t = idx.trace();
   EventList out;  // big: on huge pages, reused blocks
-  reserveFresh(out, expected.value_or(t.lanes[lane].events.size()));  // pages are touched only as far as it fills
+  reserveFresh(out, t.lanes[lane].events.size());  // pages are touched only as far as it fills
   bool exact = true;  // every ts an exact double of its ns: ns order is float order
   constexpr int64_t kExact = int64_t(1) << 53;
   for (EventIdx e : t.lanes[lane].events)
@@ -357,15 +355,13 @@ bool canStreamLane(const Trace& t, uint32_t lane) {
 
 }  // namespace
 
-std::string CallTree::reserveEntries(std::vector<uint32_t>& hostPerLane) {
+std::string CallTree::reserveEntries() {
   const Trace& t = *trace_;
   size_t hostEvents = 0;
-  hostPerLane.assign(t.lanes.size(), 0);
   for (EventIdx e = 0; e < t.size(); ++e) {
     if (!roles_.host[t.cat[e]]) continue;
     if (!index_->hasTs(e)) return "call-tree event " + std::to_string(e) + " has no ts";
     ++hostEvents;
-    ++hostPerLane[t.lane[e]];
   }
   // One entry per host frame with a parent, one per linked GPU event (about one per kernel).
   reserveFresh(entries_, hostEvents + index_->kernels.size());
@@ -378,14 +374,14 @@ std::string CallTree::reserveEntries(std::vector<uint32_t>& hostPerLane) {
 // it (when that frame is nested), a longer bleed drops the frame. Threads are
 // independent, so each is walked on its own; the cpu_op roots are then put
 // in the reference's global (ts, file) order.
-std::string CallTree::buildHostStacks(const std::vector<uint32_t>& hostPerLane) {
+std::string CallTree::buildHostStacks() {
   const Trace& t = *trace_;
   std::vector<Frame> frames;
   size_t lanesWithRoots = 0;
   for (uint32_t lane = 0; lane < t.lanes.size(); ++lane) {
     const size_t before = cpuRootNodes_.size();
     LaneStack stack{frames, roles_.cpuOp};
-    if (std::string why = stackLane(lane, hostPerLane[lane], stack); !why.empty()) return why;
+    if (std::string why = stackLane(lane, stack); !why.empty()) return why;
     lanesWithRoots += cpuRootNodes_.size() > before;
   }
   // Each thread's roots are in (ts, file) order already: only several threads' need a sort.
@@ -395,7 +391,7 @@ std::string CallTree::buildHostStacks(const std::vector<uint32_t>& hostPerLane) 
   return {};
 }
 
-std::string CallTree::stackLane(uint32_t lane, size_t hostFrames, LaneStack& stack) {
+std::string CallTree::stackLane(uint32_t lane, LaneStack& stack) {
   const Trace& t = *trace_;
   stack.frames.clear();
   auto isHost = [&](EventIdx e) { return roles_.host[t.cat[e]] != 0; };
@@ -418,7 +414,7 @@ std::string CallTree::stackLane(uint32_t lane, size_t hostFrames, LaneStack& sta
     });
     return why;
   }
-  const EventList order = laneInFileOrderTies(*index_, lane, isHost, hostFrames);
+  const EventList order = laneInFileOrderTies(*index_, lane, isHost);
   for (size_t k = 0; k < order.size() && why.empty(); ++k) {
     if (k + kAhead < order.size()) prefetch(order[k + kAhead]);
     why = pushFrame(order[k], stack);
@@ -488,7 +484,8 @@ std::variant<CallTree::GpuLinks, std::string> CallTree::groupGpuLinks(const Even
   };
   // Lookups ask for GPU events (graph launches) and for events on the lanes
   // flows end on: only those are grouped.
-  // Two passes over the trace collect the members; the groupings then read only them.
+  // Two passes over the trace check the flows and collect the linked members
+  // (the groupings then read only those); a third fills the flow ends.
   KeyRange flowRange, linkRange;
   std::vector<uint8_t> flowEndLane(t.lanes.size(), 0);
   EventList linked;  // big: on huge pages, reused blocks

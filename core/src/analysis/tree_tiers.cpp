@@ -425,7 +425,7 @@ std::optional<DetectionCandidate> enhanceWithBookends(const CallTree& tree, cons
 void setTreeDiagnostics(DetectionCandidate& c) {
   const TreeEvidence& ev = *c.tree;
   JsonValue d = JsonValue::object();
-  // Lists made at their size: one per root on a big trace, and a JsonValue is ~100 bytes.
+  // Lists made at their size: a value per root on a big trace.
   auto ids = [](const std::vector<EventIdx>& v) {
     std::vector<JsonValue> a;
     a.reserve(v.size());

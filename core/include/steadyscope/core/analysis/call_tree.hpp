@@ -67,10 +67,8 @@ class CallTree {
   explicit CallTree(const EventIndex& index);  // no arrays yet: allocateParents, allocateHeads
   void allocateParents();
   void allocateHeads();  // and the marks
-  /// Room for every child entry, and each thread's count of host frames;
-  /// fails as the stacks would on a host frame without ts.
-  std::string reserveEntries(std::vector<uint32_t>& hostPerLane);
-  std::string buildHostStacks(const std::vector<uint32_t>& hostPerLane);
+  std::string reserveEntries();  // room for every child entry; fails as the stacks would on a host frame without ts
+  std::string buildHostStacks();
   struct Frame {  // an open frame of a thread's stack
     EventIdx event;
     std::optional<PyNum> end;  // none: the event has no dur
@@ -80,7 +78,7 @@ class CallTree {
     const std::vector<uint8_t>& isCpuOp;
     uint32_t cpuOps = 0;  // cpu_op frames on the stack
   };
-  std::string stackLane(uint32_t lane, size_t hostFrames, LaneStack& stack);
+  std::string stackLane(uint32_t lane, LaneStack& stack);
   std::string pushFrame(EventIdx e, LaneStack& stack);  // non-empty: why the build fails
   struct GpuLinks;
   static std::variant<GpuLinks, std::string> groupGpuLinks(const EventIndex& index, const tree_detail::CatRoles& roles);
