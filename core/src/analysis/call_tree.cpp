@@ -47,6 +47,14 @@ namespace {
 
 constexpr EventIdx kNone = CallTree::kNone;
 
+/// Calls fn(e) for every event whose bit is set, in file order.
+template <typename Fn>
+void forEachSetBit(const std::vector<uint64_t>& bits, Fn&& fn) {
+  for (size_t w = 0; w < bits.size(); ++w)
+    for (uint64_t b = bits[w]; b != 0; b &= b - 1)
+      fn(static_cast<EventIdx>(w * 64 + static_cast<size_t>(__builtin_ctzll(b))));
+}
+
 /// The args key a metadata event's value is read from, or null for a name
 /// the reference's metadata table does not know (its build then fails).
 const char* metadataLabel(std::string_view name) {
@@ -184,6 +192,15 @@ class FlowEnds {
     const auto s = static_cast<size_t>(k.v - min_);
     return (started_[s >> 6] >> (s & 63)) & 1 ? lastEnd_[s] : kNone;
   }
+  /// Dense ids only: event x (not a flow) with id k becomes the id's target
+  /// when it is on the thread of the id's last flow end. A slot keeps its
+  /// thread once overwritten, so after every linked event in file order each
+  /// slot holds what a lookup of its id finds: the last such event.
+  void takeLinked(const Trace& t, const CorrKey& k, EventIdx x) {
+    if (k.tag != 0 || k.v < min_ || static_cast<uint64_t>(k.v - min_) >= lastEnd_.size()) return;
+    EventIdx& slot = lastEnd_[static_cast<size_t>(k.v - min_)];
+    if (slot != kNone && t.lane[slot] == t.lane[x]) slot = x;
+  }
 
  private:
   bool dense_ = false;
@@ -196,11 +213,14 @@ class FlowEnds {
 }  // namespace
 
 /// What links launches to their GPU events: the ac2g flows' ends by id, and
-/// the other events that carry the link key, grouped by it.
+/// the other events that carry the link key, grouped by it. Direct (flow ids
+/// close together, no graph launch): no grouping, each id's slot holds the
+/// event its launch links to (FlowEnds::takeLinked).
 struct CallTree::GpuLinks {
   LinkKey link;
+  bool direct = false;
   FlowEnds flows;
-  CorrGroups linked;
+  CorrGroups linked;  // not direct only
 };
 
 std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, unsigned threads) {
@@ -214,12 +234,15 @@ std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, uns
   // and the child list, the stacks' one big block, is faulted in from its end
   // while the stacks fill it from the front.
   std::variant<GpuLinks, std::string> links;
-  LinkPairs gpuPairs;  // found beside the host stacks, linked after them
+  // Found beside the host stacks, attached after them: the GPU events whose
+  // parent the helper wrote (direct links), else (launch, GPU event) pairs.
+  std::vector<uint64_t> directlyLinked;
+  LinkPairs gpuPairs;
   std::atomic<const void*> entriesBlock{nullptr};
   size_t entriesBytes = 0;
   std::string metadataWhy, stacksWhy;
   const bool big = t.size() >= (size_t(1) << 18), parallel = sideBySide(threads, big);
-  std::atomic<bool> headsReady{false};
+  std::atomic<bool> headsReady{false}, parentsReady{false};
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
   runSideBySide(
       threads, big,
@@ -230,8 +253,12 @@ std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, uns
           headsReady.store(true, std::memory_order_release);
           headsReady.notify_one();
         }
-        links = groupGpuLinks(index, roles);
-        if (auto* g = std::get_if<GpuLinks>(&links)) gpuPairs = findGpuLinks(index, roles, *g);
+        links = groupGpuLinks(index, roles, true);
+        if (auto* g = std::get_if<GpuLinks>(&links); g && g->direct) {
+          if (parallel) parentsReady.wait(false, std::memory_order_acquire);
+          if (!tree.linkDirect(*g, directlyLinked)) links = groupGpuLinks(index, roles, false);
+        }
+        if (auto* g = std::get_if<GpuLinks>(&links); g && !g->direct) gpuPairs = findGpuLinks(index, roles, *g);
         t2.mark("    tree: GPU pairs");
         if (const void* block = entriesBlock.load(std::memory_order_acquire); block && parallel)
           populateBackwards(block, entriesBytes);
@@ -241,6 +268,8 @@ std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, uns
       },
       [&] {
         tree.allocateParents();
+        parentsReady.store(true, std::memory_order_release);
+        parentsReady.notify_one();
         if (parallel)
           headsReady.wait(false, std::memory_order_acquire);
         else
@@ -257,7 +286,10 @@ std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, uns
   if (!metadataWhy.empty()) return metadataWhy;
   if (auto* why = std::get_if<std::string>(&links)) return *why;
   if (!stacksWhy.empty()) return stacksWhy;
-  for (const auto& [launch, gpuEvent] : gpuPairs) tree.linkChild(launch, gpuEvent);
+  if (std::get<GpuLinks>(links).direct)
+    forEachSetBit(directlyLinked, [&](EventIdx x) { tree.attachLinked(x); });
+  else
+    for (const auto& [launch, gpuEvent] : gpuPairs) tree.linkChild(launch, gpuEvent);
   tree.entryRoots_ = tree.findEntryRoots();  // GPU links change no host frame's parent
   timer.mark("    tree: GPU links");
   return tree;
@@ -473,7 +505,31 @@ void CallTree::markGpuUpwards(EventIdx e) {
   for (EventIdx a = e; a != kNone && !(flags_[a] & kHasGpuEvents); a = parent_[a]) flags_[a] |= kHasGpuEvents;
 }
 
-std::variant<CallTree::GpuLinks, std::string> CallTree::groupGpuLinks(const EventIndex& idx, const CatRoles& roles) {
+namespace {
+
+/// The linked events grouped by their link id (forEachLinked(fn) calls
+/// fn(event, id) in file order).
+template <typename ForEachLinked, typename Links>
+void groupLinked(const EventIndex& idx, ForEachLinked&& forEachLinked, Links& g) {
+  KeyRange linkRange;
+  EventList linked;  // big: on huge pages, reused blocks
+  reserveFresh(linked, idx.kernels.size());
+  forEachLinked([&](EventIdx e, const CorrKey& key) {
+    linkRange.add(key);
+    linked.push_back(e);
+  });
+  g.linked.build(
+      linkRange,
+      [&linked](auto&& fn) {
+        for (EventIdx e : linked) fn(e);
+      },
+      [&](EventIdx e) { return *g.link.of(idx, e); });
+}
+
+}  // namespace
+
+std::variant<CallTree::GpuLinks, std::string> CallTree::groupGpuLinks(const EventIndex& idx, const CatRoles& roles,
+                                                                     bool mayLinkDirect) {
   const Trace& t = idx.trace();
   auto chosen = chooseLinkKey(t, roles);
   if (auto* why = std::get_if<std::string>(&chosen)) return *why;
@@ -483,36 +539,32 @@ std::variant<CallTree::GpuLinks, std::string> CallTree::groupGpuLinks(const Even
     return roles.ac2g[t.cat[e]] && (t.ph[e] == Ph::FlowStart || t.ph[e] == Ph::FlowEnd);
   };
   // Lookups ask for GPU events (graph launches) and for events on the lanes
-  // flows end on: only those are grouped.
-  // Two passes over the trace check the flows and collect the linked members
-  // (the groupings then read only those); a third fills the flow ends.
-  KeyRange flowRange, linkRange;
+  // flows end on: only those are linked. One pass over the trace checks the
+  // flows, the next fills their ends, a third takes the linked events.
+  KeyRange flowRange;
   std::vector<uint8_t> flowEndLane(t.lanes.size(), 0);
-  EventList linked;  // big: on huge pages, reused blocks
-  reserveFresh(linked, idx.kernels.size());
   for (EventIdx e = 0; e < t.size(); ++e) {
     if (!isFlow(e)) continue;
     if (!t.has(e, ev::HasId)) return "flow event " + std::to_string(e) + " has no id";
     flowRange.add(idx.corrKey(e));
     if (t.ph[e] == Ph::FlowEnd) flowEndLane[t.lane[e]] = 1;
   }
-  for (EventIdx e = 0; e < t.size(); ++e) {
-    if (roles.ac2g[t.cat[e]] || !(flowEndLane[t.lane[e]] || roles.gpu[t.cat[e]])) continue;
-    if (const auto key = g.link.of(idx, e)) {
-      linkRange.add(*key);
-      linked.push_back(e);
-    }
-  }
-  auto each = [](const EventList& members) {
-    return [&members](auto&& fn) {
-      for (EventIdx e : members) fn(e);
-    };
-  };
   g.flows.build(idx, flowRange, [&](auto&& fn) {  // the trace again: cheaper than a list of the flows
     for (EventIdx e = 0; e < t.size(); ++e)
       if (isFlow(e)) fn(e);
   });
-  g.linked.build(linkRange, each(linked), [&](EventIdx e) { return *g.link.of(idx, e); });
+  g.direct = mayLinkDirect && flowRange.dense() && t.strings.find("cudaGraphLaunch") == kNoStr &&
+             t.strings.find("hipGraphLaunch") == kNoStr;
+  auto forEachLinked = [&](auto&& fn) {
+    for (EventIdx e = 0; e < t.size(); ++e) {
+      if (roles.ac2g[t.cat[e]] || !(flowEndLane[t.lane[e]] || roles.gpu[t.cat[e]])) continue;
+      if (const auto key = g.link.of(idx, e)) fn(e, *key);
+    }
+  };
+  if (g.direct)
+    forEachLinked([&](EventIdx e, const CorrKey& key) { g.flows.takeLinked(t, key, e); });
+  else
+    groupLinked(idx, forEachLinked, g);
   return g;
 }
 
@@ -542,6 +594,34 @@ CallTree::LinkPairs CallTree::findGpuLinks(const EventIndex& idx, const CatRoles
     if (out != kNone) pairs.push_back({e, out});
   }
   return pairs;
+}
+
+bool CallTree::linkDirect(const GpuLinks& g, std::vector<uint64_t>& linked) {
+  const Trace& t = *trace_;
+  const EventIndex& idx = *index_;
+  linked.assign((t.size() + 63) / 64, 0);
+  auto targetOf = [&](EventIdx launch) {
+    const auto key = g.link.of(idx, launch);
+    const EventIdx x = key ? g.flows.endOf(t, *key) : kNone;  // the flow end when nothing took its slot
+    return x == kNone || roles_.ac2g[t.cat[x]] || !laneHasPidTid(t, t.lane[x]) ? kNone : x;
+  };
+  for (EventIdx e = 0; e < t.size(); ++e) {
+    if (!roles_.runtime[t.cat[e]]) continue;
+    const EventIdx x = targetOf(e);
+    if (x == kNone) continue;
+    if (roles_.host[t.cat[x]] || parent_[x] != kNone) {  // a host frame's parent is the stacks'; two launches
+      forEachSetBit(linked, [&](EventIdx y) { parent_[y] = kNone; });
+      return false;
+    }
+    parent_[x] = e;
+    linked[x >> 6] |= uint64_t(1) << (x & 63);
+  }
+  return true;
+}
+
+void CallTree::attachLinked(EventIdx x) {
+  addChild(parent_[x], x);
+  markGpuUpwards(parent_[x]);
 }
 
 void CallTree::linkChild(EventIdx launch, EventIdx g) {

@@ -453,6 +453,57 @@ class TestCallTree : public QObject {
     QVERIFY(d.usedCallTree);
   }
 
+  // Launches are linked straight to their GPU events while the host stacks
+  // are built, unless some event would get two launches or a flow points
+  // at a host frame: then as the reference links them, from the pairs.
+  void directLinksFallBackToPairs() {
+    enum Case { TwoLaunches, HostFrame, HostFrameWithChild };
+    for (Case c : {TwoLaunches, HostFrame, HostFrameWithChild}) {
+      Events ev = e13(4);
+      const EventIdx first = 1 + 4 * 10;  // after e13(4)'s 41 events
+      if (c == TwoLaunches) {  // one id, two launches, one kernel
+        for (int k = 0; k < 2; ++k) {
+          const std::string ts = std::to_string(20000 + 100 * k);
+          ev.add(R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":)" + ts +
+                 R"(,"dur":5,"args":{"correlation":950}})");
+          ev.add(R"({"ph":"s","cat":"ac2g","name":"ac2g","id":950,"pid":1,"tid":1,"ts":)" + ts + "}");
+        }
+        ev.add(R"({"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":20500,"dur":9,"args":{"correlation":950}})");
+        ev.add(R"({"ph":"f","cat":"ac2g","name":"ac2g","id":950,"pid":0,"tid":7,"ts":20500,"bp":"e"})");
+      } else {  // the flow ends on the launch's own thread, where a later frame has its id
+        ev.add(R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":20010,"dur":5,"args":{"correlation":900}})");
+        ev.add(R"({"ph":"s","cat":"ac2g","name":"ac2g","id":900,"pid":1,"tid":1,"ts":20010})");
+        ev.add(R"({"ph":"f","cat":"ac2g","name":"ac2g","id":900,"pid":1,"tid":1,"ts":20010,"bp":"e"})");
+        ev.add(R"({"ph":"X","cat":"cpu_op","name":"later","pid":1,"tid":1,"ts":20100,"dur":50,"args":{"correlation":900}})");
+        if (c == HostFrameWithChild) ev.frame("cpu_op", "inner", 20110, 5);
+      }
+      const auto t = load(ev.json());
+      EventIndex idx(*t);
+      const auto built = CallTree::build(idx);
+      QVERIFY(std::holds_alternative<CallTree>(built));
+      const CallTree& tree = std::get<CallTree>(built);
+      size_t linked = 0;
+      for (EventIdx e = 0; e < first; ++e) linked += tree.children(e).size() == 1 && t->nameOf(e) == "hipLaunchKernel";
+      QCOMPARE(linked, size_t(8));  // e13's launches keep their kernels
+      if (c == TwoLaunches) {
+        const EventIdx a = first, b = first + 2, kernel = first + 4;
+        QCOMPARE(tree.children(a), std::vector<EventIdx>{kernel});
+        QCOMPARE(tree.children(b), std::vector<EventIdx>{kernel});
+        QCOMPARE(tree.parent(kernel), b);  // the later link's
+        const std::vector<EventIdx> both{a, b};
+        QCOMPARE(tree.descendantGpuTime(both), 9.0);  // the shared kernel once
+        QVERIFY(tree.hasSharedNodes());
+        continue;
+      }
+      const EventIdx later = first + 3;
+      QCOMPARE(tree.children(first), std::vector<EventIdx>{later});  // a host frame under a launch
+      QCOMPARE(tree.parent(later), first);
+      // A frame with children of its own is then in the tree twice over; the
+      // direct links made before the fallback are undone, so nothing else is.
+      QCOMPARE(tree.hasSharedNodes(), c == HostFrameWithChild);
+    }
+  }
+
   // Frames that start together are stacked in file order (the thread's own
   // list puts the longer first), whether the thread's frames are streamed
   // from its list (every ts exact to the ns) or listed and sorted (some ts

@@ -37,6 +37,8 @@ class CallTree {
   const std::vector<EventIdx>& entryRoots() const { return entryRoots_; }
 
   EventIdx parent(EventIdx e) const { return parent_[e]; }
+  /// Some event is the child of two launches (walks then mark what they visit).
+  bool hasSharedNodes() const { return sharedNodes_; }
   /// Children in the order they were attached (host frames by time, then GPU
   /// events, then reattached roots); an event may be the child of several
   /// launches.
@@ -81,7 +83,15 @@ class CallTree {
   std::string stackLane(uint32_t lane, LaneStack& stack);
   std::string pushFrame(EventIdx e, LaneStack& stack);  // non-empty: why the build fails
   struct GpuLinks;
-  static std::variant<GpuLinks, std::string> groupGpuLinks(const EventIndex& index, const tree_detail::CatRoles& roles);
+  /// mayLinkDirect: the links may be made direct (GpuLinks::direct) where the trace allows.
+  static std::variant<GpuLinks, std::string> groupGpuLinks(const EventIndex& index, const tree_detail::CatRoles& roles,
+                                                           bool mayLinkDirect);
+  /// Direct links only, beside the host stacks: sets each linked event's
+  /// parent to its launch and its bit in `linked`. False, with every such
+  /// parent cleared again, when an event would have two launches or is a
+  /// host frame (whose parent is the stacks'): the pairs are needed then.
+  bool linkDirect(const GpuLinks& links, std::vector<uint64_t>& linked);
+  void attachLinked(EventIdx x);  // after the stacks: x under the launch linkDirect gave it
   /// (launch, GPU event) in link order.
   using LinkPairs = Column<std::pair<EventIdx, EventIdx>>;
   static LinkPairs findGpuLinks(const EventIndex& index, const tree_detail::CatRoles& roles, const GpuLinks& links);
