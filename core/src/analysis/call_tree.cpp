@@ -146,13 +146,6 @@ bool laneHasPidTid(const Trace& t, uint32_t lane) {
 
 CallTree::CallTree(const EventIndex& index) : index_(&index), trace_(&index.trace()), roles_(catRoles(index)) {}
 
-void CallTree::allocateParents() { parent_.assign(trace_->size(), kNone); }
-
-void CallTree::allocateHeads() {
-  head_.assign(trace_->size(), kNone);
-  flags_.assign(trace_->size(), 0);
-}
-
 namespace {
 
 /// Per flow id, all a launch's lookup reads of the ac2g flows: the id's last
@@ -223,76 +216,93 @@ struct CallTree::GpuLinks {
   CorrGroups linked;  // not direct only
 };
 
-std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, unsigned threads) {
-  const Trace& t = index.trace();
-  CallTree tree(index);
-  tree.threads_ = threads;
-  const CatRoles& roles = tree.roles_;
-  // The groupings, the GPU links and the metadata check read the trace only:
-  // on big traces they run on another core while the host stacks are built.
-  // The tree's arrays are fresh memory: half of them is made there too, first,
-  // and the child list, the stacks' one big block, is faulted in from its end
-  // while the stacks fill it from the front.
+/// What the build's two sides hand each other (CallTree::build).
+struct CallTree::BuildState {
+  explicit BuildState(bool p) : parallel(p) {}
+  const bool parallel;                          // the sides run on two threads
+  std::atomic<bool> headsReady{false}, parentsReady{false};
+  std::atomic<const void*> entriesBlock{nullptr};  // the child list, once reserved
+  size_t entriesBytes = 0;
   std::variant<GpuLinks, std::string> links;
   // Found beside the host stacks, attached after them: the GPU events whose
   // parent the helper wrote (direct links), else (launch, GPU event) pairs.
   std::vector<uint64_t> directlyLinked;
   LinkPairs gpuPairs;
-  std::atomic<const void*> entriesBlock{nullptr};
-  size_t entriesBytes = 0;
+  EventIdx hostWithoutTs = kNone;  // the first host frame without ts
   std::string metadataWhy, stacksWhy;
-  const bool big = t.size() >= (size_t(1) << 18), parallel = sideBySide(threads, big);
-  std::atomic<bool> headsReady{false}, parentsReady{false};
+
+  /// Why the build fails, in the order the reference's build finds it: it
+  /// reads the link key, the metadata and the flows before it stacks frames.
+  std::string failure() const {
+    const auto* linksWhy = std::get_if<std::string>(&links);
+    if (linksWhy && linksWhy->rfind("launch", 0) == 0) return *linksWhy;
+    if (!metadataWhy.empty()) return metadataWhy;
+    if (linksWhy) return *linksWhy;
+    if (hostWithoutTs != kNone) return "call-tree event " + std::to_string(hostWithoutTs) + " has no ts";
+    return stacksWhy;
+  }
+};
+
+// The groupings, the GPU links and the metadata check read the trace only:
+// on big traces they run on another core while the host stacks are built.
+// The tree's arrays are fresh memory: some of them are made there too, first,
+// and the child list, the stacks' one big block, is faulted in from its end
+// while the stacks fill it from the front.
+std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, unsigned threads) {
+  CallTree tree(index);
+  tree.threads_ = threads;
+  const bool big = index.trace().size() >= (size_t(1) << 18);
+  BuildState s(sideBySide(threads, big));
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
-  runSideBySide(
-      threads, big,
-      [&] {
-        PhaseTimer t2("STEADYSCOPE_SPLIT_TIMING", "split");
-        if (parallel) {
-          tree.allocateHeads();
-          headsReady.store(true, std::memory_order_release);
-          headsReady.notify_one();
-        }
-        links = groupGpuLinks(index, roles, true);
-        if (auto* g = std::get_if<GpuLinks>(&links); g && g->direct) {
-          if (parallel) parentsReady.wait(false, std::memory_order_acquire);
-          if (!tree.linkDirect(*g, directlyLinked)) links = groupGpuLinks(index, roles, false);
-        }
-        if (auto* g = std::get_if<GpuLinks>(&links); g && !g->direct) gpuPairs = findGpuLinks(index, roles, *g);
-        t2.mark("    tree: GPU pairs");
-        if (const void* block = entriesBlock.load(std::memory_order_acquire); block && parallel)
-          populateBackwards(block, entriesBytes);
-        metadataWhy = checkMetadata(t);
-        tree.pythonLanes_ = countPythonLanes(t, roles);  // for the reattachment, off the stacks' path
-        t2.mark("    tree: helper done");
-      },
-      [&] {
-        tree.allocateParents();
-        parentsReady.store(true, std::memory_order_release);
-        parentsReady.notify_one();
-        if (parallel)
-          headsReady.wait(false, std::memory_order_acquire);
-        else
-          tree.allocateHeads();
-        stacksWhy = tree.reserveEntries();
-        if (!stacksWhy.empty()) return;
-        entriesBytes = tree.entries_.capacity() * sizeof(ChildEntry);
-        entriesBlock.store(tree.entries_.data(), std::memory_order_release);
-        stacksWhy = tree.buildHostStacks();
-        timer.mark("    tree: host stacks");
-      });
-  // The reference's build reads the link key, the metadata and the flows before it stacks frames.
-  if (auto* why = std::get_if<std::string>(&links); why && why->rfind("launch", 0) == 0) return *why;
-  if (!metadataWhy.empty()) return metadataWhy;
-  if (auto* why = std::get_if<std::string>(&links)) return *why;
-  if (!stacksWhy.empty()) return stacksWhy;
-  if (std::get<GpuLinks>(links).direct)
-    forEachSetBit(directlyLinked, [&](EventIdx x) { tree.attachLinked(x); });
+  runSideBySide(threads, big, [&] { tree.buildBeside(s); }, [&] { tree.buildStacks(s); });
+  if (std::string why = s.failure(); !why.empty()) return why;
+  if (std::get<GpuLinks>(s.links).direct)
+    forEachSetBit(s.directlyLinked, [&](EventIdx x) { tree.attachLinked(x); });
   else
-    for (const auto& [launch, gpuEvent] : gpuPairs) tree.linkChild(launch, gpuEvent);
+    for (const auto& [launch, gpuEvent] : s.gpuPairs) tree.linkChild(launch, gpuEvent);
   tree.entryRoots_ = tree.findEntryRoots();  // GPU links change no host frame's parent
   timer.mark("    tree: GPU links");
   return tree;
+}
+
+void CallTree::buildBeside(BuildState& s) {
+  const Trace& t = *trace_;
+  PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
+  if (s.parallel) {
+    head_.assign(t.size(), kNone);
+    s.headsReady.store(true, std::memory_order_release);
+    s.headsReady.notify_one();
+  }
+  flags_.assign(t.size(), 0);  // not read or written before the GPU links
+  s.links = groupGpuLinks(*index_, roles_, true);
+  if (auto* g = std::get_if<GpuLinks>(&s.links); g && g->direct) {
+    if (s.parallel) s.parentsReady.wait(false, std::memory_order_acquire);
+    if (!linkDirect(*g, s.directlyLinked)) s.links = groupGpuLinks(*index_, roles_, false);
+  }
+  if (auto* g = std::get_if<GpuLinks>(&s.links); g && !g->direct) s.gpuPairs = findGpuLinks(*index_, roles_, *g);
+  timer.mark("    tree: GPU pairs");
+  if (const void* block = s.entriesBlock.load(std::memory_order_acquire); block && s.parallel)
+    populateBackwards(block, s.entriesBytes);
+  s.metadataWhy = checkMetadata(t);
+  scanHostEvents(s.hostWithoutTs);  // for the reattachment, off the stacks' path
+  timer.mark("    tree: helper done");
+}
+
+void CallTree::buildStacks(BuildState& s) {
+  PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
+  parent_.assign(trace_->size(), kNone);
+  s.parentsReady.store(true, std::memory_order_release);
+  s.parentsReady.notify_one();
+  // One entry per host frame with a parent, one per linked GPU event (about one per kernel).
+  reserveFresh(entries_, hostFrameCount() + index_->kernels.size());
+  s.entriesBytes = entries_.capacity() * sizeof(ChildEntry);
+  s.entriesBlock.store(entries_.data(), std::memory_order_release);
+  if (s.parallel)
+    s.headsReady.wait(false, std::memory_order_acquire);
+  else
+    head_.assign(trace_->size(), kNone);
+  s.stacksWhy = buildHostStacks();
+  timer.mark("    tree: host stacks");
 }
 
 void CallTree::addChild(EventIdx p, EventIdx c) {
@@ -387,17 +397,16 @@ bool canStreamLane(const Trace& t, uint32_t lane) {
 
 }  // namespace
 
-std::string CallTree::reserveEntries() {
+/// The host frames, by the loader's counts per category (the child list's size).
+size_t CallTree::hostFrameCount() const {
   const Trace& t = *trace_;
-  size_t hostEvents = 0;
-  for (EventIdx e = 0; e < t.size(); ++e) {
-    if (!roles_.host[t.cat[e]]) continue;
-    if (!index_->hasTs(e)) return "call-tree event " + std::to_string(e) + " has no ts";
-    ++hostEvents;
+  size_t n = 0;
+  for (size_t c = 0; c < t.categories.size(); ++c) {
+    if (!roles_.host[c]) continue;
+    const auto it = t.stats.perCat.find(std::string(t.strings.view(t.categories[c])));
+    if (it != t.stats.perCat.end()) n += it->second;
   }
-  // One entry per host frame with a parent, one per linked GPU event (about one per kernel).
-  reserveFresh(entries_, hostEvents + index_->kernels.size());
-  return {};
+  return n;
 }
 
 // Host frames per thread by a stack over the time-sorted events, as the
@@ -492,12 +501,15 @@ std::string CallTree::pushFrame(EventIdx e, LaneStack& s) {
   return {};
 }
 
-CallTree::PythonLanes CallTree::countPythonLanes(const Trace& t, const CatRoles& roles) {
-  PythonLanes p;
+void CallTree::scanHostEvents(EventIdx& withoutTs) {
+  const Trace& t = *trace_;
+  PythonLanes& p = pythonLanes_;
   p.count.assign(t.lanes.size(), 0);
-  for (EventIdx e = 0; e < t.size(); ++e)
-    if (roles.python[t.cat[e]] && p.count[t.lane[e]]++ == 0) p.byFirstEvent.push_back(t.lane[e]);
-  return p;
+  for (EventIdx e = 0; e < t.size(); ++e) {
+    if (!roles_.host[t.cat[e]]) continue;
+    if (withoutTs == kNone && !index_->hasTs(e)) withoutTs = e;
+    if (roles_.python[t.cat[e]] && p.count[t.lane[e]]++ == 0) p.byFirstEvent.push_back(t.lane[e]);
+  }
 }
 
 void CallTree::markGpuUpwards(EventIdx e) {

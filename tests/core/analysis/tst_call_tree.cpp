@@ -581,6 +581,25 @@ class TestCallTree : public QObject {
     QCOMPARE(d.reason, std::string("tree build failed and no annotations"));
   }
 
+  // A host frame without ts or one nested without dur fails the build too;
+  // the missing ts is found first, as the reference checks every frame's ts
+  // before it stacks any.
+  void treeBuildFailureOrder() {
+    for (int variant = 0; variant < 3; ++variant) {
+      Events ev = e13();
+      const size_t n = 1 + 8 * 10;  // e13's events
+      if (variant != 1)  // a frame with ts, without dur, inside training_loop
+        ev.add(R"({"ph":"X","cat":"cpu_op","name":"nodur","pid":1,"tid":1,"ts":150,"args":{}})");
+      if (variant != 0)  // a frame without ts
+        ev.add(R"({"ph":"X","cat":"python_function","name":"nots","pid":1,"tid":1,"dur":3,"args":{}})");
+      const Detection d = detect(load(ev.json()));
+      const std::string expected = variant == 0   ? "call-tree event " + std::to_string(n) + " has no dur"
+                                   : variant == 1 ? "call-tree event " + std::to_string(n) + " has no ts"
+                                                  : "call-tree event " + std::to_string(n + 1) + " has no ts";
+      QCOMPARE(d.treeFailure, expected);
+    }
+  }
+
   // A loop that explains too little GPU work is refused; the manifest says
   // so the way the reference writes it, and nothing else is written.
   void refusedManifest() {

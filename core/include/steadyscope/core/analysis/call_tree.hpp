@@ -66,10 +66,11 @@ class CallTree {
     EventIdx child;
     uint32_t next;
   };
-  explicit CallTree(const EventIndex& index);  // no arrays yet: allocateParents, allocateHeads
-  void allocateParents();
-  void allocateHeads();  // and the marks
-  std::string reserveEntries();  // room for every child entry; fails as the stacks would on a host frame without ts
+  explicit CallTree(const EventIndex& index);  // no arrays yet: the build's sides make them
+  struct BuildState;
+  void buildBeside(BuildState& s);  // the links, the checks, half of the arrays
+  void buildStacks(BuildState& s);  // the host stacks and the other arrays
+  size_t hostFrameCount() const;
   std::string buildHostStacks();
   struct Frame {  // an open frame of a thread's stack
     EventIdx event;
@@ -134,7 +135,8 @@ class CallTree {
     std::vector<uint32_t> count;         // per lane
     std::vector<uint32_t> byFirstEvent;  // lanes with any, in the order of their first one
   };
-  static PythonLanes countPythonLanes(const Trace& t, const tree_detail::CatRoles& roles);
+  /// Counts the python_function events per thread; finds the first host frame without ts.
+  void scanHostEvents(EventIdx& withoutTs);
   PythonLanes pythonLanes_;
   std::vector<EventIdx> entryRoots_;    // made at the end of the build, again after a reattachment
   bool sharedNodes_ = false;            // some event has two parents: walks mark what they visit
