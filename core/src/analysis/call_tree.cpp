@@ -255,6 +255,7 @@ std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, uns
   BuildState s(sideBySide(threads, big));
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
   runSideBySide(threads, big, [&] { tree.buildBeside(s); }, [&] { tree.buildStacks(s); });
+  timer.mark("    tree: both sides");
   if (std::string why = s.failure(); !why.empty()) return why;
   if (std::get<GpuLinks>(s.links).direct)
     forEachSetBit(s.directlyLinked, [&](EventIdx x) { tree.attachLinked(x); });
