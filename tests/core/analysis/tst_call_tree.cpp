@@ -220,12 +220,26 @@ class TestCallTree : public QObject {
   // Big traces build the tree on two cores (link groups and half the arrays
   // beside the host stacks): the plan is the same on 1, 2 and 16 threads.
   void threadsDoNotChangeTheTree() {
-    auto t = load(e13(27000).json());  // 270,001 events: above the side-by-side threshold
-    QVERIFY(t->size() >= (size_t(1) << 18));
-    samePlanOnThreads(t, {1u, 2u, 16u}, [](const SplitResult& r) {
-      QCOMPARE(r.outcome, SplitOutcome::Split);
-      QCOMPARE(r.detection->chosen.roots.size(), size_t(27000));
-    });
+    // Also when the direct links fall back to the pairs (a kernel with two launches at the end).
+    for (bool fallBack : {false, true}) {
+      Events ev = e13(27000);  // 270,001 events: above the side-by-side threshold
+      if (fallBack)
+        for (const char* e :
+             {R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":60000000,"dur":5,"args":{"correlation":60000}})",
+              R"({"ph":"s","cat":"ac2g","name":"ac2g","id":60000,"pid":1,"tid":1,"ts":60000000})",
+              R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":60000100,"dur":5,"args":{"correlation":60000}})",
+              R"({"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":60000500,"dur":9,"args":{"correlation":60000}})",
+              R"({"ph":"f","cat":"ac2g","name":"ac2g","id":60000,"pid":0,"tid":7,"ts":60000500,"bp":"e"})"})
+          ev.add(e);
+      auto t = load(ev.json());
+      QVERIFY(t->size() >= (size_t(1) << 18));
+      EventIndex idx(*t);
+      QCOMPARE(std::get<CallTree>(CallTree::build(idx, 2)).hasSharedNodes(), fallBack);
+      samePlanOnThreads(t, {1u, 2u, 16u}, [](const SplitResult& r) {
+        QCOMPARE(r.outcome, SplitOutcome::Split);
+        QCOMPARE(r.detection->chosen.roots.size(), size_t(27000));
+      });
+    }
   }
 
   // With collectives, the startup-transient check runs after the tree tiers;
