@@ -101,14 +101,6 @@ constexpr size_t kBigScan = size_t(1) << 18;
 // Kernel counts from which the groupings' two halves do.
 constexpr size_t kBigGrouping = size_t(1) << 16;
 
-// Faults in the kernel list's pages on another core ahead of the scan's
-// writes: the list is the scan's one big, often fresh block (populate changes
-// no byte, so it is safe beside the thread that fills it).
-std::jthread warmKernelList(EventList& kernels, bool parallel) {
-  if (!parallel) return {};
-  return std::jthread([&kernels] { bigmem::populate(kernels.data(), kernels.capacity() * sizeof(EventIdx)); });
-}
-
 }  // namespace
 
 EventIndex::EventIndex(const Trace& trace, const EventIndexOptions& options)
@@ -159,48 +151,77 @@ void EventIndex::assignRoles(bool legacy) {
   }
 }
 
-void EventIndex::scan(const EventIndexOptions& options) {
+/// What a range of the events adds to the index's lists and id ranges.
+struct EventIndex::ScanPart {
+  EventList metadata, annotations, gpuAnnotations, kernels;
+  KeyRange gpuKeys, flowKeys;
+  uint64_t nGpuEvents = 0;
+};
+
+void EventIndex::scanRange(size_t from, size_t to, const EventIndexOptions& options, ScanPart& out) const {
   const Trace& trace = *trace_;
-  const size_t n = trace.size();
-  // The id groupings are not built here (a plan needs the ids of its chunks
-  // only: groupingsFor). The scan records the ids' ranges and the flow
-  // events as a bitmap over the events; the groupings then walk the kernel
-  // and GPU-annotation lists or the bitmap.
-  flowBits_ = zeroedFresh<uint64_t>((n + 63) / 64);
-  uint64_t* flowBits = flowBits_.data();
-  kernels.reserve(trace.stats.gpuEvents + 1024);
-  std::jthread warm = warmKernelList(kernels, sideBySide(threads_, n >= kBigScan));
-  for (size_t k = 0; k < n; ++k) {
+  uint64_t* flowBits = const_cast<uint64_t*>(flowBits_.data());  // words of [from, to) only: from is a multiple of 64
+  for (size_t k = from; k < to; ++k) {
     const auto i = static_cast<EventIdx>(k);
     const uint16_t f = trace.flags[i];
     const CatRole r = roles_[trace.cat[i]];
-    if (isGpuKernelRole(r)) ++nGpuEventsInTrace;
+    if (isGpuKernelRole(r)) ++out.nGpuEvents;
     const bool noTs = !(f & ev::HasTs) || (f & ev::TsPresentNull);
     if (noTs || (options.metadataAllM && trace.ph[i] == Ph::Metadata)) {
-      metadata.push_back(i);
+      out.metadata.push_back(i);
       continue;
     }
     const Ph ph = trace.ph[i];
     if (ph == Ph::FlowStart || ph == Ph::FlowEnd) {
       if (f & ev::HasId) {
         flowBits[k >> 6] |= uint64_t(1) << (k & 63);
-        flowKeys_.add(corrKey(i));
+        out.flowKeys.add(corrKey(i));
       }
       continue;
     }
     if (!(f & ev::HasDur)) continue;
     if (r == CatRole::UserAnnotation) {
-      if (!(f & ev::HasInputDims)) annotations.push_back(i);
+      if (!(f & ev::HasInputDims)) out.annotations.push_back(i);
       continue;
     }
     if (r == CatRole::GpuUserAnnotation) {
-      gpuAnnotations.push_back(i);
-      if (f & ev::HasCorr) gpuKeys_.add(corrKey(i));
+      out.gpuAnnotations.push_back(i);
+      if (f & ev::HasCorr) out.gpuKeys.add(corrKey(i));
     } else if (isGpuKernelRole(r)) {
-      kernels.push_back(i);
-      if (f & ev::HasCorr) gpuKeys_.add(corrKey(i));
+      out.kernels.push_back(i);
+      if (f & ev::HasCorr) out.gpuKeys.add(corrKey(i));
     }
   }
+}
+
+void EventIndex::scan(const EventIndexOptions& options) {
+  const Trace& trace = *trace_;
+  const size_t n = trace.size();
+  // The id groupings are not built here (a plan needs the ids of its chunks
+  // only: groupingsFor). The scan records the ids' ranges and the flow
+  // events as a bitmap over the events; the groupings then walk the kernel
+  // and GPU-annotation lists or the bitmap. Big traces are scanned in two
+  // halves side by side, the second half's lists appended to the first's.
+  flowBits_ = zeroedFresh<uint64_t>((n + 63) / 64);
+  const bool halves = sideBySide(threads_, n >= kBigScan);
+  const size_t mid = halves ? (n / 2) & ~size_t(63) : n;
+  ScanPart first, second;
+  reserveFresh(first.kernels, trace.stats.gpuEvents + 1024);  // room for both halves' kernels
+  if (halves) reserveFresh(second.kernels, trace.stats.gpuEvents + 1024);  // touched only as far as it fills
+  runSideBySide(
+      threads_, halves, [&] { scanRange(mid, n, options, second); }, [&] { scanRange(0, mid, options, first); });
+  auto append = [](EventList& to, const EventList& from) { to.insert(to.end(), from.begin(), from.end()); };
+  append(first.metadata, second.metadata);
+  append(first.annotations, second.annotations);
+  append(first.gpuAnnotations, second.gpuAnnotations);
+  append(first.kernels, second.kernels);
+  metadata = std::move(first.metadata);
+  annotations = std::move(first.annotations);
+  gpuAnnotations = std::move(first.gpuAnnotations);
+  kernels = std::move(first.kernels);
+  gpuKeys_ = first.gpuKeys.merged(second.gpuKeys);
+  flowKeys_ = first.flowKeys.merged(second.flowKeys);
+  nGpuEventsInTrace = first.nGpuEvents + second.nGpuEvents;
 }
 
 // One pass over the kernels: the total GPU time (Python sum) and the

@@ -9,6 +9,7 @@
 #include <steadyscope/core/model/trace.hpp>
 #include <steadyscope/core/util/pynum.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -64,6 +65,15 @@ struct KeyRange {
   bool rangeWithin(double perKey, double slack) const {
     return count > 0 && allInt &&
            static_cast<double>(mx) - static_cast<double>(mn) + 1.0 <= static_cast<double>(count) * perKey + slack;
+  }
+  /// The range of both ranges' keys.
+  KeyRange merged(const KeyRange& o) const {
+    KeyRange r;
+    r.mn = std::min(mn, o.mn);
+    r.mx = std::max(mx, o.mx);
+    r.count = count + o.count;
+    r.allInt = allInt && o.allInt;
+    return r;
   }
   /// Integers close enough together for arrays indexed by id - mn (a
   /// counting sort, per-id slots).
@@ -269,6 +279,8 @@ class EventIndex {
  private:
   void assignRoles(bool legacy);
   void scan(const EventIndexOptions& options);
+  struct ScanPart;
+  void scanRange(size_t from, size_t to, const EventIndexOptions& options, ScanPart& out) const;
   void sumKernels();
   void sortAnnotations();
   std::pair<size_t, size_t> laneBounds(uint32_t lane, double aUs, double bUs) const;
