@@ -125,22 +125,31 @@ class TstBadInputWindow : public QObject {
     QVERIFY(gatetest::decoyUntouched(h, before));
   }
 
+  // A leak grows the memory every cycle; the allocator's caches and
+  // retained blocks warm up in steps (on a busy machine as late as the 50th
+  // cycle): of three windows of 15 cycles, the quietest must stay flat.
   void fiftyOpenCloseCyclesDoNotGrow() {
     QTemporaryDir tmp;
     MainWindow w(tempSettings(tmp.filePath(QStringLiteral("s.ini"))));
     w.show();
     const QString path = tmp.filePath(QStringLiteral("steps.json.gz"));
     testfiles::writeFile(path.toStdString(), testfiles::gzipBytes(sstest::smallTrace(20000), 1));
-    long warm = 0;
-    for (int k = 0; k < 50; ++k) {
+    std::vector<long> at;  // RssAnon after cycles 5, 20, 35 and 50
+    for (int k = 1; k <= 50; ++k) {
       STEADYSCOPE_OPEN_AND_WAIT(w, path);
       QVERIFY(w.document().trace);
       w.closeTrace();
       QVERIFY(!w.document().trace);
-      if (k == 4) warm = sstest::rssAnonKiB();  // caches and the allocator's retained blocks are warm by now
+      if (k % 15 == 5) at.push_back(sstest::rssAnonKiB());
     }
-    const long growth = sstest::rssAnonKiB() - warm;
-    QVERIFY2(growth < 8 * 1024, qPrintable(QStringLiteral("RssAnon grew by %1 KiB over 45 cycles").arg(growth)));
+    QCOMPARE(at.size(), size_t(4));
+    long quietest = at[1] - at[0];
+    for (size_t i = 2; i < at.size(); ++i) quietest = std::min(quietest, at[i] - at[i - 1]);
+    // 180 KiB a cycle, as the former 8 MiB over 45 cycles.
+    QVERIFY2(quietest < 15 * 180, qPrintable(QStringLiteral("RssAnon grew by at least %1 KiB in every 15 cycles (%2 → %3 KiB)")
+                                                  .arg(quietest)
+                                                  .arg(at.front())
+                                                  .arg(at.back())));
   }
 };
 
