@@ -220,7 +220,8 @@ struct CallTree::GpuLinks {
 struct CallTree::BuildState {
   explicit BuildState(bool p) : parallel(p) {}
   const bool parallel;                          // the sides run on two threads
-  std::atomic<bool> headsReady{false}, parentsReady{false};
+  // Each side fills half of the child heads (fresh pages) before the stacks start.
+  std::atomic<bool> headsSized{false}, headsReady{false}, parentsReady{false};
   std::atomic<const void*> entriesBlock{nullptr};  // the child list, once reserved
   size_t entriesBytes = 0;
   std::variant<GpuLinks, std::string> links;
@@ -270,7 +271,8 @@ void CallTree::buildBeside(BuildState& s) {
   const Trace& t = *trace_;
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
   if (s.parallel) {
-    head_.assign(t.size(), kNone);
+    s.headsSized.wait(false, std::memory_order_acquire);
+    std::fill(head_.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), head_.end(), kNone);
     s.headsReady.store(true, std::memory_order_release);
     s.headsReady.notify_one();
   }
@@ -291,17 +293,25 @@ void CallTree::buildBeside(BuildState& s) {
 
 void CallTree::buildStacks(BuildState& s) {
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
-  parent_.assign(trace_->size(), kNone);
+  const size_t n = trace_->size();
+  if (s.parallel) {
+    head_.resize(n);  // uninitialised (Column): the two sides fill it
+    s.headsSized.store(true, std::memory_order_release);
+    s.headsSized.notify_one();
+  }
+  parent_.assign(n, kNone);
   s.parentsReady.store(true, std::memory_order_release);
   s.parentsReady.notify_one();
   // One entry per host frame with a parent, one per linked GPU event (about one per kernel).
   reserveFresh(entries_, hostFrameCount() + index_->kernels.size());
   s.entriesBytes = entries_.capacity() * sizeof(ChildEntry);
   s.entriesBlock.store(entries_.data(), std::memory_order_release);
-  if (s.parallel)
+  if (s.parallel) {
+    std::fill(head_.begin(), head_.begin() + static_cast<std::ptrdiff_t>(n / 2), kNone);
     s.headsReady.wait(false, std::memory_order_acquire);
-  else
-    head_.assign(trace_->size(), kNone);
+  } else {
+    head_.assign(n, kNone);
+  }
   s.stacksWhy = buildHostStacks();
   timer.mark("    tree: host stacks");
 }
