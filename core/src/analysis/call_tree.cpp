@@ -3,6 +3,7 @@
 // throws (the cascade then keeps the annotation candidates).
 #include <steadyscope/core/analysis/call_tree.hpp>
 
+#include <steadyscope/core/util/bits.hpp>
 #include <steadyscope/core/util/phase_timer.hpp>
 
 #include <steadyscope/core/util/side_by_side.hpp>
@@ -46,14 +47,6 @@ using tree_detail::catRoles;
 namespace {
 
 constexpr EventIdx kNone = CallTree::kNone;
-
-/// Calls fn(e) for every event whose bit is set, in file order.
-template <typename Fn>
-void forEachSetBit(const std::vector<uint64_t>& bits, Fn&& fn) {
-  for (size_t w = 0; w < bits.size(); ++w)
-    for (uint64_t b = bits[w]; b != 0; b &= b - 1)
-      fn(static_cast<EventIdx>(w * 64 + static_cast<size_t>(__builtin_ctzll(b))));
-}
 
 /// The args key a metadata event's value is read from, or null for a name
 /// the reference's metadata table does not know (its build then fails).
@@ -181,21 +174,24 @@ class FlowEnds {
       for (EventIdx x : groups_.eventsOf(k)) (t.ph[x] == Ph::FlowStart ? s : f) = x;
       return s == kNone ? kNone : f;
     }
-    if (k.tag != 0 || k.v < min_ || static_cast<uint64_t>(k.v - min_) >= lastEnd_.size()) return kNone;
-    const auto s = static_cast<size_t>(k.v - min_);
-    return (started_[s >> 6] >> (s & 63)) & 1 ? lastEnd_[s] : kNone;
+    const size_t s = slotOf(k);
+    return s != kNoSlot && (started_[s >> 6] >> (s & 63)) & 1 ? lastEnd_[s] : kNone;
   }
   /// Dense ids only: event x (not a flow) with id k becomes the id's target
   /// when it is on the thread of the id's last flow end. A slot keeps its
   /// thread once overwritten, so after every linked event in file order each
   /// slot holds what a lookup of its id finds: the last such event.
   void takeLinked(const Trace& t, const CorrKey& k, EventIdx x) {
-    if (k.tag != 0 || k.v < min_ || static_cast<uint64_t>(k.v - min_) >= lastEnd_.size()) return;
-    EventIdx& slot = lastEnd_[static_cast<size_t>(k.v - min_)];
-    if (slot != kNone && t.lane[slot] == t.lane[x]) slot = x;
+    const size_t s = slotOf(k);
+    if (s != kNoSlot && lastEnd_[s] != kNone && t.lane[lastEnd_[s]] == t.lane[x]) lastEnd_[s] = x;
   }
 
  private:
+  static constexpr size_t kNoSlot = SIZE_MAX;
+  size_t slotOf(const CorrKey& k) const {  // dense ids: the id's slot, or kNoSlot
+    if (k.tag != 0 || k.v < min_ || static_cast<uint64_t>(k.v - min_) >= lastEnd_.size()) return kNoSlot;
+    return static_cast<size_t>(k.v - min_);
+  }
   bool dense_ = false;
   int64_t min_ = 0;
   Column<EventIdx> lastEnd_;       // per id: its last flow end (kNone: none)
@@ -213,7 +209,7 @@ struct CallTree::GpuLinks {
   LinkKey link;
   bool direct = false;
   FlowEnds flows;
-  CorrGroups linked;  // not direct only
+  CorrGroups linked;  // only when not direct
 };
 
 /// What the build's two sides hand each other (CallTree::build).

@@ -5,6 +5,7 @@
 #include <steadyscope/core/util/side_by_side.hpp>
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -560,10 +561,8 @@ bool tryStep(Detection& d, const char* name, std::optional<DetectionCandidate> c
     step.candidate = d.tried.size();
     passed = c->status == SplitStatus::Splittable;
     if (passed) {  // the diagnostics (a call-tree candidate's list a value per root) stay with the chosen one
-      d.chosen = std::move(*c);
-      JsonValue diagnostics = std::move(d.chosen.diagnostics);
-      *c = d.chosen;
-      c->diagnostics = JsonValue::object();
+      JsonValue diagnostics = std::exchange(c->diagnostics, JsonValue::object());
+      d.chosen = *c;
       d.chosen.diagnostics = std::move(diagnostics);
     }
     d.tried.push_back(std::move(*c));

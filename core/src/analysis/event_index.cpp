@@ -1,12 +1,12 @@
 // Single-pass event index (spec §1.4).
 #include <steadyscope/core/analysis/event_index.hpp>
+#include <steadyscope/core/util/bits.hpp>
 #include <steadyscope/core/util/phase_timer.hpp>
 #include <steadyscope/core/util/side_by_side.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -158,9 +158,9 @@ struct EventIndex::ScanPart {
   uint64_t nGpuEvents = 0;
 };
 
-void EventIndex::scanRange(size_t from, size_t to, const EventIndexOptions& options, ScanPart& out) const {
+void EventIndex::scanRange(size_t from, size_t to, const EventIndexOptions& options, uint64_t* flowBits,
+                           ScanPart& out) const {
   const Trace& trace = *trace_;
-  uint64_t* flowBits = const_cast<uint64_t*>(flowBits_.data());  // words of [from, to) only: from is a multiple of 64
   for (size_t k = from; k < to; ++k) {
     const auto i = static_cast<EventIdx>(k);
     const uint16_t f = trace.flags[i];
@@ -208,8 +208,10 @@ void EventIndex::scan(const EventIndexOptions& options) {
   ScanPart first, second;
   reserveFresh(first.kernels, trace.stats.gpuEvents + 1024);  // room for both halves' kernels
   if (halves) reserveFresh(second.kernels, trace.stats.gpuEvents + 1024);  // touched only as far as it fills
+  uint64_t* flowBits = flowBits_.data();  // each half writes its own words: mid is a multiple of 64
   runSideBySide(
-      threads_, halves, [&] { scanRange(mid, n, options, second); }, [&] { scanRange(0, mid, options, first); });
+      threads_, halves, [&] { scanRange(mid, n, options, flowBits, second); },
+      [&] { scanRange(0, mid, options, flowBits, first); });
   auto append = [](EventList& to, const EventList& from) { to.insert(to.end(), from.begin(), from.end()); };
   append(first.metadata, second.metadata);
   append(first.annotations, second.annotations);
@@ -272,9 +274,7 @@ void EventIndex::forEachCorrelatedGpu(Fn&& fn) const {
 
 template <typename Fn>
 void EventIndex::forEachFlow(Fn&& fn) const {
-  for (size_t w = 0; w < flowBits_.size(); ++w)
-    for (uint64_t b = flowBits_[w]; b; b &= b - 1)
-      fn(static_cast<EventIdx>(w * 64 + static_cast<size_t>(std::countr_zero(b))));
+  forEachSetBit(flowBits_, fn);
 }
 
 const CorrGroupings& EventIndex::groupings() const {

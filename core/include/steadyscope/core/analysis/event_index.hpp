@@ -280,7 +280,8 @@ class EventIndex {
   void assignRoles(bool legacy);
   void scan(const EventIndexOptions& options);
   struct ScanPart;
-  void scanRange(size_t from, size_t to, const EventIndexOptions& options, ScanPart& out) const;
+  /// Events [from, to) into `out`; sets their bits in flowBits.
+  void scanRange(size_t from, size_t to, const EventIndexOptions& options, uint64_t* flowBits, ScanPart& out) const;
   void sumKernels();
   void sortAnnotations();
   std::pair<size_t, size_t> laneBounds(uint32_t lane, double aUs, double bUs) const;
