@@ -215,9 +215,7 @@ struct CallTree::GpuLinks {
 /// What the build's two sides hand each other (CallTree::build).
 struct CallTree::BuildState {
   explicit BuildState(bool p) : parallel(p) {}
-  const bool parallel;                          // the sides run on two threads
-  // Each side fills half of the child heads (fresh pages) before the stacks start.
-  std::atomic<bool> headsSized{false}, headsReady{false}, parentsReady{false};
+  const bool parallel;                             // the sides run on two threads
   std::atomic<const void*> entriesBlock{nullptr};  // the child list, once reserved
   size_t entriesBytes = 0;
   std::variant<GpuLinks, std::string> links;
@@ -242,13 +240,18 @@ struct CallTree::BuildState {
 
 // The groupings, the GPU links and the metadata check read the trace only:
 // on big traces they run on another core while the host stacks are built.
-// The tree's arrays are fresh memory: some of them are made there too, first,
-// and the child list, the stacks' one big block, is faulted in from its end
-// while the stacks fill it from the front.
+// The tree's arrays are fresh memory that needs no fill (zero reads as
+// none): each side faults in the pages it writes first, and the other side
+// faults in the stacks' blocks from their ends while the stacks fill them
+// from the front.
 std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, unsigned threads) {
   CallTree tree(index);
   tree.threads_ = threads;
-  const bool big = index.trace().size() >= (size_t(1) << 18);
+  const size_t n = index.trace().size();
+  tree.parent_ = IdArray(n);
+  tree.head_ = IdArray(n);
+  tree.flags_ = ZeroedArray<uint8_t>(n);
+  const bool big = n >= (size_t(1) << 18);
   BuildState s(sideBySide(threads, big));
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
   runSideBySide(threads, big, [&] { tree.buildBeside(s); }, [&] { tree.buildStacks(s); });
@@ -266,22 +269,16 @@ std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, uns
 void CallTree::buildBeside(BuildState& s) {
   const Trace& t = *trace_;
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
-  if (s.parallel) {
-    s.headsSized.wait(false, std::memory_order_acquire);
-    std::fill(head_.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), head_.end(), kNone);
-    s.headsReady.store(true, std::memory_order_release);
-    s.headsReady.notify_one();
-  }
-  flags_.assign(t.size(), 0);  // not read or written before the GPU links
   s.links = groupGpuLinks(*index_, roles_, true);
-  if (auto* g = std::get_if<GpuLinks>(&s.links); g && g->direct) {
-    if (s.parallel) s.parentsReady.wait(false, std::memory_order_acquire);
+  if (auto* g = std::get_if<GpuLinks>(&s.links); g && g->direct)
     if (!linkDirect(*g, s.directlyLinked)) s.links = groupGpuLinks(*index_, roles_, false);
-  }
   if (auto* g = std::get_if<GpuLinks>(&s.links); g && !g->direct) s.gpuPairs = findGpuLinks(*index_, roles_, *g);
   timer.mark("    tree: GPU pairs");
-  if (const void* block = s.entriesBlock.load(std::memory_order_acquire); block && s.parallel)
-    populateBackwards(block, s.entriesBytes);
+  if (s.parallel) {
+    bigmem::populate(flags_.data(), flags_.size());  // written all over by the GPU links after the join
+    if (const void* block = s.entriesBlock.load(std::memory_order_acquire)) populateBackwards(block, s.entriesBytes);
+    populateBackwards(head_.data(), head_.bytes());
+  }
   s.metadataWhy = checkMetadata(t);
   scanHostEvents(s.hostWithoutTs);  // for the reattachment, off the stacks' path
   timer.mark("    tree: helper done");
@@ -289,25 +286,10 @@ void CallTree::buildBeside(BuildState& s) {
 
 void CallTree::buildStacks(BuildState& s) {
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
-  const size_t n = trace_->size();
-  if (s.parallel) {
-    head_.resize(n);  // uninitialised (Column): the two sides fill it
-    s.headsSized.store(true, std::memory_order_release);
-    s.headsSized.notify_one();
-  }
-  parent_.assign(n, kNone);
-  s.parentsReady.store(true, std::memory_order_release);
-  s.parentsReady.notify_one();
   // One entry per host frame with a parent, one per linked GPU event (about one per kernel).
   reserveFresh(entries_, hostFrameCount() + index_->kernels.size());
   s.entriesBytes = entries_.capacity() * sizeof(ChildEntry);
   s.entriesBlock.store(entries_.data(), std::memory_order_release);
-  if (s.parallel) {
-    std::fill(head_.begin(), head_.begin() + static_cast<std::ptrdiff_t>(n / 2), kNone);
-    s.headsReady.wait(false, std::memory_order_acquire);
-  } else {
-    head_.assign(n, kNone);
-  }
   s.stacksWhy = buildHostStacks();
   timer.mark("    tree: host stacks");
 }
@@ -315,7 +297,7 @@ void CallTree::buildStacks(BuildState& s) {
 void CallTree::addChild(EventIdx p, EventIdx c) {
   // Prepended (no tail pointers to keep): a list runs from the last child to the first.
   entries_.push_back({c, head_[p]});
-  head_[p] = static_cast<uint32_t>(entries_.size() - 1);
+  head_.set(p, static_cast<uint32_t>(entries_.size() - 1));
 }
 
 std::vector<EventIdx> CallTree::children(EventIdx e) const {
@@ -449,7 +431,7 @@ std::string CallTree::stackLane(uint32_t lane, LaneStack& stack) {
     __builtin_prefetch(&t.tsNs[a]);
     __builtin_prefetch(&t.flags[a]);
     __builtin_prefetch(t.durNs.narrow().data() + a);
-    __builtin_prefetch(&parent_[a]);
+    __builtin_prefetch(parent_.data() + a);
   };
   constexpr size_t kAhead = 16;
   std::string why;
@@ -497,7 +479,7 @@ std::string CallTree::pushFrame(EventIdx e, LaneStack& s) {
     }
   }
   if (!st.empty()) {
-    parent_[e] = st.back().event;
+    parent_.set(e, st.back().event);
     addChild(st.back().event, e);
   }
   st.push_back({e, end});
@@ -629,10 +611,10 @@ bool CallTree::linkDirect(const GpuLinks& g, std::vector<uint64_t>& linked) {
     const EventIdx x = targetOf(e);
     if (x == kNone) continue;
     if (roles_.host[t.cat[x]] || parent_[x] != kNone) {  // a host frame's parent is the stacks'; two launches
-      forEachSetBit(linked, [&](EventIdx y) { parent_[y] = kNone; });
+      forEachSetBit(linked, [&](EventIdx y) { parent_.set(y, kNone); });
       return false;
     }
-    parent_[x] = e;
+    parent_.set(x, e);
     linked[x >> 6] |= uint64_t(1) << (x & 63);
   }
   return true;
@@ -652,7 +634,7 @@ void CallTree::linkChild(EventIdx launch, EventIdx g) {
       if (a == g) return;
   }
   addChild(launch, g);
-  parent_[g] = launch;
+  parent_.set(g, launch);
   markGpuUpwards(launch);
 }
 
@@ -704,7 +686,7 @@ void CallTree::reattachWorkerThreads() {
       }
     }
     if (container == kNone || isAncestor(root, container)) continue;  // never a loop
-    parent_[root] = container;
+    parent_.set(root, container);
     addChild(container, root);
     for (EventIdx a = container; a != kNone && nonGpuPath(a); a = parent_[a]) flags_[a] |= kGpuPathByReattach;
     moved = true;
@@ -721,11 +703,10 @@ bool CallTree::isAncestor(EventIdx a, EventIdx e) const {
 template <typename Add>
 void CallTree::walkEach(std::span<const EventIdx> nodes, size_t from, size_t to, std::vector<double>& each,
                         Add&& add) const {
-  std::vector<EventIdx> stack;
+  std::vector<uint32_t> cursors;
   for (size_t k = to; k-- > from;) {
-    stack.assign(1, nodes[k]);
     double& mine = each[k];
-    walk(stack, [&](double dur) {
+    walk(nodes.subspan(k, 1), cursors, [&](double dur) {
       add(dur);
       mine += dur;
     });
@@ -760,11 +741,12 @@ CallTree::GpuTimes CallTree::descendantGpuTimes(std::span<const EventIdx> nodes)
 
 double CallTree::descendantGpuTime(std::span<const EventIdx> nodes) const {
   double total = 0.0;
-  std::vector<EventIdx> stack(nodes.begin(), nodes.end());
   if (!sharedNodes_) {  // a forest: no node is reached twice
-    walk(stack, [&](double dur) { total += dur; });
+    std::vector<uint32_t> cursors;
+    walk(nodes, cursors, [&](double dur) { total += dur; });
     return total;
   }
+  std::vector<EventIdx> stack(nodes.begin(), nodes.end());
   if (seen_.empty()) seen_.assign(trace_->size(), 0);
   if (++stamp_ == 0) {  // wrapped: start the stamps again
     std::fill(seen_.begin(), seen_.end(), 0);

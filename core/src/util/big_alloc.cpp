@@ -81,6 +81,23 @@ bool keepRetained(char* p, size_t size) {
   r.blocks.emplace_back(p, size);
   return true;
 }
+
+void* mapFresh(size_t size) {
+  // Over-map by one huge page, then trim both ends so the block starts on a
+  // 2 MiB boundary (the kernel only backs aligned 2 MiB ranges with huge pages).
+  void* raw = ::mmap(nullptr, size + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  auto base = reinterpret_cast<uintptr_t>(raw);
+  uintptr_t aligned = roundUp(base, kHuge);
+  if (aligned > base) ::munmap(raw, aligned - base);
+  uintptr_t end = base + size + kHuge;
+  if (end > aligned + size) ::munmap(reinterpret_cast<void*>(aligned + size), end - (aligned + size));
+  void* p = reinterpret_cast<void*>(aligned);
+#ifdef MADV_HUGEPAGE
+  if (hugePagesEnabled()) ::madvise(p, size, MADV_HUGEPAGE);
+#endif
+  return p;
+}
 }  // namespace
 
 size_t retainedBytes() noexcept {
@@ -128,20 +145,20 @@ void* allocate(size_t bytes) {
   if (bytes < kMmapThreshold) return ::operator new(bytes);
   const size_t size = roundUp(bytes, kHuge);
   if (void* p = takeRetained(size)) return p;
-  // Over-map by one huge page, then trim both ends so the block starts on a
-  // 2 MiB boundary (the kernel only backs aligned 2 MiB ranges with huge pages).
-  void* raw = ::mmap(nullptr, size + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) throw std::bad_alloc();
-  auto base = reinterpret_cast<uintptr_t>(raw);
-  uintptr_t aligned = roundUp(base, kHuge);
-  if (aligned > base) ::munmap(raw, aligned - base);
-  uintptr_t end = base + size + kHuge;
-  if (end > aligned + size) ::munmap(reinterpret_cast<void*>(aligned + size), end - (aligned + size));
-  void* p = reinterpret_cast<void*>(aligned);
-#ifdef MADV_HUGEPAGE
-  if (hugePagesEnabled()) ::madvise(p, size, MADV_HUGEPAGE);
-#endif
-  return p;
+  return mapFresh(size);
+}
+
+void* allocateZeroed(size_t bytes) {
+  if (bytes < kMmapThreshold) return std::memset(::operator new(bytes), 0, bytes);
+  const size_t size = roundUp(bytes, kHuge);
+  // A retained block may be cold (an untouched reserve): clearing it here
+  // would fault it all in on this thread. Dropped pages read as zero and are
+  // faulted in where they are written, as a fresh mapping's are.
+  if (void* p = takeRetained(size)) {
+    if (::madvise(p, size, MADV_DONTNEED) != 0) std::memset(p, 0, bytes);
+    return p;
+  }
+  return mapFresh(size);  // anonymous pages read as zero until written
 }
 
 void deallocate(void* p, size_t bytes) noexcept {

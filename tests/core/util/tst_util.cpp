@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -106,6 +107,44 @@ class TestUtil : public QObject {
     void* small = bigmem::allocate(1000);
     bigmem::deallocate(small, 1000);
     QCOMPARE(bigmem::retainedBytes(), size_t(0));
+  }
+
+  // allocateZeroed reads as zero whether the block is fresh, a retained
+  // block that was written, or small; ZeroedArray hands its block back to the
+  // retained list and moves without copying.
+  void zeroedBlocks() {
+    bigmem::releaseRetained();
+    const size_t MiB = size_t(1) << 20;
+    char* dirty = static_cast<char*>(bigmem::allocate(3 * MiB));
+    std::memset(dirty, 0x5a, 3 * MiB);
+    bigmem::deallocate(dirty, 3 * MiB);
+    QCOMPARE(bigmem::retainedBytes(), 4 * MiB);
+    auto* reused = static_cast<unsigned char*>(bigmem::allocateZeroed(3 * MiB));
+    QCOMPARE(static_cast<void*>(reused), static_cast<void*>(dirty));  // the retained block, cleared
+    QCOMPARE(bigmem::retainedBytes(), size_t(0));
+    QVERIFY(std::all_of(reused, reused + 3 * MiB, [](unsigned char c) { return c == 0; }));
+    auto* fresh = static_cast<unsigned char*>(bigmem::allocateZeroed(2 * MiB));
+    QVERIFY(std::all_of(fresh, fresh + 2 * MiB, [](unsigned char c) { return c == 0; }));
+    auto* small = static_cast<unsigned char*>(bigmem::allocateZeroed(1000));
+    QVERIFY(std::all_of(small, small + 1000, [](unsigned char c) { return c == 0; }));
+    bigmem::deallocate(small, 1000);
+    bigmem::deallocate(fresh, 2 * MiB);
+    std::memset(reused, 0x5a, 3 * MiB);
+    bigmem::deallocate(reused, 3 * MiB);
+    QCOMPARE(bigmem::retainedBytes(), 6 * MiB);
+    {
+      ZeroedArray<uint32_t> a(MiB);  // 4 MiB: the dirty block again
+      QCOMPARE(bigmem::retainedBytes(), 2 * MiB);
+      QCOMPARE(a[0], uint32_t(0));
+      QCOMPARE(a[MiB - 1], uint32_t(0));
+      a[7] = 7;
+      ZeroedArray<uint32_t> b(std::move(a));
+      QVERIFY(a.empty() && a.data() == nullptr);
+      QCOMPARE(b.size(), MiB);
+      QCOMPARE(b[7], uint32_t(7));
+    }
+    QCOMPARE(bigmem::retainedBytes(), 6 * MiB);
+    bigmem::releaseRetained();
   }
 
   // prefault faults a block in and retains it: the next allocation of that

@@ -101,17 +101,26 @@ class CallTree {
   void markGpuUpwards(EventIdx e);
   bool isAncestor(EventIdx a, EventIdx e) const;  // a is e or above it
   std::vector<EventIdx> findEntryRoots() const;
-  /// Depth-first from the stack's nodes (the last first, children in attach
-  /// order), calling add(dur) for every kernel; for a forest only.
+  /// Depth-first from `nodes` (the last first, each node's children the
+  /// last first), calling add(dur) for every kernel; for a forest only.
+  /// `cursors`: scratch, one entry per open node (its next child entry: a
+  /// list runs from the last child to the first, the walk's own order).
   template <typename Add>
-  void walk(std::vector<EventIdx>& stack, Add&& add) const {
-    while (!stack.empty()) {
-      const EventIdx e = stack.back();
-      stack.pop_back();
+  void walk(std::span<const EventIdx> nodes, std::vector<uint32_t>& cursors, Add&& add) const {
+    auto visit = [&](EventIdx e) {
       if (isGpuKernel(e) && index_->hasDur(e)) add(index_->durUs(e));
-      const size_t at = stack.size();
-      for (uint32_t k = head_[e]; k != kNone; k = entries_[k].next) stack.push_back(entries_[k].child);
-      std::reverse(stack.begin() + static_cast<std::ptrdiff_t>(at), stack.end());
+      if (const uint32_t first = head_[e]; first != kNone) cursors.push_back(first);
+    };
+    for (size_t r = nodes.size(); r-- > 0;) {
+      visit(nodes[r]);
+      while (!cursors.empty()) {
+        const ChildEntry entry = entries_[cursors.back()];
+        if (entry.next == kNone)
+          cursors.pop_back();
+        else
+          cursors.back() = entry.next;
+        visit(entry.child);
+      }
     }
   }
 
@@ -122,14 +131,30 @@ class CallTree {
   /// Siblings enough for descendantGpuTimes to walk them on two threads.
   static constexpr size_t kSiblingsForTwoWalks = 4096;
 
+  /// Per event, an id or kNone, stored plus one: zero reads as kNone, so the
+  /// arrays start as fresh zero pages with no fill pass and each page is
+  /// faulted in by the side that first writes to it (D-060).
+  class IdArray {
+   public:
+    IdArray() = default;
+    explicit IdArray(size_t n) : v_(n) {}
+    uint32_t operator[](size_t i) const { return v_[i] - 1u; }
+    void set(size_t i, uint32_t id) { v_[i] = id + 1u; }
+    const uint32_t* data() const { return v_.data(); }
+    size_t bytes() const { return v_.size() * sizeof(uint32_t); }
+
+   private:
+    ZeroedArray<uint32_t> v_;
+  };
+
   const EventIndex* index_;
   const Trace* trace_;
   unsigned threads_ = 0;  // as for jobThreads: 0 = the hardware's count
   tree_detail::CatRoles roles_;
-  Column<EventIdx> parent_;
-  Column<uint32_t> head_;       // an event's last-attached child entry (kNone: none)
+  IdArray parent_;
+  IdArray head_;                // an event's last-attached child entry (kNone: none)
   Column<ChildEntry> entries_;  // child lists, linked from the last child to the first
-  Column<uint8_t> flags_;
+  ZeroedArray<uint8_t> flags_;
   EventList cpuRootNodes_;  // cpu_ops pushed with no cpu_op below them on their thread (big: on huge pages)
   struct PythonLanes {                   // python_function events per thread, counted during the build
     std::vector<uint32_t> count;         // per lane

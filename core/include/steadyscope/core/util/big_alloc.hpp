@@ -12,6 +12,8 @@
 // STEADYSCOPE_HUGEPAGES=0 in the environment turns the advice off.
 #include <cstddef>
 #include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace steadyscope {
@@ -39,6 +41,10 @@ void prefault(size_t bytes) noexcept;
 /// about to fill a block it owns. False where the kernel cannot (< 5.14).
 bool populate(void* p, size_t bytes) noexcept;
 void releaseRetained() noexcept;  // unmaps every retained block
+/// A block of `bytes` reading as zeros. A fresh mapping is zero already and
+/// is not touched here: its pages are faulted in where they are first
+/// written, by whichever thread writes them. A retained block is cleared.
+void* allocateZeroed(size_t bytes);  // throws std::bad_alloc
 }  // namespace bigmem
 
 template <typename T>
@@ -83,6 +89,50 @@ template <typename T>
 void reserveFresh(Column<T>& c, size_t n) {
   c.reserve(n);
 }
+
+/// n trivial elements reading as zero (bigmem::allocateZeroed): for big
+/// arrays where zero means "nothing yet" and most entries are written once,
+/// so that no fill pass touches fresh pages ahead of the writes.
+template <typename T>
+class ZeroedArray {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  ZeroedArray() = default;
+  explicit ZeroedArray(size_t n) : p_(n ? static_cast<T*>(bigmem::allocateZeroed(bytesFor(n))) : nullptr), n_(n) {}
+  ZeroedArray(ZeroedArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  ZeroedArray& operator=(ZeroedArray&& o) noexcept {
+    if (this != &o) {
+      release();
+      p_ = std::exchange(o.p_, nullptr);
+      n_ = std::exchange(o.n_, 0);
+    }
+    return *this;
+  }
+  ZeroedArray(const ZeroedArray&) = delete;
+  ZeroedArray& operator=(const ZeroedArray&) = delete;
+  ~ZeroedArray() { release(); }
+
+  T& operator[](size_t i) { return p_[i]; }
+  const T& operator[](size_t i) const { return p_[i]; }
+  T* data() { return p_; }
+  const T* data() const { return p_; }
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+
+ private:
+  static size_t bytesFor(size_t n) {
+    if (n > size_t(-1) / sizeof(T)) throw std::bad_alloc();
+    return n * sizeof(T);
+  }
+  void release() noexcept {
+    if (p_) bigmem::deallocate(p_, n_ * sizeof(T));
+    p_ = nullptr;
+    n_ = 0;
+  }
+  T* p_ = nullptr;
+  size_t n_ = 0;
+};
 
 /// n zero (value-initialised) elements, reserved as reserveFresh reserves them.
 template <typename T>
