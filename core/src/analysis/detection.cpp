@@ -5,13 +5,13 @@
 #include <steadyscope/core/util/side_by_side.hpp>
 
 #include <algorithm>
-#include <utility>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <span>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 namespace steadyscope::analysis {
 

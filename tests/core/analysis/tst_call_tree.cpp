@@ -217,7 +217,7 @@ class TestCallTree : public QObject {
       QVERIFY2(m.contains(QLatin1String(k)), k);
   }
 
-  // Big traces build the tree on two cores (link groups and half the arrays
+  // Big traces build the tree on two cores (the links and the page faults
   // beside the host stacks): the plan is the same on 1, 2 and 16 threads.
   void threadsDoNotChangeTheTree() {
     // Also when the direct links fall back to the pairs (a kernel with two launches at the end).

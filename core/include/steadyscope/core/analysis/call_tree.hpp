@@ -68,8 +68,8 @@ class CallTree {
   };
   explicit CallTree(const EventIndex& index);  // no arrays yet: the build's sides make them
   struct BuildState;
-  void buildBeside(BuildState& s);  // the links, the checks, half of the arrays
-  void buildStacks(BuildState& s);  // the host stacks and the other arrays
+  void buildBeside(BuildState& s);  // the links, the checks, the stacks' pages faulted in ahead
+  void buildStacks(BuildState& s);  // the child list and the host stacks
   size_t hostFrameCount() const;
   std::string buildHostStacks();
   struct Frame {  // an open frame of a thread's stack

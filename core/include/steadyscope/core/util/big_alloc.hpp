@@ -43,7 +43,8 @@ bool populate(void* p, size_t bytes) noexcept;
 void releaseRetained() noexcept;  // unmaps every retained block
 /// A block of `bytes` reading as zeros. A fresh mapping is zero already and
 /// is not touched here: its pages are faulted in where they are first
-/// written, by whichever thread writes them. A retained block is cleared.
+/// written, by whichever thread writes them. A retained block's pages are
+/// dropped (they read as zero and are faulted in the same way).
 void* allocateZeroed(size_t bytes);  // throws std::bad_alloc
 }  // namespace bigmem
 
