@@ -43,6 +43,7 @@ CatRoles catRoles(const EventIndex& idx) {
 
 using tree_detail::CatRoles;
 using tree_detail::catRoles;
+using tree_detail::NsTimes;
 
 namespace {
 
@@ -347,20 +348,21 @@ EventList laneInFileOrderTies(const EventIndex& idx, uint32_t lane, Keep&& keep)
   return out;
 }
 
-/// Calls fn(e, at) for the events of `lane` that `keep` accepts in (ts, file
+/// Calls fn(e) for the events of `lane` that `keep` accepts in (ts, file
 /// order) without a list of them: the lane's own order, each run of one ts
-/// put in file order (`at`: where the run starts in the lane's list). Right
-/// where every ts is an exact double of its ns (canStreamLane). fn returns
-/// false to stop.
-template <typename Keep, typename Fn>
-void forEachInFileOrderTies(const Trace& t, uint32_t lane, Keep&& keep, Fn&& fn) {
+/// put in file order. Right where every ts is an exact double of its ns
+/// (canStreamLane). fn returns false to stop. ahead(e) is called for the
+/// event kAhead places further on the lane, every event, kept or not.
+template <size_t kAhead, typename Keep, typename Fn, typename Ahead>
+void forEachInFileOrderTies(const Trace& t, uint32_t lane, Keep&& keep, Fn&& fn, Ahead&& ahead) {
   const EventList& evs = t.lanes[lane].events;
   std::vector<EventIdx> run;
   for (size_t k = 0; k < evs.size();) {
+    if (k + kAhead < evs.size()) ahead(evs[k + kAhead]);
     size_t j = k + 1;
     while (j < evs.size() && t.tsNs[evs[j]] == t.tsNs[evs[k]]) ++j;
     if (j == k + 1) {  // the usual case: a ts of its own
-      if (keep(evs[k]) && !fn(evs[k], k)) return;
+      if (keep(evs[k]) && !fn(evs[k])) return;
       k = j;
       continue;
     }
@@ -369,7 +371,7 @@ void forEachInFileOrderTies(const Trace& t, uint32_t lane, Keep&& keep, Fn&& fn)
       if (keep(evs[i])) run.push_back(evs[i]);
     std::sort(run.begin(), run.end());
     for (EventIdx e : run)
-      if (!fn(e, k)) return;
+      if (!fn(e)) return;
     k = j;
   }
 }
@@ -430,64 +432,104 @@ std::string CallTree::stackLane(uint32_t lane, LaneStack& stack) {
   auto prefetch = [&](EventIdx a) {
     __builtin_prefetch(&t.tsNs[a]);
     __builtin_prefetch(&t.flags[a]);
+    __builtin_prefetch(&t.cat[a]);
     __builtin_prefetch(t.durNs.narrow().data() + a);
     __builtin_prefetch(parent_.data() + a);
   };
   constexpr size_t kAhead = 16;
   std::string why;
   if (canStreamLane(t, lane)) {  // no list of the lane's frames: its own order is theirs
-    const EventList& evs = t.lanes[lane].events;
-    forEachInFileOrderTies(t, lane, isHost, [&](EventIdx e, size_t at) {
-      if (at + kAhead < evs.size()) prefetch(evs[at + kAhead]);
-      why = pushFrame(e, stack);
-      return why.empty();
-    });
+    forEachInFileOrderTies<kAhead>(t, lane, isHost, [&](EventIdx e) { return pushFrame(e, stack, why); }, prefetch);
     return why;
   }
   const EventList order = laneInFileOrderTies(*index_, lane, isHost);
-  for (size_t k = 0; k < order.size() && why.empty(); ++k) {
+  for (size_t k = 0; k < order.size(); ++k) {
     if (k + kAhead < order.size()) prefetch(order[k + kAhead]);
-    why = pushFrame(order[k], stack);
+    if (!pushFrame(order[k], stack, why)) break;
   }
   return why;
 }
 
-std::string CallTree::pushFrame(EventIdx e, LaneStack& s) {
+namespace {
+
+constexpr int64_t kExactNs = int64_t(1) << 53;  // |ns| below: ns / 1000 is one correctly rounded division
+
+NsTimes nsTimes(const Trace& t, EventIdx e) {
+  NsTimes n;
+  const int64_t ts = t.tsNs[e], dur = t.has(e, ev::HasDur) ? t.durNs[e] : 0;
+  n.exact = !t.has(e, ev::TsInexact | ev::DurInexact) && ts > -kExactNs && ts < kExactNs && dur > -kExactNs &&
+            dur < kExactNs;
+  if (!n.exact) return n;
+  n.ts = ts;
+  n.end = ts + dur;
+  n.magnitude = (ts < 0 ? -ts : ts) + (dur < 0 ? -dur : dur);
+  return n;
+}
+
+/// Exact values a and b (ns) differ by more than the few ulps at `magnitude`
+/// that rounding ts, dur and their sum to floats can move them (the margin
+/// is 16 ulps): their floats then compare as they do.
+bool farApart(int64_t a, int64_t b, int64_t magnitude) {
+  const int64_t d = a > b ? a - b : b - a;
+  return d > (magnitude >> 48) + 2;
+}
+
+}  // namespace
+
+bool CallTree::pushFrame(EventIdx e, LaneStack& s, std::string& why) {
   const Trace& t = *trace_;
   const EventIndex& idx = *index_;
   std::vector<Frame>& st = s.frames;
-  auto pop = [&] {
-    if (s.isCpuOp[t.cat[st.back().event]]) --s.cpuOps;
+  auto pop = [&] {  // counts without a branch: which frames are cpu_ops does not follow a pattern
+    s.cpuOps -= st.back().cpuOp;
     st.pop_back();
   };
-  auto noEnd = [](EventIdx x) { return "call-tree event " + std::to_string(x) + " has no dur"; };
-  const PyNum ts = idx.tsPy(e);
+  auto noEnd = [&why](EventIdx x) {
+    why = "call-tree event " + std::to_string(x) + " has no dur";
+    return false;
+  };
+  const NsTimes me = nsTimes(t, e);
+  // Each comparison as the reference makes it in Python numbers, from the
+  // exact ns where rounding cannot decide it.
+  auto exactFor = [&](const Frame& top) { return me.exact && top.ns.exact; };
+  auto marginOf = [&](const Frame& top) { return me.magnitude + top.ns.magnitude; };
+  auto topHasEnded = [&](const Frame& top) {  // ts >= the top's end
+    if (exactFor(top) && farApart(me.ts, top.ns.end, marginOf(top))) return me.ts >= top.ns.end;
+    return idx.tsPy(e) >= idx.endPy(top.event);
+  };
+  auto endsAfterTop = [&](const Frame& top) {
+    if (exactFor(top) && farApart(me.end, top.ns.end, marginOf(top))) return me.end > top.ns.end;
+    return idx.endPy(e) > idx.endPy(top.event);
+  };
+  auto bleedsUnder1us = [&](const Frame& top) {  // the top's end - ts < 1.0
+    const int64_t bleed = top.ns.end - me.ts;
+    if (exactFor(top) && farApart(bleed, 1000, marginOf(top))) return bleed < 1000;
+    return (idx.endPy(top.event) - idx.tsPy(e)).asDouble() < 1.0;
+  };
   while (!st.empty()) {
-    if (!st.back().end) return noEnd(st.back().event);
-    if (!(ts >= *st.back().end)) break;
+    if (!st.back().hasEnd) return noEnd(st.back().event);
+    if (!topHasEnded(st.back())) break;
     pop();
   }
-  const std::optional<PyNum> end = idx.hasDur(e) ? std::optional<PyNum>(ts + idx.durPy(e)) : std::nullopt;
+  const bool hasEnd = idx.hasDur(e);
   if (!st.empty()) {
-    if (!end) return noEnd(e);
-    const PyNum topEnd = *st.back().end;
-    if (*end > topEnd) {
-      if ((topEnd - ts).asDouble() < 1.0 && st.size() >= 2)
+    if (!hasEnd) return noEnd(e);
+    if (endsAfterTop(st.back())) {
+      if (bleedsUnder1us(st.back()) && st.size() >= 2)
         pop();
       else
-        return {};  // dropped
+        return true;  // dropped
     }
   }
   if (!st.empty()) {
     parent_.set(e, st.back().event);
     addChild(st.back().event, e);
   }
-  st.push_back({e, end});
-  if (s.isCpuOp[t.cat[e]]) {
-    if (s.cpuOps == 0) cpuRootNodes_.push_back(e);
-    ++s.cpuOps;
-  }
-  return {};
+  const uint8_t cpuOp = s.isCpuOp[t.cat[e]];
+  st.push_back({e, hasEnd, cpuOp, me});
+  if (s.cpuOps == 0 && cpuOp) cpuRootNodes_.push_back(e);
+  s.cpuOps += cpuOp;
+  return true;
 }
 
 void CallTree::scanHostEvents(EventIdx& withoutTs) {

@@ -353,22 +353,15 @@ class KernelsByTs {
   void forEachInRoot(const EventIndex& index, const RootList& roots, size_t k, Fn&& fn) const {
     const double a = index.tsUs(roots[k]), b = roots.endPy(index, k).asDouble();
     if (!(a < b)) return;
-    auto before = [](const Kernel& x, double v) { return x.ts < v; };
+    auto before = [&](EventIdx x, double v) { return index.tsUs(x) < v; };
     const auto lo = std::lower_bound(kernels_.begin(), kernels_.end(), a, before);
-    for (auto it = lo; it != kernels_.end() && it->ts < b; ++it) fn(it->event);
+    for (auto it = lo; it != kernels_.end() && index.tsUs(*it) < b; ++it) fn(*it);
   }
 
  private:
-  struct Kernel {
-    double ts;  // NaN sorts last: it starts no span's kernel
-    EventIdx event;
-    bool operator<(const Kernel& o) const {
-      const bool n = std::isnan(ts), on = std::isnan(o.ts);
-      if (n || on) return n != on ? on : event < o.event;
-      return ts != o.ts ? ts < o.ts : event < o.event;
-    }
-  };
-  Column<Kernel> kernels_;  // big: on huge pages, reused blocks
+  // Event ids only, their ts read again where compared: a fifth of the fresh
+  // memory of (ts, id) pairs, and this list is made beside the tree tiers.
+  Column<EventIdx> kernels_;  // big: on huge pages, reused blocks
 };
 
 // Grouped by lane first: a stream's kernels are usually in ts order in the
@@ -382,19 +375,25 @@ KernelsByTs::KernelsByTs(const EventIndex& index) {
   for (size_t l = 0; l + 1 < at.size(); ++l)
     if (at[l + 1] > at[l]) runs.push_back(at[l]);
   runs.push_back(index.kernels.size());
-  Column<Kernel> grouped(index.kernels.size());
-  for (EventIdx k : index.kernels) grouped[at[t.lane[k]]++] = {index.tsUs(k), k};
-  auto it = [](Column<Kernel>& v, size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
+  Column<EventIdx> grouped(index.kernels.size());
+  for (EventIdx k : index.kernels) grouped[at[t.lane[k]]++] = k;
+  auto it = [](Column<EventIdx>& v, size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
+  auto less = [&index](EventIdx a, EventIdx b) {  // (ts, id); a NaN ts sorts last: it starts no span's kernel
+    const double ta = index.tsUs(a), tb = index.tsUs(b);
+    const bool na = std::isnan(ta), nb = std::isnan(tb);
+    if (na || nb) return na != nb ? nb : a < b;
+    return ta != tb ? ta < tb : a < b;
+  };
   for (size_t r = 0; r + 1 < runs.size(); ++r)
-    if (!std::is_sorted(it(grouped, runs[r]), it(grouped, runs[r + 1])))
-      std::sort(it(grouped, runs[r]), it(grouped, runs[r + 1]));  // a strict order: no ties to keep
+    if (!std::is_sorted(it(grouped, runs[r]), it(grouped, runs[r + 1]), less))
+      std::sort(it(grouped, runs[r]), it(grouped, runs[r + 1]), less);  // a strict order: no ties to keep
   // Neighbouring groups merged in place until one is left: a second list as
   // big as this one would be fresh memory, the merge's buffer is the smaller half.
   while (runs.size() > 2) {
     std::vector<size_t> merged{0};
     for (size_t r = 0; r + 1 < runs.size(); r += 2) {
       const size_t mid = runs[r + 1], end = r + 2 < runs.size() ? runs[r + 2] : mid;
-      std::inplace_merge(it(grouped, runs[r]), it(grouped, mid), it(grouped, end));
+      std::inplace_merge(it(grouped, runs[r]), it(grouped, mid), it(grouped, end), less);
       merged.push_back(end);
     }
     runs = std::move(merged);

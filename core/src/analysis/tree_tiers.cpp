@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <deque>
 #include <map>
-#include <unordered_set>
 
 namespace steadyscope::analysis {
 
@@ -140,12 +139,48 @@ Siblings groupSiblings(const CallTree& tree, TreeNames& names, const std::vector
 }
 
 // The frames above e in the tree, innermost first.
-std::vector<EventIdx> ancestorsOf(const CallTree& tree, EventIdx e) {
+AncestorList ancestorsOf(const CallTree& tree, EventIdx e) {
   std::vector<EventIdx> out;
   for (EventIdx p = tree.parent(e); p != CallTree::kNone && out.size() < tree.trace().size(); p = tree.parent(p))
     out.push_back(p);
-  return out;
+  return makeAncestorList(std::move(out));
 }
+
+// ancestorsOf for a run of roots, one list for each run of the same parent
+// (siblings: one list for all of them).
+class SharedAncestors {
+ public:
+  explicit SharedAncestors(const CallTree& tree) : tree_(tree) {}
+  AncestorList of(EventIdx e) {
+    const EventIdx p = tree_.parent(e);
+    if (!made_ || p != parent_) {
+      list_ = ancestorsOf(tree_, e);
+      parent_ = p;
+      made_ = true;
+    }
+    return list_;
+  }
+
+ private:
+  const CallTree& tree_;
+  bool made_ = false;
+  EventIdx parent_ = CallTree::kNone;
+  AncestorList list_;
+};
+
+// The events of a candidate's roots, for membership tests (sorted ids: one
+// block, where a hash set of 25,000 roots is 25,000 nodes).
+class EventSet {
+ public:
+  template <typename It>
+  EventSet(It first, It last) : ids_(first, last) {
+    std::sort(ids_.begin(), ids_.end());
+  }
+  bool contains(EventIdx e) const { return std::binary_search(ids_.begin(), ids_.end(), e); }
+
+ private:
+  std::vector<EventIdx> ids_;
+};
 
 PyNum tsOr0(const EventIndex& idx, EventIdx e) { return idx.hasTs(e) ? idx.tsPy(e) : PyNum::fromInt(0); }
 PyNum endOf(const EventIndex& idx, EventIdx e) { return idx.hasDur(e) ? tsOr0(idx, e) + idx.durPy(e) : tsOr0(idx, e); }
@@ -167,11 +202,11 @@ DetectionCandidate branchCandidate(double gpuTime, double totalGpu, int64_t dept
 }
 
 void setBookendMaterial(TreeEvidence& ev, const std::vector<EventIdx>& prefix, const std::vector<EventIdx>& suffix,
-                        const std::unordered_set<EventIdx>& blocked) {
+                        const EventSet& blocked) {
   for (EventIdx e : prefix)
-    if (!blocked.count(e)) ev.before.push_back(e);
+    if (!blocked.contains(e)) ev.before.push_back(e);
   for (EventIdx e : suffix)
-    if (!blocked.count(e)) ev.after.push_back(e);
+    if (!blocked.contains(e)) ev.after.push_back(e);
 }
 
 // Blocks of consecutive live siblings matching the pattern; siblings without
@@ -217,19 +252,21 @@ std::optional<DetectionCandidate> periodicCandidate(const Siblings& s, std::opti
   if (!period || period->length == 1) return std::nullopt;
   const auto blocks = blocksByPattern(s.tree, live, liveCodes, *period);
   if (blocks.size() < kMinRepeatingChildren) return std::nullopt;
-  std::unordered_set<EventIdx> blocked;
-  for (const auto& b : blocks) blocked.insert(b.begin(), b.end());
+  std::vector<EventIdx> inBlocks;
+  for (const auto& b : blocks) inBlocks.insert(inBlocks.end(), b.begin(), b.end());
+  const EventSet blocked(inBlocks.begin(), inBlocks.end());
   const PyNum lastEnd = endOf(idx, blocks.back().back());
   std::vector<EventIdx> prefix(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(period->start)), suffix;
   for (EventIdx e : live)
-    if (!(tsOr0(idx, e) < lastEnd) && !blocked.count(e)) suffix.push_back(e);
+    if (!(tsOr0(idx, e) < lastEnd) && !blocked.contains(e)) suffix.push_back(e);
   RootList roots;
   roots.reserveSpans(blocks.size());
   std::vector<double> gpuTimes;
   double sum = 0.0;
+  SharedAncestors ancestors(s.tree);
   for (const auto& b : blocks) {
     const std::string_view name = parent ? t.nameOf(*parent) : t.nameOf(b.front());
-    roots.pushSpan(b.front(), {name, endOf(idx, b.back()) - tsOr0(idx, b.front()), ancestorsOf(s.tree, b.front())});
+    roots.pushSpan(b.front(), {name, endOf(idx, b.back()) - tsOr0(idx, b.front()), ancestors.of(b.front())});
     gpuTimes.push_back(s.tree.descendantGpuTime(b));
     sum += gpuTimes.back();
   }
@@ -253,7 +290,7 @@ std::optional<DetectionCandidate> groupedCandidate(const Siblings& s, double tot
   }
   if (!best) return std::nullopt;
   const std::vector<EventIdx>& inst = s.members.at(*best);
-  const std::unordered_set<EventIdx> blocked(inst.begin(), inst.end());
+  const EventSet blocked(inst.begin(), inst.end());
   const PyNum firstTs = tsOr0(idx, inst.front()), lastEnd = endOf(idx, inst.back());
   std::vector<EventIdx> prefix, suffix;
   for (EventIdx e : s.ordered) {
@@ -262,8 +299,9 @@ std::optional<DetectionCandidate> groupedCandidate(const Siblings& s, double tot
   }
   DetectionCandidate c = branchCandidate(s.gpu.at(*best), totalGpu, depth, "frame_family");
   c.roots.reserveSpans(inst.size());
+  SharedAncestors ancestors(s.tree);
   for (EventIdx e : inst)
-    c.roots.pushSpan(e, {t.nameOf(e), idx.hasDur(e) ? idx.durPy(e) : PyNum::fromInt(0), ancestorsOf(s.tree, e)});
+    c.roots.pushSpan(e, {t.nameOf(e), idx.hasDur(e) ? idx.durPy(e) : PyNum::fromInt(0), ancestors.of(e)});
   c.tree->rootGpuTimes = s.memberGpu.at(*best);
   setBookendMaterial(*c.tree, prefix, suffix, blocked);
   return c;

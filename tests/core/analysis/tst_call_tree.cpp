@@ -32,6 +32,11 @@ class Events {
     add(R"({"ph":"X","cat":")" + std::string(cat) + R"(","name":")" + name + R"(","pid":1,"tid":)" +
         std::to_string(tid) + R"(,"ts":)" + std::to_string(ts) + R"(,"dur":)" + std::to_string(dur) + R"(,"args":{}})");
   }
+  /// A cpu_op with its ts and dur as written (reals).
+  void frameText(const std::string& name, const std::string& ts, const std::string& dur, int tid) {
+    add(R"({"ph":"X","cat":"cpu_op","name":")" + name + R"(","pid":1,"tid":)" + std::to_string(tid) + R"(,"ts":)" + ts +
+        R"(,"dur":)" + dur + R"(,"args":{}})");
+  }
   /// A launch at ts (dur 5) on pid 1 / `tid` and its kernel at kts on pid 0 / tid 7, linked by an ac2g pair.
   void launch(int64_t ts, int64_t kts, int64_t kdur, const std::string& kernel = "k", int tid = 1) {
     const std::string c = std::to_string(corr_++);
@@ -541,6 +546,28 @@ class TestCallTree : public QObject {
       QCOMPARE(tree.parent(2), EventIdx(0));
       QCOMPARE(tree.children(0), std::vector<EventIdx>{2});
     }
+  }
+
+  // Where ts and dur meet exactly, the frames compare as the reference's
+  // floats do, not as the exact times: 0.1 + 0.2 ends after 0.3, so a frame
+  // at 0.3 is still inside; 0.002 + 1.001 - 0.003 is under 1.0, so a frame
+  // bleeding exactly 1 µs past its parent replaces it instead of being dropped.
+  void framesCompareAsFloatsWhereTimesMeet() {
+    Events ev;
+    ev.frameText("a", "0.1", "0.2", 1);
+    ev.frameText("b", "0.3", "0.0", 1);
+    ev.frameText("g", "0.0", "100.0", 2);
+    ev.frameText("t", "0.002", "1.001", 2);
+    ev.frameText("e", "0.003", "5.0", 2);
+    const auto t = load(ev.json());
+    EventIndex idx(*t);
+    const auto built = CallTree::build(idx);
+    QVERIFY(std::holds_alternative<CallTree>(built));
+    const CallTree& tree = std::get<CallTree>(built);
+    QCOMPARE(tree.parent(1), EventIdx(0));  // b inside a
+    QCOMPARE(tree.parent(3), EventIdx(2));  // t inside g
+    QCOMPARE(tree.parent(4), EventIdx(2));  // e replaced t under g
+    QCOMPARE(tree.children(2), (std::vector<EventIdx>{3, 4}));
   }
 
   // Flow ids close together get a slot each, others are grouped: the same

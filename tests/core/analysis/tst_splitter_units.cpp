@@ -129,7 +129,7 @@ class TestSplitterUnits : public QObject {
   void rootListCopiesKeepTheirSpans() {
     RootList a;
     a.reserveSpans(3);
-    for (EventIdx e : {4u, 5u, 6u}) a.pushSpan(e, {"step", PyNum::fromInt(e), {e + 10}});
+    for (EventIdx e : {4u, 5u, 6u}) a.pushSpan(e, {"step", PyNum::fromInt(e), makeAncestorList({e + 10})});
     const RootList b = a;
     RootList c = a;
     c.eraseFront();

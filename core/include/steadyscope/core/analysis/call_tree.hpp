@@ -20,6 +20,15 @@ namespace tree_detail {
 struct CatRoles {
   std::vector<uint8_t> host, cpuOp, runtime, python, ac2g, gpu;
 };
+/// An event's ts and end in exact ns, for the host stacks' comparisons:
+/// where two values lie further apart than float rounding can move them, the
+/// integer comparison is the reference's float one, without a division
+/// (nsTimes and farApart in call_tree.cpp).
+struct NsTimes {
+  int64_t ts = 0, end = 0;
+  int64_t magnitude = 0;  // |ts| + |dur|: bounds every value compared
+  bool exact = false;     // false: ts or dur needs Python's arithmetic
+};
 }  // namespace tree_detail
 
 class CallTree {
@@ -74,7 +83,9 @@ class CallTree {
   std::string buildHostStacks();
   struct Frame {  // an open frame of a thread's stack
     EventIdx event;
-    std::optional<PyNum> end;  // none: the event has no dur
+    bool hasEnd;    // false: the event has no dur
+    uint8_t cpuOp;  // 1: a cpu_op
+    tree_detail::NsTimes ns;
   };
   struct LaneStack {  // one thread's stack while its frames are pushed
     std::vector<Frame>& frames;
@@ -82,7 +93,7 @@ class CallTree {
     uint32_t cpuOps = 0;  // cpu_op frames on the stack
   };
   std::string stackLane(uint32_t lane, LaneStack& stack);
-  std::string pushFrame(EventIdx e, LaneStack& stack);  // non-empty: why the build fails
+  bool pushFrame(EventIdx e, LaneStack& stack, std::string& why);  // false: the build fails, for `why`
   struct GpuLinks;
   /// mayLinkDirect: the links may be made direct (GpuLinks::direct) where the trace allows.
   static std::variant<GpuLinks, std::string> groupGpuLinks(const EventIndex& index, const tree_detail::CatRoles& roles,

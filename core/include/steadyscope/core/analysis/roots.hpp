@@ -14,13 +14,22 @@
 
 namespace steadyscope::analysis {
 
+/// A call-tree root's enclosing frames, innermost first (null: none). One
+/// list is shared by the roots that have the same parent: a candidate of
+/// 25,000 sibling roots makes one list, not 25,000.
+using AncestorList = std::shared_ptr<const std::vector<EventIdx>>;
+inline AncestorList makeAncestorList(std::vector<EventIdx> frames) {
+  if (frames.empty()) return nullptr;
+  return std::make_shared<const std::vector<EventIdx>>(std::move(frames));
+}
+
 /// What a call-tree root changes in the event it copies.
 struct RootSpan {
   std::string_view name;  // into the trace's strings, or a literal
   PyNum dur;
-  /// The copied event's enclosing frames in the call tree, innermost first:
-  /// an explicit range's chunk carries them (spec §4.2).
-  std::vector<EventIdx> ancestors;
+  /// The copied event's enclosing frames in the call tree: an explicit
+  /// range's chunk carries them (spec §4.2).
+  AncestorList ancestors;
 };
 
 class RootList {
@@ -57,7 +66,8 @@ class RootList {
   /// Root k's enclosing call-tree frames (none for an event standing for itself).
   const std::vector<EventIdx>& ancestors(size_t k) const {
     static const std::vector<EventIdx> kNone;
-    return hasSpans() ? (*spans_)[k].ancestors : kNone;
+    if (!hasSpans() || !(*spans_)[k].ancestors) return kNone;
+    return *(*spans_)[k].ancestors;
   }
   std::string_view name(const Trace& t, size_t k) const {
     return hasSpans() ? (*spans_)[k].name : t.nameOf(events_[k]);
