@@ -275,10 +275,10 @@ void CallTree::buildBeside(BuildState& s) {
     if (!linkDirect(*g, s.directlyLinked)) s.links = groupGpuLinks(*index_, roles_, false);
   if (auto* g = std::get_if<GpuLinks>(&s.links); g && !g->direct) s.gpuPairs = findGpuLinks(*index_, roles_, *g);
   timer.mark("    tree: GPU pairs");
-  if (s.parallel) {
-    bigmem::populate(flags_.data(), flags_.size());  // written all over by the GPU links after the join
+  if (s.parallel) {  // the stacks' blocks first (the stacks take longer), then the flags the GPU links write after the join
     if (const void* block = s.entriesBlock.load(std::memory_order_acquire)) populateBackwards(block, s.entriesBytes);
     populateBackwards(head_.data(), head_.bytes());
+    bigmem::populate(flags_.data(), flags_.size());
   }
   s.metadataWhy = checkMetadata(t);
   scanHostEvents(s.hostWithoutTs);  // for the reattachment, off the stacks' path
