@@ -251,7 +251,7 @@ std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, uns
   const size_t n = index.trace().size();
   tree.parent_ = IdArray(n);
   tree.head_ = IdArray(n);
-  tree.flags_ = ZeroedArray<uint8_t>(n);
+  tree.gpuPath_ = ZeroedArray<uint64_t>((n + 63) / 64);
   const bool big = n >= (size_t(1) << 18);
   BuildState s(sideBySide(threads, big));
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
@@ -275,10 +275,9 @@ void CallTree::buildBeside(BuildState& s) {
     if (!linkDirect(*g, s.directlyLinked)) s.links = groupGpuLinks(*index_, roles_, false);
   if (auto* g = std::get_if<GpuLinks>(&s.links); g && !g->direct) s.gpuPairs = findGpuLinks(*index_, roles_, *g);
   timer.mark("    tree: GPU pairs");
-  if (s.parallel) {  // the stacks' blocks first (the stacks take longer), then the flags the GPU links write after the join
+  if (s.parallel) {
     if (const void* block = s.entriesBlock.load(std::memory_order_acquire)) populateBackwards(block, s.entriesBytes);
     populateBackwards(head_.data(), head_.bytes());
-    bigmem::populate(flags_.data(), flags_.size());
   }
   s.metadataWhy = checkMetadata(t);
   scanHostEvents(s.hostWithoutTs);  // for the reattachment, off the stacks' path
@@ -545,7 +544,7 @@ void CallTree::scanHostEvents(EventIdx& withoutTs) {
 
 void CallTree::markGpuUpwards(EventIdx e) {
   // A marked frame's ancestors are all marked (marks always go to the top).
-  for (EventIdx a = e; a != kNone && !(flags_[a] & kHasGpuEvents); a = parent_[a]) flags_[a] |= kHasGpuEvents;
+  for (EventIdx a = e; a != kNone && !onGpuPath(a); a = parent_[a]) markGpuPath(a);
 }
 
 namespace {
@@ -730,7 +729,7 @@ void CallTree::reattachWorkerThreads() {
     if (container == kNone || isAncestor(root, container)) continue;  // never a loop
     parent_.set(root, container);
     addChild(container, root);
-    for (EventIdx a = container; a != kNone && nonGpuPath(a); a = parent_[a]) flags_[a] |= kGpuPathByReattach;
+    for (EventIdx a = container; a != kNone && nonGpuPath(a); a = parent_[a]) markGpuPath(a);
     moved = true;
   }
   if (moved) entryRoots_ = findEntryRoots();

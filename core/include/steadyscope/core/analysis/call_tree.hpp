@@ -3,7 +3,7 @@
 // host frames nested by time per thread (cpu_op, runtime and driver calls,
 // python functions), each launch's GPU events under it, worker-thread roots
 // folded under the host frame that encloses them. Nodes are the trace's own
-// events (EventIdx); the tree only adds links and two marks.
+// events (EventIdx); the tree only adds links and a mark.
 #include <steadyscope/core/analysis/event_index.hpp>
 
 #include <algorithm>
@@ -53,7 +53,7 @@ class CallTree {
   /// launches.
   std::vector<EventIdx> children(EventIdx e) const;
   /// No GPU work below (the reference's non_gpu_path mark).
-  bool nonGpuPath(EventIdx e) const { return !isGpuKernel(e) && !(flags_[e] & (kHasGpuEvents | kGpuPathByReattach)); }
+  bool nonGpuPath(EventIdx e) const { return !isGpuKernel(e) && !onGpuPath(e); }
   /// A kernel, memcpy or memset by its category as written.
   bool isGpuKernel(EventIdx e) const { return roles_.gpu[trace_->cat[e]]; }
   /// GPU time of the kernels below `nodes` (the nodes included), each counted
@@ -70,7 +70,6 @@ class CallTree {
   const EventIndex& index() const { return *index_; }
 
  private:
-  enum : uint8_t { kHasGpuEvents = 1, kGpuPathByReattach = 2 };
   struct ChildEntry {
     EventIdx child;
     uint32_t next;
@@ -165,7 +164,12 @@ class CallTree {
   IdArray parent_;
   IdArray head_;                // an event's last-attached child entry (kNone: none)
   Column<ChildEntry> entries_;  // child lists, linked from the last child to the first
-  ZeroedArray<uint8_t> flags_;
+  /// A bit per event: GPU work below it, by a link or a reattachment. A
+  /// marked frame's ancestors are all marked (marks go to the top), so one
+  /// mark serves both, where the reference keeps two.
+  ZeroedArray<uint64_t> gpuPath_;
+  bool onGpuPath(EventIdx e) const { return (gpuPath_[e >> 6] >> (e & 63)) & 1; }
+  void markGpuPath(EventIdx e) { gpuPath_[e >> 6] |= uint64_t(1) << (e & 63); }
   EventList cpuRootNodes_;  // cpu_ops pushed with no cpu_op below them on their thread (big: on huge pages)
   struct PythonLanes {                   // python_function events per thread, counted during the build
     std::vector<uint32_t> count;         // per lane
