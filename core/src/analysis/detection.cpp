@@ -3,6 +3,7 @@
 #include <steadyscope/core/analysis/tree_tiers.hpp>
 #include <steadyscope/core/util/phase_timer.hpp>
 #include <steadyscope/core/util/side_by_side.hpp>
+#include <steadyscope/core/util/threads.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -401,9 +402,12 @@ KernelsByTs::KernelsByTs(const EventIndex& index) {
   kernels_ = std::move(grouped);
 }
 
-// KernelsByTs made on another core while the cascade searches the call tree
-// (mostly one thread): the startup-transient check, which needs it, runs only
-// after the cascade. Made here instead when it was not started, or failed.
+// KernelsByTs made ahead, on a thread of the idle class, while the cascade
+// builds and searches the call tree: it fills the moments a core would
+// otherwise idle (the build's shorter side, the links after it) instead of
+// taking a core from the tree's two-thread passes. The startup-transient
+// check, which needs it, runs only after the cascade. Made here instead when
+// it was not started, or failed.
 class KernelsAhead {
  public:
   explicit KernelsAhead(const EventIndex& index) : index_(index) {}
@@ -416,6 +420,7 @@ class KernelsAhead {
   void start(unsigned threads) {
     if (worker_.joinable() || !index_.hasCollectives || !sideBySide(threads, index_.kernels.size() >= kBig)) return;
     worker_ = std::thread([this] {
+      runThisThreadOnlyWhenIdle();
       try {
         aside_.emplace(index_);
       } catch (...) {  // e.g. out of memory: get() tries again on the caller's thread, where it may throw
@@ -595,6 +600,7 @@ void chooseNone(Detection& d, const char* reason) {
 bool tryTreeTiers(const EventIndex& index, Detection& d, unsigned threads, KernelsAhead& kernels) {
   d.usedCallTree = true;
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
+  kernels.start(threads);  // at idle priority: the tree's own threads come first
   auto built = CallTree::build(index, threads);
   timer.mark("  tree: build");
   if (auto* why = std::get_if<std::string>(&built)) {
@@ -608,7 +614,6 @@ bool tryTreeTiers(const EventIndex& index, Detection& d, unsigned threads, Kerne
     return true;  // the cascade ends here
   }
   CallTree& tree = std::get<CallTree>(built);
-  kernels.start(threads);  // the tiers below leave a core idle most of the time
   tree.reattachWorkerThreads();
   const std::vector<EventIdx>& entry = tree.entryRoots();
   timer.mark("  tree: reattach");

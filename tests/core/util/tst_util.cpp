@@ -5,6 +5,7 @@
 #include <steadyscope/core/util/json_value.hpp>
 #include <steadyscope/core/util/nearly_sorted.hpp>
 #include <steadyscope/core/util/pynum.hpp>
+#include <steadyscope/core/util/threads.hpp>
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -18,6 +19,8 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <sys/mman.h>
@@ -107,6 +110,24 @@ class TestUtil : public QObject {
     void* small = bigmem::allocate(1000);
     bigmem::deallocate(small, 1000);
     QCOMPARE(bigmem::retainedBytes(), size_t(0));
+  }
+
+  // A thread lowered to the idle class is in it, and only that thread: the
+  // caller keeps its own scheduling.
+  void idleThreadClass() {
+    int policy = -1, callerBefore = -1, callerAfter = -1;
+    sched_param p{};
+    pthread_getschedparam(pthread_self(), &callerBefore, &p);
+    bool lowered = false;
+    std::thread t([&] {
+      lowered = runThisThreadOnlyWhenIdle();
+      pthread_getschedparam(pthread_self(), &policy, &p);
+    });
+    t.join();
+    pthread_getschedparam(pthread_self(), &callerAfter, &p);
+    QVERIFY(lowered);
+    QCOMPARE(policy, SCHED_IDLE);
+    QCOMPARE(callerAfter, callerBefore);
   }
 
   // allocateZeroed reads as zero whether the block is fresh, a retained
