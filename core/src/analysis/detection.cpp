@@ -360,7 +360,7 @@ class KernelsByTs {
   }
 
  private:
-  // Event ids only, their ts read again where compared: a fifth of the fresh
+  // Event ids only, their ts read again where compared: a quarter of the fresh
   // memory of (ts, id) pairs, and this list is made beside the tree tiers.
   Column<EventIdx> kernels_;  // big: on huge pages, reused blocks
 };
