@@ -309,6 +309,11 @@ std::vector<EventIdx> CallTree::children(EventIdx e) const {
 
 namespace {
 
+/// |ns| under 2^53: ns and 1000 are exact doubles, so ns / 1000 is one
+/// correctly rounded division (the float the reference reads) and ns order
+/// is float order.
+bool fitsExactNs(int64_t ns) { return ns > -(int64_t(1) << 53) && ns < (int64_t(1) << 53); }
+
 /// The reference's order of frames: ts as Python floats, then file order.
 struct TsThenFileOrder {
   const EventIndex& idx;
@@ -327,11 +332,10 @@ EventList laneInFileOrderTies(const EventIndex& idx, uint32_t lane, Keep&& keep)
   EventList out;  // big: on huge pages, reused blocks
   reserveFresh(out, t.lanes[lane].events.size());  // pages are touched only as far as it fills
   bool exact = true;  // every ts an exact double of its ns: ns order is float order
-  constexpr int64_t kExact = int64_t(1) << 53;
   for (EventIdx e : t.lanes[lane].events)
     if (keep(e)) {
       out.push_back(e);
-      exact = exact && !t.has(e, ev::TsInexact) && t.tsNs[e] > -kExact && t.tsNs[e] < kExact;
+      exact = exact && !t.has(e, ev::TsInexact) && fitsExactNs(t.tsNs[e]);
     }
   size_t i = 0;
   while (i < out.size()) {  // runs of one ts: sort each by file order
@@ -379,10 +383,9 @@ void forEachInFileOrderTies(const Trace& t, uint32_t lane, Keep&& keep, Fn&& fn,
 /// exactTsUs) and the lane's ts (sorted) lie within 2^53 ns: ns order is
 /// float order, as laneInFileOrderTies checks per event.
 bool canStreamLane(const Trace& t, uint32_t lane) {
-  constexpr int64_t kExact = int64_t(1) << 53;
   const EventList& evs = t.lanes[lane].events;
   return t.exactTsUs.empty() &&
-         (evs.empty() || (t.tsNs[evs.front()] > -kExact && t.tsNs[evs.back()] < kExact));
+         (evs.empty() || (fitsExactNs(t.tsNs[evs.front()]) && fitsExactNs(t.tsNs[evs.back()])));
 }
 
 }  // namespace
@@ -451,13 +454,10 @@ std::string CallTree::stackLane(uint32_t lane, LaneStack& stack) {
 
 namespace {
 
-constexpr int64_t kExactNs = int64_t(1) << 53;  // |ns| below: ns / 1000 is one correctly rounded division
-
 NsTimes nsTimes(const Trace& t, EventIdx e) {
   NsTimes n;
   const int64_t ts = t.tsNs[e], dur = t.has(e, ev::HasDur) ? t.durNs[e] : 0;
-  n.exact = !t.has(e, ev::TsInexact | ev::DurInexact) && ts > -kExactNs && ts < kExactNs && dur > -kExactNs &&
-            dur < kExactNs;
+  n.exact = !t.has(e, ev::TsInexact | ev::DurInexact) && fitsExactNs(ts) && fitsExactNs(dur);
   if (!n.exact) return n;
   n.ts = ts;
   n.end = ts + dur;

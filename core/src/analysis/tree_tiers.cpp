@@ -152,19 +152,16 @@ class SharedAncestors {
  public:
   explicit SharedAncestors(const CallTree& tree) : tree_(tree) {}
   AncestorList of(EventIdx e) {
-    const EventIdx p = tree_.parent(e);
-    if (!made_ || p != parent_) {
+    if (const EventIdx p = tree_.parent(e); p != parent_) {
       list_ = ancestorsOf(tree_, e);
       parent_ = p;
-      made_ = true;
     }
     return list_;
   }
 
  private:
   const CallTree& tree_;
-  bool made_ = false;
-  EventIdx parent_ = CallTree::kNone;
+  EventIdx parent_ = CallTree::kNone;  // a root without a parent has no ancestors: list_ stays null
   AncestorList list_;
 };
 
@@ -172,10 +169,7 @@ class SharedAncestors {
 // block, where a hash set of 25,000 roots is 25,000 nodes).
 class EventSet {
  public:
-  template <typename It>
-  EventSet(It first, It last) : ids_(first, last) {
-    std::sort(ids_.begin(), ids_.end());
-  }
+  explicit EventSet(std::vector<EventIdx> ids) : ids_(std::move(ids)) { std::sort(ids_.begin(), ids_.end()); }
   bool contains(EventIdx e) const { return std::binary_search(ids_.begin(), ids_.end(), e); }
 
  private:
@@ -254,7 +248,7 @@ std::optional<DetectionCandidate> periodicCandidate(const Siblings& s, std::opti
   if (blocks.size() < kMinRepeatingChildren) return std::nullopt;
   std::vector<EventIdx> inBlocks;
   for (const auto& b : blocks) inBlocks.insert(inBlocks.end(), b.begin(), b.end());
-  const EventSet blocked(inBlocks.begin(), inBlocks.end());
+  const EventSet blocked(std::move(inBlocks));
   const PyNum lastEnd = endOf(idx, blocks.back().back());
   std::vector<EventIdx> prefix(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(period->start)), suffix;
   for (EventIdx e : live)
@@ -290,7 +284,7 @@ std::optional<DetectionCandidate> groupedCandidate(const Siblings& s, double tot
   }
   if (!best) return std::nullopt;
   const std::vector<EventIdx>& inst = s.members.at(*best);
-  const EventSet blocked(inst.begin(), inst.end());
+  const EventSet blocked(inst);
   const PyNum firstTs = tsOr0(idx, inst.front()), lastEnd = endOf(idx, inst.back());
   std::vector<EventIdx> prefix, suffix;
   for (EventIdx e : s.ordered) {
