@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -33,7 +34,15 @@ std::optional<double> numberOf(std::string_view text, std::string_view key) {
   const std::string s(*v);
   char* end = nullptr;
   const double d = std::strtod(s.c_str(), &end);
-  return end != s.c_str() ? std::optional<double>(d) : std::nullopt;
+  return end != s.c_str() && std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
+}
+
+// A whole number that fits an int64_t; a hostile manifest's 1e300 or 2.5
+// reads as absent rather than as an undefined conversion.
+std::optional<int64_t> integerOf(std::string_view text, std::string_view key) {
+  const auto d = numberOf(text, key);
+  if (!d || *d != std::trunc(*d) || std::fabs(*d) >= 9.2e18) return std::nullopt;
+  return static_cast<int64_t>(*d);
 }
 
 }  // namespace
@@ -46,8 +55,8 @@ std::optional<ManifestFacts> readManifestFacts(const std::string& path) {
   const std::string text = ss.str();
   ManifestFacts m;
   if (auto a = valueOf(text, "aborted")) m.aborted = a->substr(0, 4) == "true";
-  if (auto s = numberOf(text, "status")) m.status = static_cast<int64_t>(*s);
-  if (auto n = numberOf(text, "n_roots")) m.nRoots = static_cast<int64_t>(*n);
+  m.status = integerOf(text, "status");
+  m.nRoots = integerOf(text, "n_roots");
   if (auto v = valueOf(text, "method"); v && v->size() >= 2 && v->front() == '"')
     m.method = std::string(v->substr(1, v->find('"', 1) - 1));
   m.coverage = numberOf(text, "coverage_selected_roots");

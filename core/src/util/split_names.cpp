@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace steadyscope::names {
 
 std::string_view modeName(ChunkMode m) {
@@ -105,7 +107,7 @@ std::string_view modeDisplayName(ChunkMode m) {
 
 std::string percentText(double share) {
   const double pct = share * 100.0;
-  const bool whole = pct >= 99.95 || pct == static_cast<double>(static_cast<int64_t>(pct));
+  const bool whole = pct >= 99.95 || pct == std::trunc(pct);
   return whole ? fmt::format("{:.0f} %", pct) : fmt::format("{:.1f} %", pct);
 }
 

@@ -3,6 +3,7 @@
 // variants read or refused with file and line, and inputs left untouched.
 #include "gate_fixture.hpp"
 
+#include <steadyscope/core/gate/manifest.hpp>
 #include <steadyscope/core/gate/review.hpp>
 
 #include <QCryptographicHash>
@@ -208,6 +209,31 @@ class TestGateReview : public QObject {
     QCOMPARE(q(r.retry->toMode), QString("decode_only"));
     QVERIFY(q(r.record[0].sentence).contains("split_manifest.json present"));
     QVERIFY(q(r.record[0].sentence).contains("has a busy_ratio column"));
+  }
+
+  void refusalManifestRead() {
+    QTemporaryDir tmp;
+    const QString path = tmp.path() + "/split_manifest.json";
+    writeFile(path, "{\n  \"aborted\": true,\n  \"status\": 2,\n  \"method\": \"generic:branch_descent\",\n"
+                    "  \"n_roots\": 4,\n  \"branch_coverage\": 0.002\n}");
+    auto m = readManifestFacts(path.toStdString());
+    QVERIFY(m && m->aborted);
+    QCOMPARE(*m->status, int64_t(2));
+    QCOMPARE(q(refusalSentence(*m)), QString("The splitter refused the trace: 4 repeating calls in the call tree "
+                                             "cover 0.2 % of the GPU time; a split needs 95 %, or 75 % "
+                                             "when degraded splits are allowed."));
+    // Numbers no splitter writes read as absent: no undefined conversion, the plain sentence.
+    writeFile(path, "{\"aborted\": true, \"status\": 5.55556e+67, \"n_roots\": 2.5, \"method\": \"generic:x\", "
+                    "\"branch_coverage\": -1e300}");
+    m = readManifestFacts(path.toStdString());
+    QVERIFY(m && m->aborted && !m->status && !m->nRoots);
+    QVERIFY(q(refusalSentence(*m)).contains("no annotation family and no repeating pattern"));
+    writeFile(path, "{\"aborted\": true, \"n_roots\": 3, \"method\": \"generic:x\", \"branch_coverage\": nan}");
+    m = readManifestFacts(path.toStdString());
+    QVERIFY(m && !m->branchCoverage);
+    writeFile(path, "{\"aborted\": true, \"n_roots\": 3, \"method\": \"generic:x\", \"branch_coverage\": -inf}");
+    m = readManifestFacts(path.toStdString());
+    QVERIFY(m && !m->branchCoverage);
   }
 
   // ---- CSV variants ----------------------------------------------------------------

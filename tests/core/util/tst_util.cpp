@@ -245,7 +245,7 @@ class TestUtil : public QObject {
   void nearlySorted() {
     QFETCH(int, n);
     QFETCH(double, disorder);
-    std::mt19937 rng(static_cast<unsigned>(n) * 7919u + static_cast<unsigned>(disorder * 1000 + 5));
+    std::mt19937 rng(static_cast<unsigned>(n) * 7919u + static_cast<unsigned>(static_cast<int>(disorder * 1000 + 5)));
     struct Item {
       int key;
       int id;

@@ -8,6 +8,7 @@
 
 #include <QtTest>
 
+#include <cmath>
 #include <vector>
 
 using namespace steadyscope;
@@ -87,6 +88,15 @@ class TestVocabulary : public QObject {
     QVERIFY(!names::matchesChunkGlob("steady_state_x.json.gz", ChunkMode::Generic, "trace.json.gz"));
     QVERIFY(!names::matchesChunkGlob("steady_state.json", ChunkMode::Generic, "json"));
     QVERIFY(!names::matchesChunkGlob("mixed_steady_state_x.json", ChunkMode::Generic, "json"));
+  }
+
+  void percentTexts() {
+    QCOMPARE(QString::fromStdString(names::percentText(0.95)), QString("95 %"));
+    QCOMPARE(QString::fromStdString(names::percentText(0.002)), QString("0.2 %"));
+    QCOMPARE(QString::fromStdString(names::percentText(0.99999)), QString("100 %"));
+    // Shares read from another splitter's files: no integer conversion out of range.
+    QCOMPARE(QString::fromStdString(names::percentText(-1e300)).right(2), QString(" %"));
+    QCOMPARE(QString::fromStdString(names::percentText(std::nan(""))), QString("nan %"));
   }
 
   void intervalUnion() {
