@@ -15,7 +15,7 @@ const std::array<AnomalyInfo, A_Count> kAnomalyInfo = {{
     {"ts_missing", "non-metadata event without a numeric ts: the splitter copies it into every chunk as metadata"},
     {"ts_not_number", "ts written as a string or other non-number: treated as missing"},
     {"number_non_finite", "NaN or Infinity in ts/dur (Python's json accepts them): treated as missing"},
-    {"number_out_of_range", "ts/dur too large to represent in int64 nanoseconds: treated as missing"},
+    {"number_out_of_range", "ts/dur of 2^62 ns (146 years) or more in magnitude: treated as missing"},
     {"ph_missing", "event without a ph (phase) field"},
     {"ph_unknown", "event with a ph this version does not interpret: kept, ignored by views"},
     {"event_not_object", "element of traceEvents that is not a JSON object: skipped"},

@@ -29,11 +29,14 @@ constexpr int64_t kPow10[] = {1,
                               10000000000000000,
                               100000000000000000,
                               1000000000000000000};
-// INT64_MAX / 10^k: the largest mantissa that scales without overflow (a table,
+// Times and durations stay under 2^62 ns (146 years) in magnitude, so that
+// ts + dur and the difference of two times never overflow an int64_t.
+constexpr int64_t kMaxAbsNs = (int64_t(1) << 62) - 1;
+// kMaxAbsNs / 10^k: the largest mantissa that scales within range (a table,
 // not a division per number: the division was a quarter of the parse's time here).
 constexpr auto kMaxScalable = [] {
   std::array<uint64_t, 19> t{};
-  for (size_t k = 0; k < t.size(); ++k) t[k] = static_cast<uint64_t>(INT64_MAX / kPow10[k]);
+  for (size_t k = 0; k < t.size(); ++k) t[k] = static_cast<uint64_t>(kMaxAbsNs / kPow10[k]);
   return t;
 }();
 
@@ -200,7 +203,7 @@ ParsedNumber toNanoseconds(const Decimal& d, std::string_view tok) {
   } else {
     const auto div = static_cast<uint64_t>(kPow10[-k]);
     if (d.mant % div != 0) inexact = true;
-    if (d.mant / div > static_cast<uint64_t>(INT64_MAX)) {
+    if (d.mant / div > static_cast<uint64_t>(kMaxAbsNs)) {
       r.status = ParsedNumber::Status::OutOfRange;
       return r;
     }

@@ -124,6 +124,9 @@ class TestBadInput : public QObject {
         << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 1e300, \"dur\": 2"))) << "number_out_of_range" << 1;
     QTest::newRow("dur of absurd magnitude")
         << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 1, \"dur\": -1e300"))) << "number_out_of_range" << 1;
+    QTest::newRow("ts + dur beyond int64 ns")
+        << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 9.2e15, \"dur\": 9.0e15"))) << "number_out_of_range"
+        << 1;
     QTest::newRow("negative dur") << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 1, \"dur\": -5")))
                                   << "dur_negative" << 1;
     QTest::newRow("missing ph") << bytes(wrapEvents(eventJson("\"ts\": 1, \"dur\": 2"))) << "ph_missing" << 1;

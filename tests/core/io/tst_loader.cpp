@@ -514,6 +514,14 @@ class TestLoader : public QObject {
     }
     QCOMPARE(io::parseMicros("6520488434380.778").ns, int64_t(6520488434380778));
     QCOMPARE(io::parseMicros("-12345678.9").ns, int64_t(-12345678900));
+    // The range ends below 2^62 ns, so ts + dur and time differences fit an int64_t.
+    using St = io::ParsedNumber::Status;
+    QCOMPARE(io::parseMicros("4611686018427387.903").ns, (int64_t(1) << 62) - 1);
+    QCOMPARE(io::parseMicros("-4611686018427387.903").ns, -(int64_t(1) << 62) + 1);
+    QCOMPARE(io::parseMicros("4611686018427387.904").status, St::OutOfRange);
+    QCOMPARE(io::parseMicros("4611686018427388").status, St::OutOfRange);
+    QCOMPARE(io::parseMicros("9.2e15").status, St::OutOfRange);
+    QCOMPARE(io::parseMicros("1700000000000000").ns, int64_t(1700000000000000000));  // epoch µs of 2023
   }
 
   // Names and lanes are 16-bit ids with side tables (NameColumn,
