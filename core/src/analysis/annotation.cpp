@@ -4,6 +4,7 @@
 // annotation and this stays a linear scan.
 #include <steadyscope/core/analysis/annotation.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <optional>
@@ -28,14 +29,19 @@ bool isSpace(char c) {
 }
 char up(char c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(c))); }
 
+// Counts read from a step's name stop at 2^40 in magnitude (no real batch or
+// request count comes near), so the sums and differences the steps' figures
+// go through cannot overflow; the reference's Python ints have no bound.
+constexpr int64_t kAnnotationIntLimit = int64_t(1) << 40;
+
 // Saturating decimal parse of an all-digit run.
 int64_t digitsValue(std::string_view s) {
   int64_t v = 0;
   for (char c : s) {
-    if (v > (INT64_MAX - 9) / 10) return INT64_MAX;
+    if (v >= kAnnotationIntLimit) return kAnnotationIntLimit;
     v = v * 10 + (c - '0');
   }
-  return v;
+  return std::min(v, kAnnotationIntLimit);
 }
 
 /// Sequential prefix matcher: literals and \d+ runs.
@@ -347,7 +353,7 @@ int64_t pyIntOrZero(std::string_view t) {
   bool lastUnderscore = false;
   for (; i < t.size(); ++i) {
     if (isDigit(t[i])) {
-      if (v <= (INT64_MAX - 9) / 10) v = v * 10 + (t[i] - '0');
+      if (v < kAnnotationIntLimit) v = v * 10 + (t[i] - '0');
       lastUnderscore = false;
     } else if (t[i] == '_' && !lastUnderscore) {
       lastUnderscore = true;
@@ -356,6 +362,7 @@ int64_t pyIntOrZero(std::string_view t) {
     }
   }
   if (lastUnderscore) return 0;
+  v = std::min(v, kAnnotationIntLimit);
   return neg ? -v : v;
 }
 

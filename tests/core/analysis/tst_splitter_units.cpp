@@ -467,6 +467,14 @@ class TestSplitterUnits : public QObject {
         "128/384", true, "decode");
     row("execute_diffusion_1_1024x1024", "diffusion_native", 1, 0, "0/0", "0/0", false, "idle");
     row("ProfilerStep#3", "none", 1, 1, "0/0", "1/1", false, "decode");
+    // Counts beyond 2^40 read as 2^40, so their sums cannot overflow (a fuzzed name once did).
+    const QString big = QString::number(qlonglong(1) << 40);
+    row("execute_context_2(2047555555555555555555555555)_generation_99999999999999999999(1)", "vllm_native",
+        (qlonglong(1) << 40) + 1, (qlonglong(1) << 40) + 2, qPrintable("2/" + big), qPrintable(big + "/1"), false,
+        "prefilldecode");
+    row("step[MIXED bs=2 c=99999999999999999999 g=1 c_sq=5 c_sk=8 c_sqsq=25 c_sqsk=40 g_sq=1 g_sk=12 g_sqsq=1 "
+        "g_sqsk=12]",
+        "sglang_detailed", 6, (qlonglong(1) << 40) + 1, qPrintable(big + "/5"), "1/1", true, "prefilldecode");
   }
   void e1_parse() {
     QFETCH(QString, name);
