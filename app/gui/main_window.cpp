@@ -119,6 +119,11 @@ MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
   connect(run_, &RunPanel::runRequested, this, &MainWindow::runSplit);
   connect(run_, &RunPanel::copyCommandRequested, this, &MainWindow::copyCommand);
   connect(run_, &RunPanel::cancelRequested, splits_, &JobRunner::cancel);
+  // "Count them and split again": the fix is turned on in the Run panel and the split runs as a new result,
+  // so the faithful one stays in the result list.
+  connect(chunks_, &widgets::ChunksPanel::placeholderLinkActivated, this, [this](const QString& link) {
+    if (link.startsWith(kFixLinkPrefix) && run_->setFix(link.mid(kFixLinkPrefix.size()), true)) runSplit();
+  });
 
   resize(1400, 900);
   if (auto* e = findChild<QDockWidget*>(QStringLiteral("dock.explanation")))

@@ -38,6 +38,8 @@ class RunPanel : public QWidget {
   /// The gate's options; the mode is left to modeText() ("auto" needs the split).
   gate::GateOptions gateOptions() const;
   QString modeText() const;
+  /// Turns one reference fix on or off by its name (analysis::fixNames); false if there is none by that name.
+  bool setFix(const QString& name, bool on);
   /// Re-run the split when one of its options changes.
   bool isLive() const;
 

@@ -1,5 +1,7 @@
 #include "split_adapter.hpp"
 
+#include "common/rich_text.hpp"
+
 #include <steadyscope/core/analysis/chunk_evidence.hpp>
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/review/trace_review.hpp>
@@ -95,16 +97,7 @@ QString rootsLabel(const analysis::DetectionCandidate& c) {
   return QObject::tr("no steps found");
 }
 
-/// Plain text with `names` as HTML, for a rich-text label.
-QString richText(const std::string& text) {
-  QString out;
-  bool code = false;
-  for (const QString& part : QString::fromStdString(text).split(QLatin1Char('`'))) {
-    out += code ? QStringLiteral("<code>%1</code>").arg(part.toHtmlEscaped()) : part.toHtmlEscaped();
-    code = !code;
-  }
-  return out;
-}
+QString richText(const std::string& text) { return widgets::codeSpansHtml(QString::fromStdString(text)); }
 
 /// Why a split has no chunks, where the chunks would be: the verdict and what each step of the search found.
 QString noChunksText(const analysis::SplitResult& r) {
@@ -114,13 +107,15 @@ QString noChunksText(const analysis::SplitResult& r) {
     QString t = QObject::tr(
         "<b>Nothing to split.</b><br>The trace has no GPU work: no kernel, copy or memset with "
         "a duration under the category names the splitter reads.");
-    if (const std::string hint = analysis::legacyCategoryHint(r.nLegacyGpuEvents); !hint.empty())
-      t += QStringLiteral("<br>") + richText(hint);
+    if (const std::string count = analysis::legacyCategoryCount(r.nLegacyGpuEvents); !count.empty())
+      t += QStringLiteral("<br>%1. <a href=\"%2\">%3</a>")
+               .arg(richText(count), kCountLegacyLink, QObject::tr("Count them and split again"));
     return t;
   }
   if (r.outcome == SplitOutcome::Error) return QObject::tr("<b>The split failed.</b><br>%1").arg(richText(r.error));
   std::string verdict = r.story.verdict;
   if (verdict.rfind("Refused: ", 0) == 0) verdict = verdict.substr(9);
+  if (!verdict.empty() && verdict[0] >= 'a' && verdict[0] <= 'z') verdict[0] = char(verdict[0] - 'a' + 'A');  // a sentence
   QString t = r.outcome == SplitOutcome::Refused ? QObject::tr("<b>This trace cannot be split.</b><br>")
                                                  : QObject::tr("<b>The split made no chunk.</b><br>");
   t += richText(verdict);

@@ -32,6 +32,10 @@ struct PlannedSplit {
   std::mutex use;
 };
 
+/// The link in noChunks that turns a fix on and splits again: "fix:" and the fix's name.
+inline const QString kFixLinkPrefix = QStringLiteral("fix:");
+inline const QString kCountLegacyLink = kFixLinkPrefix + QStringLiteral("legacy-categories");
+
 struct SplitView {
   std::shared_ptr<const timeline::TimelineOverlays> overlays;
   QVector<widgets::ChunkRow> chunks;

@@ -18,13 +18,16 @@
 #include <steadyscope/core/io/loader.hpp>
 #include <steadyscope/core/timeline/format.hpp>
 
+#include <QCheckBox>
 #include <QDir>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -348,11 +351,34 @@ void TstMainWindow::noGpuWorkSaysWhy() {
   QVERIFY(w.chunksPanel()->model()->chunks().isEmpty());
   const QString why = w.chunksPanel()->placeholderText();
   QVERIFY2(why.contains(QStringLiteral("Nothing to split")), qPrintable(why));
-  QVERIFY2(why.contains(QStringLiteral("9096 GPU events use the 2021 category names")), qPrintable(why));
+  QVERIFY2(why.contains(QStringLiteral("9,096 GPU events use the 2021 category names")), qPrintable(why));
+  QVERIFY2(!why.contains(QStringLiteral("steadyscope-cli")), qPrintable(why));  // the window offers the fix itself
   const QString explained = w.explanationPanel()->text();
   QVERIFY2(explained.contains(QStringLiteral("The splitter found no GPU work in the trace")), qPrintable(explained));
+  QVERIFY2(explained.contains(QStringLiteral("9,096 GPU events")), qPrintable(explained));
+  QVERIFY2(!explained.contains(QLatin1Char('`')), qPrintable(explained));  // commands shown as code
   QVERIFY2(w.statusText().contains(QStringLiteral("split: no steps found")), qPrintable(w.statusText()));
   QVERIFY2(!w.statusText().contains(QStringLiteral("not split yet")), qPrintable(w.statusText()));
+
+  // "Count them and split again": the fix is on in the Run panel and a second result counts the GPU work;
+  // the 2021 ProfilerStep# is a CPU operator, so the call tree decides and refuses (splitter-decisions.md).
+  QLabel* placeholder = nullptr;
+  for (QLabel* l : w.chunksPanel()->findChildren<QLabel*>())
+    if (l->text() == why) placeholder = l;
+  QVERIFY(placeholder);
+  QVERIFY(placeholder->textInteractionFlags().testFlag(Qt::LinksAccessibleByKeyboard));
+  const QRegularExpressionMatch href = QRegularExpression(QStringLiteral("href=\"([^\"]+)\"")).match(why);
+  QVERIFY2(href.hasMatch(), qPrintable(why));
+  auto* fix = w.runPanel()->findChild<QCheckBox*>(QStringLiteral("run.fix.legacy-categories"));
+  QVERIFY(fix && !fix->isChecked());
+  emit placeholder->linkActivated(href.captured(1));
+  STEADYSCOPE_WAIT_IDLE(w);
+  QVERIFY(fix->isChecked());
+  QCOMPARE(w.results().size(), size_t(2));  // the faithful split stays in the result list
+  const QString again = w.chunksPanel()->placeholderText();
+  QVERIFY2(again.contains(QStringLiteral("This trace cannot be split")), qPrintable(again));
+  QVERIFY2(!again.contains(QStringLiteral("2021 category names")), qPrintable(again));
+  QVERIFY2(again.contains(QStringLiteral("<br>No annotation family and no repeating pattern")), qPrintable(again));
 }
 
 void TstMainWindow::cancelledSplitNeverReachesTheWindow() {

@@ -3,6 +3,7 @@
 // disables a missing sample.
 #include "trace_builder.hpp"
 
+#include "common/rich_text.hpp"
 #include "panels/anomalies_panel.hpp"
 #include "panels/chunks_panel.hpp"
 #include "panels/details_panel.hpp"
@@ -32,6 +33,7 @@ class TstPanels : public QObject {
   void detailsSourceTextOfGzip();
   void welcome();
   void explanation();
+  void codeSpans();
 };
 
 namespace {
@@ -164,7 +166,8 @@ void TstPanels::explanation() {
   e.rules.push_back(rule);
   e.alternates << QStringLiteral("decode_only 0.41");
   e.retry = QStringLiteral("retry decode_only");
-  e.findings << QStringLiteral("steps_without_gpu_work (mixed): 30 of 32 steps have no GPU work");
+  e.findings << QStringLiteral("steps_without_gpu_work (mixed): 30 of 32 steps have no GPU work")
+             << QStringLiteral("4 GPU events use legacy names; `steadyscope-cli split --fix legacy-categories` counts them.");
   e.warningsJson = QStringLiteral("{\"status\": \"error\"}");
   p.setExplanation(e);
   const QString t = p.text();
@@ -175,11 +178,21 @@ void TstPanels::explanation() {
   QVERIFY(t.contains(QStringLiteral("decode_only 0.41")));
   QVERIFY(t.contains(QStringLiteral("\u2192 retry decode_only")));
   QVERIFY(t.contains(QStringLiteral("steps_without_gpu_work")));
+  QVERIFY2(t.contains(QStringLiteral("legacy names; steadyscope-cli split --fix legacy-categories counts")),
+           qPrintable(t));  // the command shown as code, without its backticks
   QVERIFY(p.copyButton()->isEnabled());
   p.copyWarnings();
   QCOMPARE(QApplication::clipboard()->text(), e.warningsJson);
   p.clear();
   QVERIFY(!p.copyButton()->isEnabled());
+}
+
+void TstPanels::codeSpans() {
+  QCOMPARE(codeSpansHtml(QStringLiteral("a `b<c` d")), QStringLiteral("a <code>b&lt;c</code> d"));
+  QCOMPARE(codeSpansHtml(QStringLiteral("no names & more")), QStringLiteral("no names &amp; more"));
+  QCOMPARE(codeSpansHtml(QStringLiteral("`x`")), QStringLiteral("<code>x</code>"));
+  // An unmatched backtick: the rest is code, and the HTML stays well formed.
+  QCOMPARE(codeSpansHtml(QStringLiteral("a `b")), QStringLiteral("a <code>b</code>"));
 }
 
 QTEST_MAIN(TstPanels)

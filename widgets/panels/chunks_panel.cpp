@@ -240,7 +240,8 @@ ChunksPanel::ChunksPanel(QWidget* parent) : QWidget(parent) {
   placeholder_->setWordWrap(true);
   placeholder_->setAlignment(Qt::AlignCenter);
   placeholder_->setTextFormat(Qt::RichText);
-  placeholder_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  placeholder_->setTextInteractionFlags(Qt::TextBrowserInteraction);  // selectable, and its links act
+  connect(placeholder_, &QLabel::linkActivated, this, &ChunksPanel::placeholderLinkActivated);
   auto* l = new QVBoxLayout(this);
   l->setContentsMargins(2, 2, 2, 2);
   l->addWidget(placeholder_);

@@ -96,6 +96,8 @@ class ChunksPanel : public QWidget {
  signals:
   /// A compared trace's row became the current one (its index in comparedChunks()).
   void comparedRowSelected(int index);
+  /// A link in the placeholder text was clicked (or activated from the keyboard).
+  void placeholderLinkActivated(const QString& link);
 
  protected:
   bool eventFilter(QObject* watched, QEvent* e) override;

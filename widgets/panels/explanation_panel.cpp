@@ -1,5 +1,7 @@
 #include "panels/explanation_panel.hpp"
 
+#include "common/rich_text.hpp"
+
 #include <QApplication>
 #include <QClipboard>
 #include <QHBoxLayout>
@@ -112,9 +114,9 @@ QString ExplanationPanel::findingsHtml() const {
   if (e.findingLinks.isEmpty() && e.findings.isEmpty()) return QStringLiteral("<p>%1</p>").arg(tr("No findings."));
   QString h = QStringLiteral("<p><b>%1</b></p><ul>").arg(tr("Findings"));
   if (e.findingLinks.isEmpty())
-    for (const QString& f : e.findings) h += QStringLiteral("<li>%1</li>").arg(esc(f));
+    for (const QString& f : e.findings) h += QStringLiteral("<li>%1</li>").arg(codeSpansHtml(f));
   for (const GateFinding& f : e.findingLinks) {
-    h += QStringLiteral("<li>\u26a0 %1").arg(esc(f.text));
+    h += QStringLiteral("<li>\u26a0 %1").arg(codeSpansHtml(f.text));
     if (!f.steps.isEmpty()) {
       QStringList n;
       for (int s : f.steps) n << QString::number(s);
@@ -147,7 +149,7 @@ QString ExplanationPanel::rulesHtml() const {
              "<td valign=top align=right style='color:%3' nowrap><b>%4</b></td></tr>")
              .arg(n)
              .arg(head, outcomeColour(r).name(), outcomeMark(r));
-    QString body = esc(r.sentence);
+    QString body = codeSpansHtml(r.sentence);
     if (r.bookkeeping && !r.value.isEmpty())
       body += QStringLiteral("<br><span style='color:%1; font-size:small'>%2</span>").arg(muted, esc(r.value));
     if (!body.isEmpty()) h += QStringLiteral("<tr><td></td><td colspan=2>%1</td></tr>").arg(body);

@@ -335,11 +335,15 @@ std::string legacyCategoryNote(const EventIndex& index) {
       groupedCount(n), events, n == 1 ? "uses" : "use", index.legacyGpuNames);
 }
 
+std::string legacyCategoryCount(uint64_t nLegacyGpuEvents) {
+  if (nLegacyGpuEvents == 0) return {};
+  return fmt::format("{} GPU {} the 2021 category names (Kernel, Memcpy, Memset), which the reference does not count",
+                     groupedCount(nLegacyGpuEvents), nLegacyGpuEvents == 1 ? "event uses" : "events use");
+}
+
 std::string legacyCategoryHint(uint64_t nLegacyGpuEvents) {
   if (nLegacyGpuEvents == 0) return {};
-  return fmt::format("{} GPU events use the 2021 category names (Kernel, Memcpy, Memset), which the reference does "
-                     "not count; `steadyscope-cli split --fix legacy-categories` counts them.",
-                     nLegacyGpuEvents);
+  return legacyCategoryCount(nLegacyGpuEvents) + "; `steadyscope-cli split --fix legacy-categories` counts them.";
 }
 
 std::pair<size_t, size_t> EventIndex::laneBounds(uint32_t lane, double aUs, double bUs) const {

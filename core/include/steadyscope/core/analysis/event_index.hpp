@@ -309,6 +309,8 @@ std::string legacyCategoryNote(const EventIndex& index);
 /// work: how many events the 2021 names hide and the command that counts them
 /// (the command between backticks). "" when there are none.
 std::string legacyCategoryHint(uint64_t nLegacyGpuEvents);
+/// The hint's first part, without the command (the window offers the fix as a link instead).
+std::string legacyCategoryCount(uint64_t nLegacyGpuEvents);
 
 template <typename ForEach, typename KeyFn>
 void CorrGroups::build(const KeyRange& range, ForEach&& forEach, KeyFn&& key) {
