@@ -167,8 +167,8 @@ void RunPanel::applyPreset(int index) {
 }
 
 bool RunPanel::setFix(const QString& name, bool on) {
-  const auto it = std::find_if(fixes_.begin(), fixes_.end(),
-                               [&](QCheckBox* c) { return c->property("fix").toString() == name; });
+  const auto it =
+      std::find_if(fixes_.begin(), fixes_.end(), [&](QCheckBox* c) { return c->property("fix").toString() == name; });
   if (it == fixes_.end()) return false;
   (*it)->setChecked(on);  // updates the preset and asks for a re-run, as a click does
   fixesList_->setVisible(preset_->currentIndex() == Custom);  // show which fix is on

@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QObject>
 
+#include <cctype>
 #include <cmath>
 
 namespace steadyscope::app {
@@ -109,13 +110,14 @@ QString noChunksText(const analysis::SplitResult& r) {
         "a duration under the category names the splitter reads.");
     if (const std::string count = analysis::legacyCategoryCount(r.nLegacyGpuEvents); !count.empty())
       t += QStringLiteral("<br>%1. <a href=\"%2\">%3</a>")
-               .arg(richText(count), kCountLegacyLink, QObject::tr("Count them and split again"));
+               .arg(richText(count), kFixLinkPrefix + QStringLiteral("legacy-categories"),
+                    QObject::tr("Count them and split again"));
     return t;
   }
   if (r.outcome == SplitOutcome::Error) return QObject::tr("<b>The split failed.</b><br>%1").arg(richText(r.error));
   std::string verdict = r.story.verdict;
   if (verdict.rfind("Refused: ", 0) == 0) verdict = verdict.substr(9);
-  if (!verdict.empty() && verdict[0] >= 'a' && verdict[0] <= 'z') verdict[0] = char(verdict[0] - 'a' + 'A');  // a sentence
+  if (!verdict.empty()) verdict[0] = char(std::toupper(static_cast<unsigned char>(verdict[0])));  // a sentence
   QString t = r.outcome == SplitOutcome::Refused ? QObject::tr("<b>This trace cannot be split.</b><br>")
                                                  : QObject::tr("<b>The split made no chunk.</b><br>");
   t += richText(verdict);

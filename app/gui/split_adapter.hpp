@@ -32,9 +32,8 @@ struct PlannedSplit {
   std::mutex use;
 };
 
-/// The link in noChunks that turns a fix on and splits again: "fix:" and the fix's name.
+/// A link in noChunks that turns a fix on and splits again: "fix:" and the fix's name.
 inline const QString kFixLinkPrefix = QStringLiteral("fix:");
-inline const QString kCountLegacyLink = kFixLinkPrefix + QStringLiteral("legacy-categories");
 
 struct SplitView {
   std::shared_ptr<const timeline::TimelineOverlays> overlays;

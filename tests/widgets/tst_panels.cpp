@@ -167,7 +167,8 @@ void TstPanels::explanation() {
   e.alternates << QStringLiteral("decode_only 0.41");
   e.retry = QStringLiteral("retry decode_only");
   e.findings << QStringLiteral("steps_without_gpu_work (mixed): 30 of 32 steps have no GPU work")
-             << QStringLiteral("4 GPU events use legacy names; `steadyscope-cli split --fix legacy-categories` counts them.");
+             << QStringLiteral(
+                    "4 GPU events use legacy names; `steadyscope-cli split --fix legacy-categories` counts them.");
   e.warningsJson = QStringLiteral("{\"status\": \"error\"}");
   p.setExplanation(e);
   const QString t = p.text();
