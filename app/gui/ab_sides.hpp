@@ -4,7 +4,7 @@
 // a second trace split with the Run panel's options, or a split directory
 // whose chunk files are read as traces of their own. The figures themselves
 // are core's (timeline/ab_compare).
-#include "job_runner.hpp"
+#include "job_lane.hpp"
 
 #include "common/trace_document.hpp"
 #include "panels/split_view_data.hpp"

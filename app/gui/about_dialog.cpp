@@ -5,6 +5,7 @@
 #include <QDialogButtonBox>
 #include <QIcon>
 #include <QLabel>
+#include <QMessageBox>
 #include <QVBoxLayout>
 
 namespace steadyscope::app {
@@ -24,9 +25,10 @@ QString AboutDialog::versionText() {
 }
 
 QString AboutDialog::librariesHtml() {
-  QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"4\">"
-                                "<tr><th align=\"left\">Library</th><th align=\"left\">Version</th>"
-                                "<th align=\"left\">Licence</th></tr>");
+  QString html = QStringLiteral(
+      "<table cellspacing=\"0\" cellpadding=\"4\">"
+      "<tr><th align=\"left\">Library</th><th align=\"left\">Version</th>"
+      "<th align=\"left\">Licence</th></tr>");
   // Qt is linked dynamically: the version running, not the one compiled against.
   html += row(QStringLiteral("Qt"), QString::fromLatin1(qVersion()), QStringLiteral("LGPL-3.0-only"),
               QStringLiteral("https://www.qt.io"));
@@ -59,6 +61,26 @@ AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent) {
   layout->addWidget(icon, 0, Qt::AlignHCenter);
   layout->addWidget(text);
   layout->addWidget(buttons);
+}
+
+void showShortcuts(QWidget* parent) {
+  QMessageBox::information(
+      parent, QObject::tr("Keyboard shortcuts"),
+      QObject::tr("<table>"
+                  "<tr><td>Ctrl+O</td><td>open a trace</td></tr><tr><td>Ctrl+W</td><td>close it</td></tr>"
+                  "<tr><td>Ctrl+Q</td><td>quit</td></tr><tr><td>Ctrl+R</td><td>run the split</td></tr>"
+                  "<tr><td>Ctrl+E</td><td>export the selected chunk</td></tr>"
+                  "<tr><td>F</td><td>fit all</td></tr>"
+                  "<tr><td>W / S</td><td>zoom in / out</td></tr><tr><td>A / D</td><td>pan left / right</td></tr>"
+                  "<tr><td>Z</td><td>zoom to the selection</td></tr>"
+                  "<tr><td>Esc</td><td>cancel the running job, else clear the selection</td></tr>"
+                  "<tr><td>Ctrl+F, Enter / Shift+Enter, F3</td><td>find events by name (regex), next / previous "
+                  "match</td></tr>"
+                  "<tr><td>G</td><td>go to the other end of the selected event's flow</td></tr>"
+                  "<tr><td>Ctrl+L</td><td>filter the lanes by name</td></tr>"
+                  "<tr><td>wheel</td><td>zoom around the cursor (Shift+wheel scrolls)</td></tr>"
+                  "<tr><td>drag</td><td>pan; drag on the ruler selects a range; Ctrl/right-drag box-zooms</td></tr>"
+                  "</table>"));
 }
 
 }  // namespace steadyscope::app

@@ -1,6 +1,6 @@
 #pragma once
-// Help > About: the version and git revision, what Steadyscope is, its licence, and every
-// third-party library with its version and licence (the same list as the package's copyright file).
+// Help > About (and Help > Keyboard shortcuts): the version and git revision, what Steadyscope is, its licence, and
+// every third-party library with its version and licence (the same list as the package's copyright file).
 #include <QDialog>
 
 namespace steadyscope::app {
@@ -14,5 +14,8 @@ class AboutDialog : public QDialog {
   /// The libraries table as HTML (Qt first, then the core's libraries).
   static QString librariesHtml();
 };
+
+/// Help ▸ Keyboard shortcuts.
+void showShortcuts(QWidget* parent);
 
 }  // namespace steadyscope::app

@@ -3,9 +3,11 @@
 // mode's chunk (mixed by default), then times Chunk ▸ Export… from the Export
 // click to the listed files, and Save report (PDF + PNG at 1920x1080), each a
 // few times. A benchmark, not a test: it measures, it does not assert.
+#include "export_controller.hpp"
 #include "export_dialog.hpp"
 #include "gui_main.hpp"
 #include "main_window.hpp"
+#include "split_controller.hpp"
 
 #include <QAction>
 #include <QCoreApplication>
@@ -39,11 +41,11 @@ double timeOneExport(MainWindow& w, const QString& dir) {
   if (!d) return -1;
   d->folderEdit()->setText(dir);
   QEventLoop loop;
-  QObject::connect(w.exports(), &JobRunner::finished, &loop, &QEventLoop::quit);
+  QObject::connect(w.jobs()->lane(JobKind::Export), &JobLane::finished, &loop, &QEventLoop::quit);
   QElapsedTimer t;
   t.start();
   d->exportButton()->click();
-  if (w.exports()->isRunning()) loop.exec();
+  if (w.jobs()->lane(JobKind::Export)->isRunning()) loop.exec();
   const double s = t.nsecsElapsed() / 1e9;
   const bool ok = d->writtenFiles().size() == 4;
   if (!ok) std::fprintf(stderr, "steadyscope: export failed: %s\n", qPrintable(d->messageText()));
@@ -62,7 +64,7 @@ int runExportBench(const QString& trace, const QString& mode) {
   t.start();
   w.openFile(trace);
   if (!w.waitForJobs() || !w.document()) {
-    std::fprintf(stderr, "steadyscope: %s\n", qPrintable(w.lastError()));
+    std::fprintf(stderr, "steadyscope: %s\n", qPrintable(w.document().lastError()));
     return 1;
   }
   const double load = t.nsecsElapsed() / 1e9;
@@ -70,7 +72,7 @@ int runExportBench(const QString& trace, const QString& mode) {
   w.runSplit();
   if (!w.waitForJobs()) return 1;
   const double split = t.nsecsElapsed() / 1e9;
-  if (!w.selectMode(mode) || !w.waitForJobs()) {
+  if (!w.controllers().split->selectMode(mode) || !w.waitForJobs()) {
     std::fprintf(stderr, "steadyscope: the split has no %s chunk\n", qPrintable(mode));
     return 1;
   }
@@ -82,7 +84,8 @@ int runExportBench(const QString& trace, const QString& mode) {
   }
   for (int i = 0; i < kRuns; ++i) {
     t.restart();
-    const QString error = w.saveReport(scratch.filePath(QStringLiteral("report-%1.pdf").arg(i)), QSize(1920, 1080));
+    const QString error = w.controllers().exporting->saveReport(
+        scratch.filePath(QStringLiteral("report-%1.pdf").arg(i)), QSize(1920, 1080));
     if (!error.isEmpty()) {
       std::fprintf(stderr, "steadyscope: report: %s\n", qPrintable(error));
       return 1;

@@ -68,7 +68,7 @@ JobProgress exportProgress(const JobControl& c) {
   return p;
 }
 
-ExportDialog::ExportDialog(Subject subject, JobRunner* runner, AppSettings* settings, QWidget* parent)
+ExportDialog::ExportDialog(Subject subject, JobLane* runner, AppSettings* settings, QWidget* parent)
     : QDialog(parent), subject_(std::move(subject)), runner_(runner), settings_(settings) {
   setObjectName(QStringLiteral("exportDialog"));
   setWindowTitle(tr("Export chunk"));
@@ -79,8 +79,8 @@ ExportDialog::ExportDialog(Subject subject, JobRunner* runner, AppSettings* sett
   folder_->setText(QDir::toNativeSeparators(dir));
   connect(folder_, &QLineEdit::textChanged, this, &ExportDialog::refresh);
   connect(gzip_, &QRadioButton::toggled, this, &ExportDialog::refresh);
-  connect(runner_, &JobRunner::progressChanged, this, &ExportDialog::onProgress);
-  connect(runner_, &JobRunner::finished, this, [this] {
+  connect(runner_, &JobLane::progressChanged, this, &ExportDialog::onProgress);
+  connect(runner_, &JobLane::finished, this, [this] {
     if (!running_) return;  // delivered: onDone has run
     showRunning(false);     // dropped by someone else (the window closing)
     refresh();

@@ -6,7 +6,7 @@
 // runner with its stages in words and Cancel, asks before replacing an earlier
 // export, and lists the written files with "Show in folder".
 #include "app_settings.hpp"
-#include "job_runner.hpp"
+#include "job_lane.hpp"
 #include "split_adapter.hpp"
 
 #include <steadyscope/core/export/chunk_export.hpp>
@@ -33,7 +33,7 @@ class ExportDialog : public QDialog {
     QString chunkTitle;      // "mixed chunk, steps 4–35"
     gate::GateOptions gate;  // the window's threshold (the manifest's verdict)
   };
-  ExportDialog(Subject subject, JobRunner* runner, AppSettings* settings, QWidget* parent = nullptr);
+  ExportDialog(Subject subject, JobLane* runner, AppSettings* settings, QWidget* parent = nullptr);
   ~ExportDialog() override;  // a job still running is dropped (it cleans up after itself)
   /// Esc / close while exporting cancels the export instead of closing.
   void reject() override;
@@ -66,7 +66,7 @@ class ExportDialog : public QDialog {
   bool running_ = false;  // this dialog's job is the runner's current one
 
   Subject subject_;
-  JobRunner* runner_;
+  JobLane* runner_;
   AppSettings* settings_;
   WriteFault fault_;
   QStringList written_;
@@ -87,7 +87,7 @@ class ExportDialog : public QDialog {
   QPushButton* closeButton_ = nullptr;
 };
 
-/// An export job's stage in words (JobRunner::StageText); `complete` on the last.
+/// An export job's stage in words (JobLane::StageText); `complete` on the last.
 JobProgress exportProgress(const JobControl& c);
 
 }  // namespace steadyscope::app

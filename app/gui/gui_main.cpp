@@ -1,15 +1,23 @@
 #include "gui_main.hpp"
 
 #include "about_dialog.hpp"
+#include "compare_controller.hpp"
+#include "export_controller.hpp"
+#include "find_controller.hpp"
 #include "main_window.hpp"
+#include "open_controller.hpp"
 #include "panels/chunks_panel.hpp"
 #include "report.hpp"
+#include "review_controller.hpp"
+#include "run_panel.hpp"
+#include "split_controller.hpp"
 #include "theme.hpp"
 
 #include <steadyscope/core/analysis/workload_kind.hpp>
 
 #include <QApplication>
 #include <QComboBox>
+#include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QLineEdit>
@@ -31,43 +39,13 @@ int saveReport(MainWindow& w, const GuiOptions& o);
 bool compareForScreenshot(MainWindow& w, const GuiOptions& o);
 
 namespace {
-const char* kUsage =
-    "Usage: steadyscope [TRACE [--partial] | SPLIT_DIR [--source TRACE]]\n"
-    "       steadyscope [TRACE] [--split [--kind auto|llm|generic]] [--select MODE] --screenshot OUT.png\n"
-    "                   [--size WxH] [--dark] [--find REGEX] [--range-ms A:B]\n"
-    "       steadyscope TRACE --split --select MODE --report OUT.pdf [--size WxH]\n"
-    "       steadyscope --bench-timeline TRACE | --bench-charts TRACE\n"
-    "       steadyscope --bench-export TRACE [--select MODE]\n"
-    "\n"
+const char* kDescription =
     "Opens a PyTorch-profiler / Kineto trace (.json, .json.gz, .zip, .json.zst) or a split\n"
     "directory for review. --screenshot renders the window offscreen into a PNG and exits\n"
     "(no display needed). --report writes the selected chunk's one-page report, OUT.pdf, and\n"
-    "OUT.png, the timeline view, the same way. For scripts without a GUI use steadyscope-cli.\n"
-    "\n"
-    "Options:\n"
-    "  --source TRACE     the source trace of a split directory (adds the evidence)\n"
-    "  --partial          a trace that ends early: open the complete events before the cut\n"
-    "  --split            split the trace before the screenshot\n"
-    "  --kind K           the workload the split assumes: auto (LLM inference when the trace has\n"
-    "                     serving step annotations, else generic; the default), llm or generic\n"
-    "  --select MODE      select the chunk of a mode (mixed, decode_only, ...)\n"
-    "  --compare OTHER    compare with another trace or split directory: with --select,\n"
-    "                     the A/B of MODE's chunk in TRACE against MODE's chunk in OTHER\n"
-    "  --raise DOCK       bring a tab to the front: chunks, anomalies, charts or ab\n"
-    "  --screenshot PNG   render the window offscreen into PNG and exit\n"
-    "  --report PDF       write the selected chunk's report: PDF (one page: trace, sha256,\n"
-    "                     parameters, chunks, verdict, per-step chart) and beside it the\n"
-    "                     timeline as a PNG of --size; then exit\n"
-    "  --size WxH         the screenshot's or the report PNG's size (default 1920x1080)\n"
-    "  --dark             a dark palette\n"
-    "  --find REGEX       select the first event whose name matches (as Ctrl+F)\n"
-    "  --range-ms A:B     select a time range, in ms from the trace start\n"
-    "  --bench-timeline TRACE  measure the timeline's frame times (offscreen; with --find, matches highlighted)\n"
-    "  --bench-charts TRACE    measure showing the Charts tab after a split (offscreen)\n"
-    "  --bench-export TRACE    measure Chunk > Export and Save report on a split of TRACE (offscreen)\n"
-    "  -h, --help         show this help\n"
-    "  -v, --version      print the version and the git revision\n"
-    "\n"
+    "OUT.png, the timeline view, the same way. For scripts without a GUI use steadyscope-cli.";
+
+const char* kExamples =
     "Examples:\n"
     "  steadyscope run.pt.trace.json.gz\n"
     "  steadyscope chunks/ --source run.pt.trace.json.gz\n"
@@ -75,100 +53,163 @@ const char* kUsage =
     "  steadyscope run.json --split --select mixed --report mixed.pdf      # and mixed.png\n"
     "  steadyscope train.json --split --kind generic --screenshot train.png\n";
 
+QCommandLineOption option(std::initializer_list<const char*> names, const char* description,
+                          const char* valueName = nullptr) {
+  QStringList n;
+  for (const char* x : names) n << QString::fromLatin1(x);
+  const QString d = QString::fromUtf8(description);
+  return valueName ? QCommandLineOption(n, d, QString::fromLatin1(valueName)) : QCommandLineOption(n, d);
+}
+
+/// Every option of the program, as --help lists them (and the man page, made from --help).
+struct Options {
+  QCommandLineOption help = option({"h", "help"}, "Show this help.");
+  QCommandLineOption version = option({"v", "version"}, "Print the version and the git revision.");
+  QCommandLineOption source = option({"source"}, "The source trace of a split directory (adds the evidence).", "TRACE");
+  QCommandLineOption partial = option({"partial"}, "A trace that ends early: open the complete events before the cut.");
+  QCommandLineOption split = option({"split"}, "Split the trace before the screenshot or report.");
+  QCommandLineOption kind =
+      option({"kind"},
+             "The workload the split assumes: auto (LLM inference when the trace has serving step "
+             "annotations, else generic; the default), llm or generic.",
+             "K");
+  QCommandLineOption select =
+      option({"select"}, "Select the chunk of a mode (mixed, decode_only, prefilldecode, generic).", "MODE");
+  QCommandLineOption compare = option({"compare"},
+                                      "Compare with another trace or split directory: with --select, the A/B of MODE's "
+                                      "chunk in TRACE against MODE's chunk in OTHER.",
+                                      "OTHER");
+  QCommandLineOption raise = option({"raise"}, "Bring a tab to the front: chunks, anomalies, charts or ab.", "DOCK");
+  QCommandLineOption screenshot = option({"screenshot"}, "Render the window offscreen into PNG and exit.", "PNG");
+  QCommandLineOption report =
+      option({"report"},
+             "Write the selected chunk's report: PDF (one page: trace, sha256, parameters, chunks, "
+             "verdict, per-step chart) and beside it the timeline as a PNG of --size; then exit.",
+             "PDF");
+  QCommandLineOption size = option({"size"}, "The screenshot's or the report PNG's size (default 1920x1080).", "WxH");
+  QCommandLineOption dark = option({"dark"}, "A dark palette.");
+  QCommandLineOption find = option({"find"}, "Select the first event whose name matches (as Ctrl+F).", "REGEX");
+  QCommandLineOption rangeMs = option({"range-ms"}, "Select a time range, in ms from the trace start.", "A:B");
+  QCommandLineOption benchTimeline = option(
+      {"bench-timeline"}, "Measure the timeline's frame times (offscreen; with --find, matches highlighted).", "TRACE");
+  QCommandLineOption benchCharts =
+      option({"bench-charts"}, "Measure showing the Charts tab after a split (offscreen).", "TRACE");
+  QCommandLineOption benchExport =
+      option({"bench-export"}, "Measure Chunk > Export and Save report on a split of TRACE (offscreen).", "TRACE");
+
+  void addTo(QCommandLineParser& p) const {
+    p.setApplicationDescription(QString::fromLatin1(kDescription));
+    p.addPositionalArgument(QStringLiteral("TRACE"), QStringLiteral("A trace file or a split directory."),
+                            QStringLiteral("[TRACE | SPLIT_DIR]"));
+    for (const QCommandLineOption* o :
+         {&help, &version, &source, &partial, &split, &kind, &select, &compare, &raise, &screenshot, &report, &size,
+          &dark, &find, &rangeMs, &benchTimeline, &benchCharts, &benchExport})
+      p.addOption(*o);
+  }
+};
+
 bool envSet(const char* name) {
   const char* v = std::getenv(name);
   return v && *v;
 }
 void applyDarkPalette() { applyTheme(Theme::Dark, /*fromCommandLine=*/true); }
+
+/// Qt's own options (QApplication reads them from argv): left out of our parse.
+bool isQtOption(const QString& a) {
+  for (const char* o : {"-platform", "-style", "--style", "-qwindowgeometry", "-reverse"})
+    if (a == QLatin1String(o)) return true;
+  return a.startsWith(QLatin1String("-style=")) || a.startsWith(QLatin1String("--style="));
+}
+bool qtOptionTakesValue(const QString& a) { return !a.contains(QLatin1Char('=')) && a != QLatin1String("-reverse"); }
+
+QString checkSize(const QString& s, QSize& out) {
+  const QStringList wh = s.split(QLatin1Char('x'));
+  bool ok1 = false, ok2 = false;
+  if (wh.size() == 2) out = QSize(wh[0].toInt(&ok1), wh[1].toInt(&ok2));
+  if (!ok1 || !ok2 || out.width() < 200 || out.height() < 150 || out.width() > 8000 || out.height() > 8000)
+    return QStringLiteral("--size wants WxH, e.g. 1920x1080 (got \"%1\")").arg(s);
+  return {};
+}
+
+QString checkRange(const QString& s, double& from, double& to) {
+  const QStringList ab = s.split(QLatin1Char(':'));
+  bool ok1 = false, ok2 = false;
+  if (ab.size() == 2) {
+    from = ab[0].toDouble(&ok1);
+    to = ab[1].toDouble(&ok2);
+  }
+  if (!ok1 || !ok2 || to <= from)
+    return QStringLiteral("--range-ms wants A:B in ms from the trace start, A < B (got \"%1\")").arg(s);
+  return {};
+}
+
+/// The parsed options' values into `o`; a usage error in o.error.
+void readOptions(const QCommandLineParser& p, const Options& opt, GuiOptions& o) {
+  o.help = p.isSet(opt.help);
+  o.version = p.isSet(opt.version);
+  o.split = p.isSet(opt.split);
+  o.dark = p.isSet(opt.dark);
+  o.partial = p.isSet(opt.partial);
+  o.kind = p.value(opt.kind);
+  o.find = p.value(opt.find);
+  o.compare = p.value(opt.compare);
+  o.raise = p.value(opt.raise);
+  o.selectMode = p.value(opt.select);
+  o.source = p.value(opt.source);
+  o.screenshot = p.value(opt.screenshot);
+  o.report = p.value(opt.report);
+  o.benchTrace = p.value(opt.benchTimeline);
+  o.benchCharts = p.value(opt.benchCharts);
+  o.benchExport = p.value(opt.benchExport);
+  const QStringList files = p.positionalArguments();
+  if (!files.isEmpty()) o.input = files.first();
+  if (files.size() > 1) o.error = QStringLiteral("more than one file given (%1)").arg(files[1]);
+  if (o.error.isEmpty() && p.isSet(opt.kind) && !analysis::parseWorkloadKind(o.kind.toStdString()))
+    o.error = QStringLiteral("--kind wants auto, llm or generic (got \"%1\")").arg(o.kind);
+  if (o.error.isEmpty() && p.isSet(opt.size)) o.error = checkSize(p.value(opt.size), o.size);
+  if (o.error.isEmpty() && p.isSet(opt.rangeMs)) o.error = checkRange(p.value(opt.rangeMs), o.rangeFromMs, o.rangeToMs);
+}
 }  // namespace
 
 bool hasDisplay() { return envSet("DISPLAY") || envSet("WAYLAND_DISPLAY") || envSet("QT_QPA_PLATFORM"); }
 
 GuiOptions parseGuiOptions(int argc, char** argv) {
-  GuiOptions o;
-  for (int i = 1; i < argc; ++i) {
+  QStringList args;
+  for (int i = 0; i < argc; ++i) {
     const QString a = QString::fromLocal8Bit(argv[i]);
-    auto value = [&](QString& out) {
-      if (i + 1 >= argc) {
-        o.error = QStringLiteral("%1 needs a value").arg(a);
-        return;
-      }
-      out = QString::fromLocal8Bit(argv[++i]);
-    };
-    if (a == QLatin1String("-h") || a == QLatin1String("--help"))
-      o.help = true;
-    else if (a == QLatin1String("-v") || a == QLatin1String("--version"))
-      o.version = true;
-    else if (a == QLatin1String("--split"))
-      o.split = true;
-    else if (a == QLatin1String("--dark"))
-      o.dark = true;
-    else if (a == QLatin1String("--partial"))
-      o.partial = true;
-    else if (a == QLatin1String("--kind")) {
-      value(o.kind);
-      if (o.error.isEmpty() && !analysis::parseWorkloadKind(o.kind.toStdString()))
-        o.error = QStringLiteral("--kind wants auto, llm or generic (got \"%1\")").arg(o.kind);
-    } else if (a == QLatin1String("--find"))
-      value(o.find);
-    else if (a == QLatin1String("--compare"))
-      value(o.compare);
-    else if (a == QLatin1String("--raise"))
-      value(o.raise);
-    else if (a == QLatin1String("--range-ms")) {
-      QString s;
-      value(s);
-      const QStringList ab = s.split(QLatin1Char(':'));
-      bool ok1 = false, ok2 = false;
-      if (ab.size() == 2) {
-        o.rangeFromMs = ab[0].toDouble(&ok1);
-        o.rangeToMs = ab[1].toDouble(&ok2);
-      }
-      if (!ok1 || !ok2 || o.rangeToMs <= o.rangeFromMs)
-        o.error = QStringLiteral("--range-ms wants A:B in ms from the trace start, A < B (got \"%1\")").arg(s);
-    } else if (a == QLatin1String("--select"))
-      value(o.selectMode);
-    else if (a == QLatin1String("--source"))
-      value(o.source);
-    else if (a == QLatin1String("--screenshot"))
-      value(o.screenshot);
-    else if (a == QLatin1String("--report"))
-      value(o.report);
-    else if (a == QLatin1String("--bench-timeline"))
-      value(o.benchTrace);
-    else if (a == QLatin1String("--bench-charts"))
-      value(o.benchCharts);
-    else if (a == QLatin1String("--bench-export"))
-      value(o.benchExport);
-    else if (a == QLatin1String("--size")) {
-      QString s;
-      value(s);
-      const QStringList wh = s.split(QLatin1Char('x'));
-      bool ok1 = false, ok2 = false;
-      if (wh.size() == 2) o.size = QSize(wh[0].toInt(&ok1), wh[1].toInt(&ok2));
-      if (!ok1 || !ok2 || o.size.width() < 200 || o.size.height() < 150 || o.size.width() > 8000 ||
-          o.size.height() > 8000)
-        o.error = QStringLiteral("--size wants WxH, e.g. 1920x1080 (got \"%1\")").arg(s);
-    } else if (a.startsWith(QLatin1String("-")) && a.size() > 1 && !a.startsWith(QLatin1String("-platform")) &&
-               !a.startsWith(QLatin1String("-style")) && !a.startsWith(QLatin1String("--style"))) {
-      o.error = QStringLiteral("unknown option %1").arg(a);
-    } else if (a.startsWith(QLatin1String("-platform")) || a.startsWith(QLatin1String("-style")) ||
-               a.startsWith(QLatin1String("--style"))) {
-      ++i;  // Qt's own options, handled by QApplication
-    } else if (o.input.isEmpty()) {
-      o.input = a;
-    } else {
-      o.error = QStringLiteral("more than one file given (%1)").arg(a);
+    if (i > 0 && isQtOption(a)) {
+      if (qtOptionTakesValue(a)) ++i;
+      continue;
     }
-    if (!o.error.isEmpty()) break;
+    args << a;
   }
+  QCommandLineParser p;
+  const Options opt;
+  opt.addTo(p);
+  GuiOptions o;
+  if (!p.parse(args)) {
+    o.error = p.errorText();
+    return o;
+  }
+  readOptions(p, opt, o);
   return o;
+}
+
+QString guiHelpText() {
+  // QCommandLineParser's help names the program after the application's argv[0].
+  int argc = 1;
+  char name[] = "steadyscope";
+  char* argv[] = {name, nullptr};
+  QCoreApplication app(argc, argv);
+  QCommandLineParser p;
+  Options().addTo(p);
+  return p.helpText() + QLatin1Char('\n') + QString::fromLatin1(kExamples);
 }
 
 int runSteadyscope(int argc, char** argv) {
   const GuiOptions o = parseGuiOptions(argc, argv);
   if (o.help) {
-    std::fputs(kUsage, stdout);
+    std::fputs(qPrintable(guiHelpText()), stdout);
     return 0;
   }
   if (o.version) {
@@ -209,9 +250,9 @@ int runSteadyscope(int argc, char** argv) {
   w.show();
   if (!o.input.isEmpty()) {
     if (QFileInfo(o.input).isDir())
-      w.openSplitDirectory(o.input, o.source);
+      w.controllers().review->openSplitDirectory(o.input, o.source);
     else if (o.partial)
-      w.openPartially(o.input);
+      w.controllers().open->openPartially(o.input);
     else
       w.openFile(o.input);
   }
@@ -231,9 +272,9 @@ int takeScreenshot(const GuiOptions& o) {
   if (o.input.isEmpty()) {
     // The welcome screen.
   } else if (QFileInfo(o.input).isDir()) {
-    w.openSplitDirectory(o.input, o.source);
+    w.controllers().review->openSplitDirectory(o.input, o.source);
   } else if (o.partial) {
-    w.openPartially(o.input);
+    w.controllers().open->openPartially(o.input);
   } else {
     w.openFile(o.input);
   }
@@ -246,15 +287,16 @@ int takeScreenshot(const GuiOptions& o) {
   // With --compare, what opening side A cost, to set beside what side B costs.
   if (!o.compare.isEmpty()) std::printf("open: %lld ms (load and timeline index)\n", opening.elapsed());
   if (!o.input.isEmpty() && !w.document() && !QFileInfo(o.input).isDir()) {
-    std::fprintf(stderr, "steadyscope: %s\n",
-                 qPrintable(w.lastError().isEmpty() ? QStringLiteral("nothing loaded") : w.lastError()));
+    std::fprintf(
+        stderr, "steadyscope: %s\n",
+        qPrintable(w.document().lastError().isEmpty() ? QStringLiteral("nothing loaded") : w.document().lastError()));
     return 1;
   }
   // --select alone on a split directory selects among its chunk files; on a
   // trace (or with --split) the split runs first.
-  const bool haveRows = !w.chunksPanel()->model()->chunks().isEmpty();
+  const bool haveRows = !w.document().rows().isEmpty();
   qint64 splitMs = -1;
-  if (!o.kind.isEmpty()) w.runPanel()->setKind(*analysis::parseWorkloadKind(o.kind.toStdString()));
+  if (!o.kind.isEmpty()) w.panes().run->setKind(*analysis::parseWorkloadKind(o.kind.toStdString()));
   if (w.document() && (o.split || !o.kind.isEmpty() || (!o.selectMode.isEmpty() && !haveRows))) {
     QElapsedTimer clock;
     clock.start();
@@ -266,17 +308,17 @@ int takeScreenshot(const GuiOptions& o) {
     splitMs = clock.elapsed();
   }
   if (!o.selectMode.isEmpty() && (w.document() || haveRows)) {
-    if (!w.selectMode(o.selectMode))
+    if (!w.controllers().split->selectMode(o.selectMode))
       std::fprintf(stderr, "steadyscope: --select %s: the split has no window for that mode\n",
                    qPrintable(o.selectMode));
   }
   if (w.document() && o.rangeToMs > o.rangeFromMs) {
-    const qint64 t0 = w.document().index->firstNs;
+    const qint64 t0 = w.document().index()->firstNs;
     w.selection()->setRange(t0 + qint64(o.rangeFromMs * 1e6), t0 + qint64(o.rangeToMs * 1e6));
   }
   if (w.document() && !o.find.isEmpty()) {
-    w.findEdit()->setText(o.find);
-    w.findNext();
+    w.panes().findEdit->setText(o.find);
+    w.controllers().find->findNext();
   }
   if (!o.compare.isEmpty() && !compareForScreenshot(w, o)) return 1;
   if (!o.raise.isEmpty() && !w.raiseDock(o.raise)) {
@@ -291,17 +333,18 @@ int takeScreenshot(const GuiOptions& o) {
 bool compareForScreenshot(MainWindow& w, const GuiOptions& o) {
   QElapsedTimer clock;
   clock.start();
-  w.compareWith(o.compare);
+  w.controllers().compare->compareWith(o.compare);
   const bool done = w.waitForJobs();
   std::printf("compare: %lld ms (load, timeline index and split of %s)\n", clock.elapsed(),
               qPrintable(QFileInfo(o.compare).fileName()));
-  if (!done || !w.compared()) {
-    std::fprintf(stderr, "steadyscope: --compare %s: %s\n", qPrintable(o.compare),
-                 qPrintable(w.lastError().isEmpty() ? QStringLiteral("not loaded") : w.lastError()));
+  if (!done || !w.document().compared()) {
+    std::fprintf(
+        stderr, "steadyscope: --compare %s: %s\n", qPrintable(o.compare),
+        qPrintable(w.document().lastError().isEmpty() ? QStringLiteral("not loaded") : w.document().lastError()));
     return false;
   }
   if (o.selectMode.isEmpty()) return true;
-  if (!w.compareModes(o.selectMode)) {
+  if (!w.controllers().compare->compareModes(o.selectMode)) {
     std::fprintf(stderr, "steadyscope: --compare: no %s chunk on both sides\n", qPrintable(o.selectMode));
     return false;
   }
@@ -313,7 +356,7 @@ int saveReport(MainWindow& w, const GuiOptions& o) {
     std::fprintf(stderr, "steadyscope: timed out gating %s\n", qPrintable(o.input));
     return 1;
   }
-  const QString error = w.saveReport(o.report, o.size);
+  const QString error = w.controllers().exporting->saveReport(o.report, o.size);
   if (!error.isEmpty()) {
     std::fprintf(stderr, "steadyscope: --report %s: %s\n", qPrintable(o.report), qPrintable(error));
     return 1;
@@ -333,7 +376,7 @@ int saveScreenshot(MainWindow& w, const GuiOptions& o, qint64 splitMs) {
   }
   std::printf("screenshot: %s (%dx%d)\ntitle: %s\nstatus: %s\n", qPrintable(o.screenshot), img.width(), img.height(),
               qPrintable(w.windowTitle()), qPrintable(w.statusText()));
-  if (w.currentResult() >= 0) std::printf("result: %s\n", qPrintable(w.resultBox()->currentText()));
+  if (w.document().currentResult() >= 0) std::printf("result: %s\n", qPrintable(w.panes().results->currentText()));
   if (splitMs >= 0) std::printf("split: %lld ms from Run split to the gate's verdicts\n", splitMs);
   return 0;
 }

@@ -34,8 +34,11 @@ struct GuiOptions {
   QString error;  // a usage error, one line
 };
 
-/// Parses argv without a QApplication (it decides which platform to use).
+/// Parses argv without a QApplication (it decides which platform to use);
+/// Qt's own options (-platform, -style) are left to QApplication.
 GuiOptions parseGuiOptions(int argc, char** argv);
+/// What --help prints: every option, then examples.
+QString guiHelpText();
 /// True when Qt can open a window: $DISPLAY, $WAYLAND_DISPLAY or $QT_QPA_PLATFORM is set.
 bool hasDisplay();
 /// The whole program; returns the exit status.

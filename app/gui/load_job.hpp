@@ -1,8 +1,8 @@
 #pragma once
-// The load job: loadTrace + buildTimelineIndex, run by a JobRunner off the
+// The load job: loadTrace + buildTimelineIndex, run by a JobLane off the
 // GUI thread, and the words for its stages in the status bar.
 #include "common/trace_document.hpp"
-#include "job_runner.hpp"
+#include "job_lane.hpp"
 
 #include <QString>
 
@@ -22,7 +22,7 @@ struct LoadOutcome {
 /// nullopt: cancelled.
 std::optional<LoadOutcome> loadDocument(const std::string& path, JobContext& ctx, bool allowPartial = false);
 
-/// The loader's stage in words, its bytes and events (JobRunner::StageText).
+/// The loader's stage in words, its bytes and events (JobLane::StageText).
 JobProgress loadProgress(const JobControl& c);
 
 }  // namespace steadyscope::app

@@ -265,7 +265,7 @@ QWidget* RunPanel::createButtons() {
   return w;
 }
 
-void RunPanel::showJob(const JobRunner* runner) {
+void RunPanel::showJob(const JobLane* runner) {
   const bool running = runner && runner->isRunning();
   for (QWidget* x :
        {static_cast<QWidget*>(progress_), static_cast<QWidget*>(cancel_), static_cast<QWidget*>(progressLabel_)})

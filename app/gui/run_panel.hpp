@@ -5,7 +5,7 @@
 // threshold, margin, strict), the Run and "Copy as command" buttons, and the
 // running split's progress with Cancel. It only holds the options; the window
 // runs the split (the kind's "auto" is decided in core, on the trace).
-#include "job_runner.hpp"
+#include "job_lane.hpp"
 
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/analysis/workload_kind.hpp>
@@ -49,7 +49,7 @@ class RunPanel : public QWidget {
   QPushButton* runButton() const { return run_; }
 
   /// Shows the split runner's progress (and Cancel) while it runs.
-  void showJob(const JobRunner* runner);
+  void showJob(const JobLane* runner);
 
  signals:
   void splitOptionsChanged();

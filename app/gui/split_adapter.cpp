@@ -286,4 +286,14 @@ int locateDirectoryRows(const SplitView& plan, QVector<widgets::ChunkRow>& rows,
   return placed;
 }
 
+void addWindowFigures(const widgets::TraceDocument& doc, QVector<widgets::ChunkRow>& rows) {
+  if (!doc || doc.index->devices.empty()) return;
+  for (widgets::ChunkRow& c : rows) {
+    if (c.endNs <= c.beginNs || c.busyWindow >= 0) continue;
+    const timeline::ChunkFigures f = timeline::computeChunkFigures(*doc.trace, *doc.index, c.beginNs, c.endNs, {});
+    if (const auto* d = f.worstWindow()) c.busyWindow = d->windowRatio();
+    if (const auto* d = f.worstGap()) c.longestGapNs = d->longestGapNs;
+  }
+}
+
 }  // namespace steadyscope::app

@@ -3,6 +3,7 @@
 // the panes show: timeline overlays (steps coloured by kind, steady regions,
 // the chosen window of every mode) and chunk-table rows. Pure; runs on the
 // worker thread next to the split itself.
+#include "common/trace_document.hpp"
 #include "gate_adapter.hpp"
 #include "panels/split_view_data.hpp"
 
@@ -77,5 +78,9 @@ std::optional<DirectoryPlacement> placeDirectory(const TracePtr& trace, const ti
 /// have the plan's steps and one band per row, in row order (a row without a
 /// match gets an empty band). Returns how many rows were placed.
 int locateDirectoryRows(const SplitView& plan, QVector<widgets::ChunkRow>& rows, timeline::TimelineOverlays& out);
+
+/// Rows that know their CPU window but not its figures (a split directory's)
+/// get the window's busy ratio and longest gap from `doc`'s timeline coverage.
+void addWindowFigures(const widgets::TraceDocument& doc, QVector<widgets::ChunkRow>& rows);
 
 }  // namespace steadyscope::app

@@ -1,6 +1,10 @@
 #include "theme.hpp"
 
+#include "app_settings.hpp"
+
+#include <QActionGroup>
 #include <QApplication>
+#include <QMenu>
 #include <QPalette>
 #include <QStyle>
 #include <QStyleFactory>
@@ -89,5 +93,26 @@ void applyTheme(Theme t, bool fromCommandLine) {
 }
 
 Theme currentTheme() { return current(); }
+
+void addThemeMenu(QMenu* view, AppSettings* settings) {
+  static constexpr const char* kThemeKey = "view/theme";
+  QMenu* theme = view->addMenu(QObject::tr("&Theme"));
+  auto* group = new QActionGroup(theme);
+  const Theme saved = themeFromName(settings->raw().value(QLatin1String(kThemeKey)).toString());
+  for (auto [t, text] :
+       {std::pair{Theme::System, QObject::tr("Follow the &desktop")}, std::pair{Theme::Light, QObject::tr("&Light")},
+        std::pair{Theme::Dark, QObject::tr("&Dark")}}) {
+    QAction* a = theme->addAction(text);
+    a->setCheckable(true);
+    a->setObjectName(QStringLiteral("action.theme.") + themeName(t));
+    a->setChecked(t == saved);
+    group->addAction(a);
+    QObject::connect(a, &QAction::triggered, theme, [settings, t = t] {
+      settings->raw().setValue(QLatin1String(kThemeKey), themeName(t));
+      applyTheme(t);
+    });
+  }
+  if (saved != Theme::System) applyTheme(saved);  // --dark, given first, wins for the run
+}
 
 }  // namespace steadyscope::app

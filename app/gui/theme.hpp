@@ -20,3 +20,14 @@ void applyTheme(Theme t, bool fromCommandLine = false);
 Theme currentTheme();
 
 }  // namespace steadyscope::app
+
+class QMenu;
+
+namespace steadyscope::app {
+
+class AppSettings;
+
+/// View ▸ Theme: the three choices, the saved one checked and applied.
+void addThemeMenu(QMenu* view, AppSettings* settings);
+
+}  // namespace steadyscope::app

@@ -2,7 +2,14 @@
 // Helpers shared by the offscreen window tests: temporary settings, waiting
 // for the window's jobs (QTRY, never a hand-written event loop) and holding a
 // job at a named stage.
+#include "compare_controller.hpp"
+#include "export_controller.hpp"
+#include "find_controller.hpp"
 #include "main_window.hpp"
+#include "open_controller.hpp"
+#include "review_controller.hpp"
+#include "run_panel.hpp"
+#include "split_controller.hpp"
 
 #include <QProcess>
 #include <QSettings>
@@ -38,7 +45,7 @@ inline std::unique_ptr<AppSettings> tempSettings(const QString& file) {
 }
 
 /// Holds a job at a named stage: installed with
-/// JobRunner::setStageObserverForTests, its observer (on the job thread)
+/// JobLane::setStageObserverForTests, its observer (on the job thread)
 /// marks the stage reached and waits for release(). It waits at most
 /// `maxHold`, so a runner that wrongly runs the job on the GUI thread fails
 /// the test instead of hanging it. The destructor releases.

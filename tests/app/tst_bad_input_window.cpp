@@ -35,7 +35,7 @@ class TstBadInputWindow : public QObject {
     MainWindow w(tempSettings(tmp.filePath(QStringLiteral("s.ini"))));
     w.show();
     STEADYSCOPE_OPEN_AND_WAIT(w, QStringLiteral(STEADYSCOPE_SOURCE_DIR "/resources/sample/vllm_sample.json.gz"));
-    const TracePtr before = w.document().trace;
+    const TracePtr before = w.document().trace();
     QVERIFY(before);
     const QString status = w.statusText(), title = w.windowTitle();
     const QString path = tmp.filePath(fileName.endsWith('/') ? fileName.chopped(1) : fileName);
@@ -44,12 +44,12 @@ class TstBadInputWindow : public QObject {
     else
       testfiles::writeFile(path.toStdString(), content.toStdString());
     STEADYSCOPE_OPEN_AND_WAIT(w, path);
-    QVERIFY2(w.lastError().contains(QFileInfo(path).fileName()), qPrintable(w.lastError()));
+    QVERIFY2(w.document().lastError().contains(QFileInfo(path).fileName()), qPrintable(w.document().lastError()));
     auto* box = w.findChild<QMessageBox*>();
     QVERIFY(box && box->isVisible());
-    QVERIFY2(box->text().startsWith(w.lastError()), qPrintable(box->text()));
+    QVERIFY2(box->text().startsWith(w.document().lastError()), qPrintable(box->text()));
     box->close();
-    QCOMPARE(w.document().trace, before);
+    QCOMPARE(w.document().trace(), before);
     QCOMPARE(w.statusText(), status);
     QCOMPARE(w.windowTitle(), title);
   }
@@ -61,8 +61,8 @@ class TstBadInputWindow : public QObject {
     const QString path = tmp.filePath(QStringLiteral("empty.json"));
     testfiles::writeFile(path.toStdString(), "{\"traceEvents\":[]}");
     STEADYSCOPE_OPEN_AND_WAIT(w, path);
-    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
-    QVERIFY(w.document().trace);
+    QVERIFY2(w.document().lastError().isEmpty(), qPrintable(w.document().lastError()));
+    QVERIFY(w.document().trace());
     QVERIFY2(w.statusText().contains(QStringLiteral("no events: the trace's event list is empty")),
              qPrintable(w.statusText()));
   }
@@ -82,22 +82,22 @@ class TstBadInputWindow : public QObject {
     const QString path = tmp.filePath(fileName);
     testfiles::writeFile(path.toStdString(), bytes.substr(0, bytes.size() * 6 / 10));
     STEADYSCOPE_OPEN_AND_WAIT(w, path);
-    QVERIFY(!w.document().trace);
+    QVERIFY(!w.document().trace());
     QVERIFY(w.errorBox() && w.errorBox()->isVisible());
     auto* part = w.errorBox()->findChild<QPushButton*>(QStringLiteral("openPartial"));
     QVERIFY2(part, "a file that ends early offers to open the part that was read");
     part->click();
     STEADYSCOPE_WAIT_IDLE(w);
-    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
-    const TracePtr t = w.document().trace;
+    QVERIFY2(w.document().lastError().isEmpty(), qPrintable(w.document().lastError()));
+    const TracePtr t = w.document().trace();
     QVERIFY(t && t->partial);
     QVERIFY(t->size() > 100 && t->size() < 801);  // the complete events before the cut
     QVERIFY2(w.windowTitle().contains(QStringLiteral("(partial)")), qPrintable(w.windowTitle()));
     QVERIFY2(w.statusText().contains(QStringLiteral("partial")), qPrintable(w.statusText()));
     w.runSplit();
     QVERIFY(w.isIdle());  // refused before any job starts
-    QVERIFY2(w.lastError().contains(QStringLiteral("needs the whole trace")), qPrintable(w.lastError()));
-    QVERIFY(w.results().empty());
+    QVERIFY2(w.document().lastError().contains(QStringLiteral("needs the whole trace")), qPrintable(w.document().lastError()));
+    QVERIFY(w.document().results().empty());
   }
 
   void hostileDirectoryInTheWindow_data() {
@@ -116,10 +116,10 @@ class TstBadInputWindow : public QObject {
     const auto before = gatetest::timesOf(h.decoy);
     MainWindow w(tempSettings(tmp.filePath(QStringLiteral("s.ini"))));
     w.show();
-    w.openSplitDirectory(h.dir);
+    w.controllers().review->openSplitDirectory(h.dir);
     STEADYSCOPE_WAIT_IDLE(w);
-    QVERIFY2(w.shownGate().has_value(), qPrintable(w.lastError()));
-    const auto& findings = w.shownGate()->findings;
+    QVERIFY2(w.document().shownGate().has_value(), qPrintable(w.document().lastError()));
+    const auto& findings = w.document().shownGate()->findings;
     QVERIFY2(std::any_of(findings.begin(), findings.end(), [&](const auto& f) { return f.code == code.toStdString(); }),
              qPrintable(QStringLiteral("no finding ") + code));
     QVERIFY(gatetest::decoyUntouched(h, before));
@@ -137,9 +137,9 @@ class TstBadInputWindow : public QObject {
     std::vector<long> at;  // RssAnon after cycles 5, 20, 35 and 50
     for (int k = 1; k <= 50; ++k) {
       STEADYSCOPE_OPEN_AND_WAIT(w, path);
-      QVERIFY(w.document().trace);
-      w.closeTrace();
-      QVERIFY(!w.document().trace);
+      QVERIFY(w.document().trace());
+      w.controllers().open->closeTrace();
+      QVERIFY(!w.document().trace());
       if (k % 15 == 5) at.push_back(sstest::rssAnonKiB());
     }
     QCOMPARE(at.size(), size_t(4));

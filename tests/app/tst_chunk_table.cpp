@@ -291,20 +291,20 @@ class TstChunkTable : public QObject {
     STEADYSCOPE_WAIT_IDLE(w);
     QTRY_VERIFY(w.selection()->chunk() >= 0);
     STEADYSCOPE_WAIT_IDLE(w);
-    QVERIFY(w.shownGate());
+    QVERIFY(w.document().shownGate());
     QVector<int> expected;
-    for (const gate::Finding& f : w.shownGate()->findings)
+    for (const gate::Finding& f : w.document().shownGate()->findings)
       if (f.code == "steps_without_gpu_work")
         for (const JsonValue& v : f.details.find("empty_step_indices")->items()) expected << int(v.asDouble());
     QVERIFY2(!expected.isEmpty(), "the chunk has steps without GPU work");
-    const ChunkRow& row = w.chunksPanel()->model()->chunks()[w.selection()->chunk()];
+    const ChunkRow& row = w.panes().chunks->model()->chunks()[w.selection()->chunk()];
     QVERIFY(row.findingsWarn);
     // The first thing the pane says is the verdict, in plain words, without spec references.
-    const QString text = w.explanationPanel()->text();
+    const QString text = w.panes().explanation->text();
     QVERIFY2(text.section(QLatin1Char('\n'), 0, 4).contains(QStringLiteral("accepted")), qPrintable(text.left(300)));
     QVERIFY(!text.section(QStringLiteral("Pipeline result"), 0, 0).contains(QStringLiteral("§")));
     // Click the link where it is drawn.
-    QTextBrowser* b = w.explanationPanel()->browser();
+    QTextBrowser* b = w.panes().explanation->browser();
     QTextCursor link;
     for (QTextBlock blk = b->document()->begin(); blk.isValid() && link.isNull(); blk = blk.next())
       for (auto it = blk.begin(); !it.atEnd(); ++it)
@@ -321,15 +321,15 @@ class TstChunkTable : public QObject {
     QTest::mouseClick(b->viewport(), Qt::LeftButton, {}, r.center());
     QTRY_VERIFY(!w.selection()->markedSteps().isEmpty());
     QVector<int> marked;
-    for (int pos : w.selection()->markedSteps()) marked << w.document().overlays->steps[size_t(pos)].index;
+    for (int pos : w.selection()->markedSteps()) marked << w.document().overlays()->steps[size_t(pos)].index;
     std::sort(expected.begin(), expected.end());
     QCOMPARE(marked, expected);
-    QCOMPARE(w.document().overlays->steps[size_t(w.selection()->step())].index, expected.first());
+    QCOMPARE(w.document().overlays()->steps[size_t(w.selection()->step())].index, expected.first());
     // Passing bookkeeping rules are folded until asked for.
-    QVERIFY(!w.explanationPanel()->bookkeepingShown());
+    QVERIFY(!w.panes().explanation->bookkeepingShown());
     QVERIFY(!text.contains(QStringLiteral("in-memory row")));
-    w.explanationPanel()->openLink(QUrl(QStringLiteral("fold:")));
-    QVERIFY(w.explanationPanel()->text().contains(QStringLiteral("in-memory row")));
+    w.panes().explanation->openLink(QUrl(QStringLiteral("fold:")));
+    QVERIFY(w.panes().explanation->text().contains(QStringLiteral("in-memory row")));
   }
 
   // Selecting a chunk: the band is in its mode's row, its steps' GPU spans are on the overlay, and
@@ -341,15 +341,15 @@ class TstChunkTable : public QObject {
     STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
     QTRY_VERIFY(w.selection()->chunk() >= 0);
     STEADYSCOPE_WAIT_IDLE(w);
-    const auto& ov = *w.document().overlays;
+    const auto& ov = *w.document().overlays();
     QCOMPARE(ov.chunkRowCount(), int(ov.chunks.size()));  // one mode each: one row each
     const int c = w.selection()->chunk();
-    const ChunkRow& row = w.chunksPanel()->model()->chunks()[c];
+    const ChunkRow& row = w.panes().chunks->model()->chunks()[c];
     QCOMPARE(int(ov.chunks[size_t(c)].gpuSpans.size()), row.stepCount);  // one device: one span per step with GPU work
     int64_t spanSum = 0;
     for (const auto& sp : ov.chunks[size_t(c)].gpuSpans) spanSum += sp.endNs - sp.beginNs;
     QVERIFY(std::abs(double(spanSum) / 1000.0 - row.gpuTimeUs) < 1.0 + 1e-6 * row.gpuTimeUs);
-    const QString details = w.detailsPanel()->text();
+    const QString details = w.panes().details->text();
     QVERIFY2(details.contains(QStringLiteral("Top kernels by GPU time")), qPrintable(details));
     QVERIFY(details.contains(QStringLiteral("busy (window)")));
   }
@@ -372,13 +372,13 @@ class TstChunkTable : public QObject {
     }
     MainWindow w(testsupport::tempSettings(tmp_->filePath(QStringLiteral("s4.ini"))));
     w.show();
-    w.openSplitDirectory(out, sample);
+    w.controllers().review->openSplitDirectory(out, sample);
     STEADYSCOPE_WAIT_IDLE(w);
-    QTRY_VERIFY_WITH_TIMEOUT(w.document().overlays && !w.document().overlays->chunks.empty(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.document().overlays() && !w.document().overlays()->chunks.empty(), 60000);
     STEADYSCOPE_WAIT_IDLE(w);
-    const QVector<ChunkRow> review = w.chunksPanel()->model()->chunks();
+    const QVector<ChunkRow> review = w.panes().chunks->model()->chunks();
     QVERIFY(review.size() >= 3);
-    const auto& ov = *w.document().overlays;
+    const auto& ov = *w.document().overlays();
     QVERIFY(!ov.steps.empty());
     QCOMPARE(int(ov.chunks.size()), int(review.size()));
     ChunkModel m;
@@ -392,31 +392,31 @@ class TstChunkTable : public QObject {
           QVERIFY2(m.index(i, c).data().toString() != QStringLiteral("–"),
                    qPrintable(r.file + QStringLiteral(" column ") + ChunkModel::headerText(c)));
     }
-    QCOMPARE(w.results().size(), size_t(1));
+    QCOMPARE(w.document().results().size(), size_t(1));
     // A fresh split is a second result; the review stays, with its own verdicts.
-    w.thresholdBox()->setValue(0.7);  // the mixed chunk (0.768) passes, decode_only (0.566) does not
+    w.panes().run->thresholdBox()->setValue(0.7);  // the mixed chunk (0.768) passes, decode_only (0.566) does not
     STEADYSCOPE_WAIT_IDLE(w);
-    const QVector<ChunkRow> reviewAt07 = w.chunksPanel()->model()->chunks();
+    const QVector<ChunkRow> reviewAt07 = w.panes().chunks->model()->chunks();
     w.runSplit();
     STEADYSCOPE_WAIT_IDLE(w);
-    QCOMPARE(w.results().size(), size_t(2));
-    QCOMPARE(w.currentResult(), 1);
-    QVERIFY(w.gateSource() && w.gateSource()->kind == GateSource::Kind::Live);
-    QVERIFY(w.resultBox()->isEnabled());
-    w.showResult(0);
+    QCOMPARE(w.document().results().size(), size_t(2));
+    QCOMPARE(w.document().currentResult(), 1);
+    QVERIFY(w.document().gateSource() && w.document().gateSource()->kind == GateSource::Kind::Live);
+    QVERIFY(w.panes().results->isEnabled());
+    w.controllers().split->showResult(0);
     STEADYSCOPE_WAIT_IDLE(w);
-    QVERIFY(w.gateSource() && w.gateSource()->kind == GateSource::Kind::Directory);
-    const QVector<ChunkRow> back = w.chunksPanel()->model()->chunks();
+    QVERIFY(w.document().gateSource() && w.document().gateSource()->kind == GateSource::Kind::Directory);
+    const QVector<ChunkRow> back = w.panes().chunks->model()->chunks();
     QCOMPARE(back.size(), reviewAt07.size());
     for (int i = 0; i < back.size(); ++i) {
       QCOMPARE(back[i].file, reviewAt07[i].file);
       QCOMPARE(int(back[i].verdict), int(reviewAt07[i].verdict));
       QCOMPARE(back[i].events, reviewAt07[i].events);
     }
-    w.showResult(1);
+    w.controllers().split->showResult(1);
     STEADYSCOPE_WAIT_IDLE(w);
-    QVERIFY(w.gateSource()->kind == GateSource::Kind::Live);
-    QCOMPARE(w.chunksPanel()->model()->chunks().size(), w.results()[1].rows.size());
+    QVERIFY(w.document().gateSource()->kind == GateSource::Kind::Live);
+    QCOMPARE(w.panes().chunks->model()->chunks().size(), w.document().results()[1].rows.size());
   }
 
   void copyTwoRowsAsTsv() {
@@ -444,21 +444,21 @@ class TstChunkTable : public QObject {
     if (!QFileInfo::exists(sample)) QSKIP("the bundled sample trace is not there yet");
     MainWindow w(testsupport::tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
     STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
-    QTableView* v = w.chunksPanel()->view();
+    QTableView* v = w.panes().chunks->view();
     QVERIFY(v->model()->rowCount() > 1);
     // On open the mode the pipeline asks for (auto: mixed for a serving trace) is marked and selected.
     QTRY_VERIFY(w.selection()->chunk() >= 0);
     STEADYSCOPE_WAIT_IDLE(w);
-    const ChunkRow& opened = w.chunksPanel()->model()->chunks()[w.selection()->chunk()];
+    const ChunkRow& opened = w.panes().chunks->model()->chunks()[w.selection()->chunk()];
     QCOMPARE(opened.mode, QStringLiteral("mixed"));
     QVERIFY(opened.requested);
-    QVERIFY(w.chunksPanel()->model()->index(w.selection()->chunk(), ChunkModel::ModeColumn).data().toString().startsWith(
+    QVERIFY(w.panes().chunks->model()->index(w.selection()->chunk(), ChunkModel::ModeColumn).data().toString().startsWith(
         QStringLiteral("▶")));
     for (int r = v->model()->rowCount() - 1; r >= 0; --r) {
       v->setCurrentIndex(v->model()->index(r, 0));
       const int src = w.selection()->chunk();
-      const ChunkRow& c = w.chunksPanel()->model()->chunks()[src];
-      const timeline::ViewControl& vc = w.timeline()->viewControl();
+      const ChunkRow& c = w.panes().chunks->model()->chunks()[src];
+      const timeline::ViewControl& vc = w.panes().timeline->viewControl();
       const double b = double(vc.origin()) + vc.beginRel(), e = double(vc.origin()) + vc.endRel();
       const double span = double(c.endNs - c.beginNs);
       QVERIFY2(b <= double(c.beginNs) && e >= double(c.endNs), qPrintable(c.mode));

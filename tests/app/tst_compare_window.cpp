@@ -38,7 +38,7 @@ int run(const QString& program, const QStringList& args) {
 
 /// Selects model rows `rows` of the chunk table (view order follows the model's while unsorted).
 void selectRows(MainWindow& w, const QVector<int>& rows) {
-  QTableView* v = w.chunksPanel()->view();
+  QTableView* v = w.panes().chunks->view();
   v->clearSelection();
   auto* proxy = v->model();
   for (int r : rows) {
@@ -49,7 +49,7 @@ void selectRows(MainWindow& w, const QVector<int>& rows) {
 
 /// The compared trace's first row whose mode is `mode`, as a model row of the table; -1: none.
 int comparedRowOf(const MainWindow& w, const QString& mode) {
-  const ChunkModel* m = w.chunksPanel()->model();
+  const ChunkModel* m = w.panes().chunks->model();
   for (int r = int(m->chunks().size()); r < m->rowCount(); ++r)
     if (m->rowAt(r).mode == mode) return r;
   return -1;
@@ -73,25 +73,25 @@ class TestCompareWindow : public QObject {
   void twoSelectedRowsCompare() {
     MainWindow w(app::testsupport::tempSettings(settings("rows.ini")));
     STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
-    const auto& rows = w.chunksPanel()->model()->chunks();
+    const auto& rows = w.panes().chunks->model()->chunks();
     QVERIFY(rows.size() >= 2);
     selectRows(w, {0});
-    QVERIFY(!w.compareSelectedRows());  // one row is not a pair
+    QVERIFY(!w.controllers().compare->compareSelectedRows(w.panes().chunks->selectedModelRows()));  // one row is not a pair
     QVERIFY(w.messageText().contains(QStringLiteral("two chunks")));
     selectRows(w, {0, 1});
-    QVERIFY(w.compareSelectedRows());
-    QVERIFY(w.side(0) && w.side(1));
-    QVERIFY(QString::fromStdString(w.side(0)->input.label).startsWith(rows[0].mode));
-    QVERIFY(QString::fromStdString(w.side(1)->input.label).startsWith(rows[1].mode));
-    QCOMPARE(w.side(0)->input.beginNs, rows[0].beginNs);
-    QCOMPARE(w.side(1)->input.endNs, rows[1].endNs);
-    const auto* figures = w.abPanel()->figuresModel();
+    QVERIFY(w.controllers().compare->compareSelectedRows(w.panes().chunks->selectedModelRows()));
+    QVERIFY(w.document().side(0) && w.document().side(1));
+    QVERIFY(QString::fromStdString(w.document().side(0)->input.label).startsWith(rows[0].mode));
+    QVERIFY(QString::fromStdString(w.document().side(1)->input.label).startsWith(rows[1].mode));
+    QCOMPARE(w.document().side(0)->input.beginNs, rows[0].beginNs);
+    QCOMPARE(w.document().side(1)->input.endNs, rows[1].endNs);
+    const auto* figures = w.panes().ab->figuresModel();
     QVERIFY(figures->rowCount() > 0);
     QVERIFY(figures->headerData(1, Qt::Horizontal, Qt::ToolTipRole).toString().contains(rows[0].mode));
-    QVERIFY(w.abPanel()->kernelModel()->rowCount() > 0);
+    QVERIFY(w.panes().ab->kernelModel()->rowCount() > 0);
     // The chunk table's right-click menu offers the comparison.
     QStringList menu;
-    for (QAction* a : w.chunksPanel()->view()->actions()) menu << a->text().remove(QLatin1Char('&'));
+    for (QAction* a : w.panes().chunks->view()->actions()) menu << a->text().remove(QLatin1Char('&'));
     QVERIFY2(menu.contains(QStringLiteral("Compare the two selected chunks")), qPrintable(menu.join(QLatin1Char('|'))));
     QVERIFY(menu.contains(QStringLiteral("Use the selection as A")));
   }
@@ -99,25 +99,25 @@ class TestCompareWindow : public QObject {
   // A step and a range of the open trace as the two sides: each side is its window.
   void stepAndRangeAreSides() {
     MainWindow w(app::testsupport::tempSettings(settings("steps.ini")));
-    QVERIFY(!w.useSelectionAs(0));  // nothing to pick yet
+    QVERIFY(!w.controllers().compare->useSelectionAs(0));  // nothing to pick yet
     QVERIFY(w.messageText().contains(QStringLiteral("Select a chunk")));
     STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
-    const auto& steps = w.document().overlays->steps;
+    const auto& steps = w.document().overlays()->steps;
     QVERIFY(steps.size() >= 4);
     w.selection()->setStep(2);
-    QVERIFY(w.useSelectionAs(0));
-    QVERIFY(!w.side(1));
-    QVERIFY(w.abPanel()->figuresModel()->rowCount() == 0);  // waits for B
+    QVERIFY(w.controllers().compare->useSelectionAs(0));
+    QVERIFY(!w.document().side(1));
+    QVERIFY(w.panes().ab->figuresModel()->rowCount() == 0);  // waits for B
     const qint64 b = steps[1].beginNs, e = steps[3].endNs;
     w.selection()->setRange(b, e);
-    QVERIFY(w.useSelectionAs(1));
-    QCOMPARE(w.side(0)->input.beginNs, steps[2].beginNs);
-    QCOMPARE(w.side(0)->input.endNs, steps[2].endNs);
-    QCOMPARE(w.side(1)->input.beginNs, b);
-    QCOMPARE(w.side(1)->input.endNs, e);
-    QVERIFY(QString::fromStdString(w.side(0)->input.label).startsWith(QStringLiteral("step ")));
-    QVERIFY(QString::fromStdString(w.side(1)->input.label).startsWith(QStringLiteral("range ")));
-    QVERIFY(w.abPanel()->figuresModel()->rowCount() > 0);
+    QVERIFY(w.controllers().compare->useSelectionAs(1));
+    QCOMPARE(w.document().side(0)->input.beginNs, steps[2].beginNs);
+    QCOMPARE(w.document().side(0)->input.endNs, steps[2].endNs);
+    QCOMPARE(w.document().side(1)->input.beginNs, b);
+    QCOMPARE(w.document().side(1)->input.endNs, e);
+    QVERIFY(QString::fromStdString(w.document().side(0)->input.label).startsWith(QStringLiteral("step ")));
+    QVERIFY(QString::fromStdString(w.document().side(1)->input.label).startsWith(QStringLiteral("range ")));
+    QVERIFY(w.panes().ab->figuresModel()->rowCount() > 0);
   }
 
   // The sample compared with itself: its chunks join the table under its name, and a chunk against its
@@ -125,23 +125,23 @@ class TestCompareWindow : public QObject {
   void comparedTraceJoinsTheTable() {
     MainWindow w(app::testsupport::tempSettings(settings("self.ini")));
     STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
-    const int own = int(w.chunksPanel()->model()->chunks().size());
+    const int own = int(w.panes().chunks->model()->chunks().size());
     const QString copy = tmp_->filePath(QStringLiteral("copy-") + QFileInfo(kSample).fileName());
     QVERIFY(QFile::copy(kSample, copy));
-    w.compareWith(copy);
+    w.controllers().compare->compareWith(copy);
     STEADYSCOPE_WAIT_IDLE(w);
-    QVERIFY(w.compared());
-    const ChunkModel* m = w.chunksPanel()->model();
-    QCOMPARE(m->rowCount(), own + int(w.compared()->rows.size()));
-    QCOMPARE(int(w.compared()->rows.size()), own);
+    QVERIFY(w.document().compared());
+    const ChunkModel* m = w.panes().chunks->model();
+    QCOMPARE(m->rowCount(), own + int(w.document().compared()->rows.size()));
+    QCOMPARE(int(w.document().compared()->rows.size()), own);
     QVERIFY(m->data(m->index(own, ChunkModel::ModeColumn), Qt::DisplayRole)
                 .toString()
                 .contains(QFileInfo(copy).fileName()));
     QCOMPARE(int(m->chunks().size()), own);  // the open trace's rows are still the selection's chunks
     selectRows(w, {0, own});
-    QVERIFY(w.compareSelectedRows());
-    QVERIFY(w.side(0)->trace != w.side(1)->trace);
-    const auto& deltas = w.abPanel()->kernelModel()->deltas();
+    QVERIFY(w.controllers().compare->compareSelectedRows(w.panes().chunks->selectedModelRows()));
+    QVERIFY(w.document().side(0)->trace != w.document().side(1)->trace);
+    const auto& deltas = w.panes().ab->kernelModel()->deltas();
     QVERIFY(!deltas.empty());
     for (const auto& d : deltas) {
       QVERIFY2(!d.onlyA() && !d.onlyB(), d.name.c_str());
@@ -149,15 +149,15 @@ class TestCompareWindow : public QObject {
       QCOMPARE(d.countA, d.countB);
     }
     // Picking a compared row selects no chunk of the open trace; it can be a side by itself.
-    w.chunksPanel()->view()->setCurrentIndex(w.chunksPanel()->view()->model()->index(own, 0));
+    w.panes().chunks->view()->setCurrentIndex(w.panes().chunks->view()->model()->index(own, 0));
     QCOMPARE(w.selection()->chunk(), -1);
-    QVERIFY(w.useSelectionAs(0));
-    QCOMPARE(w.side(0)->trace, w.side(1)->trace);
+    QVERIFY(w.controllers().compare->useSelectionAs(0));
+    QCOMPARE(w.document().side(0)->trace, w.document().side(1)->trace);
     // Closing the open trace ends the comparison.
-    w.closeTrace();
-    QVERIFY(!w.compared());
-    QCOMPARE(w.chunksPanel()->model()->rowCount(), 0);
-    QVERIFY(!w.side(0) && !w.side(1));
+    w.controllers().open->closeTrace();
+    QVERIFY(!w.document().compared());
+    QCOMPARE(w.panes().chunks->model()->rowCount(), 0);
+    QVERIFY(!w.document().side(0) && !w.document().side(1));
   }
 
   // A split directory's chunk files are sides: each row is one file, read whole.
@@ -170,40 +170,40 @@ class TestCompareWindow : public QObject {
     QVERIFY(!files.isEmpty());
     MainWindow w(app::testsupport::tempSettings(settings("dir.ini")));
     STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
-    w.compareWith(dir);
+    w.controllers().compare->compareWith(dir);
     STEADYSCOPE_WAIT_IDLE(w);
-    QVERIFY(w.compared());
-    QCOMPARE(int(w.compared()->rows.size()), int(files.size()));
-    for (const auto& r : w.compared()->rows) {
+    QVERIFY(w.document().compared());
+    QCOMPARE(int(w.document().compared()->rows.size()), int(files.size()));
+    for (const auto& r : w.document().compared()->rows) {
       QVERIFY(files.contains(r.file));
       QVERIFY(r.events > 0);
       QVERIFY(r.endNs > r.beginNs);
     }
-    const QString mode = w.chunksPanel()->model()->chunks()[0].mode;
+    const QString mode = w.panes().chunks->model()->chunks()[0].mode;
     const int other = comparedRowOf(w, mode);
     QVERIFY(other >= 0);
     selectRows(w, {0, other});
-    QVERIFY(w.compareSelectedRows());
-    QVERIFY(w.abPanel()->kernelModel()->rowCount() > 0);
+    QVERIFY(w.controllers().compare->compareSelectedRows(w.panes().chunks->selectedModelRows()));
+    QVERIFY(w.panes().ab->kernelModel()->rowCount() > 0);
   }
 
   // A file that is not a trace: its message, no compared rows, the open trace's table as it was.
   void notATraceIsRefused() {
     MainWindow w(app::testsupport::tempSettings(settings("bad.ini")));
     STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
-    const int own = w.chunksPanel()->model()->rowCount();
+    const int own = w.panes().chunks->model()->rowCount();
     const QString bad = tmp_->filePath(QStringLiteral("notes.json"));
     QFile f(bad);
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write("this is not JSON");
     f.close();
-    w.compareWith(bad);
+    w.controllers().compare->compareWith(bad);
     STEADYSCOPE_WAIT_IDLE(w);
-    QVERIFY(!w.compared());
-    QVERIFY(w.lastError().contains(QStringLiteral("notes.json")));
+    QVERIFY(!w.document().compared());
+    QVERIFY(w.document().lastError().contains(QStringLiteral("notes.json")));
     QVERIFY(w.errorBox());
     w.errorBox()->close();
-    QCOMPARE(w.chunksPanel()->model()->rowCount(), own);
+    QCOMPARE(w.panes().chunks->model()->rowCount(), own);
   }
 
   // A side keeps its trace only while the window shows it: opening another trace drops it.
@@ -211,11 +211,11 @@ class TestCompareWindow : public QObject {
     MainWindow w(app::testsupport::tempSettings(settings("stale.ini")));
     STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
     selectRows(w, {0, 1});
-    QVERIFY(w.compareSelectedRows());
+    QVERIFY(w.controllers().compare->compareSelectedRows(w.panes().chunks->selectedModelRows()));
     const QString copy = tmp_->filePath(QStringLiteral("other-") + QFileInfo(kSample).fileName());
     QVERIFY(QFile::copy(kSample, copy));
     STEADYSCOPE_OPEN_AND_WAIT(w, copy);
-    QVERIFY(!w.side(0) && !w.side(1));
+    QVERIFY(!w.document().side(0) && !w.document().side(1));
   }
 };
 

@@ -137,7 +137,7 @@ void TstExportWindow::init() {
   tmp_ = std::make_unique<QTemporaryDir>();
   w_ = std::make_unique<MainWindow>(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(*w_);
-  QVERIFY(w_->selectMode(QStringLiteral("mixed")));
+  QVERIFY(w_->controllers().split->selectMode(QStringLiteral("mixed")));
   STEADYSCOPE_WAIT_IDLE(*w_);  // the selected chunk's gate, for the report
 }
 
@@ -157,7 +157,7 @@ void TstExportWindow::runExport(ExportDialog* d, const QString& dir) {
   d->folderEdit()->setText(dir);
   QVERIFY2(d->exportButton()->isEnabled(), qPrintable(d->messageText()));
   d->exportButton()->click();
-  QTRY_VERIFY_WITH_TIMEOUT(!w_->exports()->isRunning(), kJobTimeoutMs);
+  QTRY_VERIFY_WITH_TIMEOUT(!w_->jobs()->lane(app::JobKind::Export)->isRunning(), kJobTimeoutMs);
 }
 
 void TstExportWindow::exportDisabledSaysWhy() {
@@ -167,7 +167,7 @@ void TstExportWindow::exportDisabledSaysWhy() {
   w_->selection()->setChunk(-1);
   QVERIFY(!a->isEnabled());
   QVERIFY2(a->toolTip().contains(QStringLiteral("Select a chunk")), qPrintable(a->toolTip()));
-  w_->closeTrace();
+  w_->controllers().open->closeTrace();
   QVERIFY(!a->isEnabled());
   QVERIFY2(a->toolTip().contains(QStringLiteral("Open a trace")), qPrintable(a->toolTip()));
 }
@@ -182,7 +182,7 @@ void TstExportWindow::exportWritesWhatCoreAndCliWrite() {
   QVERIFY2(d->messageText().startsWith(QStringLiteral("Exported")), qPrintable(d->messageText()));
 
   // The core with the result's own split, and the CLI's pipeline split for the mode.
-  const analysis::SplitOptions options = *w_->results().back().options;
+  const analysis::SplitOptions options = *w_->document().results().back().options;
   auto trace = loadTrace(kSample.toStdString());
   QVERIFY(trace.ok());
   startSourceDigest(*trace.value());
@@ -239,7 +239,7 @@ void TstExportWindow::overwriteAsksFirst() {
   answerNextMessageBox(QMessageBox::No, &asked);
   d->exportButton()->click();
   QVERIFY(asked);
-  QVERIFY(!w_->exports()->isRunning());
+  QVERIFY(!w_->jobs()->lane(app::JobKind::Export)->isRunning());
   QVERIFY2(d->messageText().contains(QStringLiteral("unchanged")), qPrintable(d->messageText()));
   QCOMPARE(readFile(manifest), before);
   QCOMPARE(inodeOf(manifest), inode);
@@ -249,7 +249,7 @@ void TstExportWindow::overwriteAsksFirst() {
   answerNextMessageBox(QMessageBox::Yes, &asked);
   d->exportButton()->click();
   QVERIFY(asked);
-  QTRY_VERIFY_WITH_TIMEOUT(!w_->exports()->isRunning(), kJobTimeoutMs);
+  QTRY_VERIFY_WITH_TIMEOUT(!w_->jobs()->lane(app::JobKind::Export)->isRunning(), kJobTimeoutMs);
   QCOMPARE(d->writtenFiles().size(), 4);
   QVERIFY(inodeOf(manifest) != inode);  // replaced by a rename
   QCOMPARE(filesIn(dir).size(), 4);
@@ -260,7 +260,7 @@ void TstExportWindow::cancelLeavesNothing() {
   ExportDialog* d = openDialog();
   QVERIFY(d);
   StageHold hold("manifest");  // the chunk and the details are staged by then
-  w_->exports()->setStageObserverForTests(hold.observer());
+  w_->jobs()->lane(app::JobKind::Export)->setStageObserverForTests(hold.observer());
   d->folderEdit()->setText(dir);
   d->exportButton()->click();
   QTRY_VERIFY_WITH_TIMEOUT(hold.reached(), kJobTimeoutMs);
@@ -268,8 +268,8 @@ void TstExportWindow::cancelLeavesNothing() {
   QVERIFY(!filesIn(dir).isEmpty());  // staged under temporary names
   d->cancelButton()->click();
   hold.release();
-  QTRY_VERIFY_WITH_TIMEOUT(!w_->exports()->isRunning(), kJobTimeoutMs);
-  QTRY_COMPARE_WITH_TIMEOUT(w_->exports()->inFlight(), 0, kJobTimeoutMs);
+  QTRY_VERIFY_WITH_TIMEOUT(!w_->jobs()->lane(app::JobKind::Export)->isRunning(), kJobTimeoutMs);
+  QTRY_COMPARE_WITH_TIMEOUT(w_->jobs()->lane(app::JobKind::Export)->inFlight(), 0, kJobTimeoutMs);
   QVERIFY2(d->messageText().contains(QStringLiteral("cancelled")), qPrintable(d->messageText()));
   QVERIFY(d->writtenFiles().isEmpty());
   QVERIFY2(!QFileInfo::exists(dir), qPrintable(filesIn(dir).join(QLatin1Char(' '))));  // it made the folder
@@ -288,7 +288,7 @@ void TstExportWindow::failingWriteLeavesNothing() {
   QVERIFY(d->writtenFiles().isEmpty());
   QVERIFY2(d->messageText().startsWith(QStringLiteral("Not exported")), qPrintable(d->messageText()));
   QVERIFY2(d->messageText().contains(QStringLiteral("steadyscope-export.json")), qPrintable(d->messageText()));
-  QTRY_COMPARE_WITH_TIMEOUT(w_->exports()->inFlight(), 0, kJobTimeoutMs);
+  QTRY_COMPARE_WITH_TIMEOUT(w_->jobs()->lane(app::JobKind::Export)->inFlight(), 0, kJobTimeoutMs);
   QCOMPARE(filesIn(dir), QStringList());
 }
 
@@ -307,7 +307,7 @@ void TstExportWindow::sourceAsTargetRefused() {
   QVERIFY2(d->messageText().contains(QStringLiteral("source trace")), qPrintable(d->messageText()));
   QVERIFY(!d->exportButton()->isEnabled());
   d->startExport();  // refused even when asked directly
-  QVERIFY(!w_->exports()->isRunning());
+  QVERIFY(!w_->jobs()->lane(app::JobKind::Export)->isRunning());
   QCOMPARE(readFile(kSample), before);
   QCOMPARE(filesIn(dir), QStringList{leaf});
 }
@@ -323,14 +323,14 @@ void TstExportWindow::exportFromAReviewedDirectory() {
   QCOMPARE(p.exitCode(), 0);
   w_ = std::make_unique<MainWindow>(tempSettings(tmp_->filePath(QStringLiteral("s2.ini"))));
   w_->show();
-  w_->openSplitDirectory(split, kSample);
+  w_->controllers().review->openSplitDirectory(split, kSample);
   QTRY_VERIFY_WITH_TIMEOUT(
-      w_->isIdle() && w_->document() && !w_->results().empty() && w_->results()[size_t(w_->currentResult())].planned,
+      w_->isIdle() && w_->document() && !w_->document().results().empty() && w_->document().results()[size_t(w_->document().currentResult())].planned,
       kJobTimeoutMs);
   STEADYSCOPE_WAIT_IDLE(*w_);
-  QVERIFY(w_->selectMode(QStringLiteral("mixed")));
+  QVERIFY(w_->controllers().split->selectMode(QStringLiteral("mixed")));
   ExportDialog* d = openDialog();
-  QVERIFY2(d, qPrintable(w_->exportBlocker()));
+  QVERIFY2(d, qPrintable(w_->controllers().exporting->exportBlocker()));
   const QString dir = tmp_->filePath(QStringLiteral("from-dir"));
   runExport(d, dir);
   QCOMPARE(d->writtenFiles().size(), 4);
@@ -352,8 +352,8 @@ void TstExportWindow::reportPdfAndPng() {
   if (pdftotext.isEmpty() || pdfinfo.isEmpty()) QSKIP("pdftotext / pdfinfo missing (Debian: poppler-utils)");
   const QString pdf = tmp_->filePath(QStringLiteral("r.pdf"));
   const QSize size(1280, 720);
-  QCOMPARE(w_->saveReport(pdf, size), QString());
-  const widgets::ChunkRow row = w_->chunksPanel()->model()->chunks()[w_->selection()->chunk()];
+  QCOMPARE(w_->controllers().exporting->saveReport(pdf, size), QString());
+  const widgets::ChunkRow row = w_->panes().chunks->model()->chunks()[w_->selection()->chunk()];
 
   QProcess info;
   info.start(pdfinfo, {pdf});
@@ -373,8 +373,8 @@ void TstExportWindow::reportPdfAndPng() {
   // The PNG: the requested size, and the busy colour in the GPU's busy strip over a busy interval.
   const QImage png(tmp_->filePath(QStringLiteral("r.png")));
   QCOMPARE(png.size(), size);
-  widgets::TimelineView* tv = w_->timeline();
-  const auto& busy = w_->document().index->devices.at(0).busy;
+  widgets::TimelineView* tv = w_->panes().timeline;
+  const auto& busy = w_->document().index()->devices.at(0).busy;
   const int lw = tv->labelWidth();
   const timeline::ViewControl& vc = tv->viewControl();
   const timeline::TimeMapper m(vc.origin(), vc.beginRel(), vc.endRel(), size.width() - lw);

@@ -57,7 +57,7 @@ QString writeDir(const QString& root, bool withCsv) {
 }
 
 int rowOf(const MainWindow& w, const QString& mode) {
-  const auto& rows = w.chunksPanel()->model()->chunks();
+  const auto& rows = w.panes().chunks->model()->chunks();
   for (int i = 0; i < rows.size(); ++i)
     if (rows[i].mode == mode) return i;
   return -1;
@@ -87,25 +87,25 @@ void TstGateView::liveSplitVerdictsAndExplanation() {
   if (!QFileInfo::exists(sample)) QSKIP("the bundled sample trace is not there");
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("live.ini"))));
   STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
-  QVERIFY(w.gateSource());
-  const auto& rows = w.chunksPanel()->model()->chunks();
+  QVERIFY(w.document().gateSource());
+  const auto& rows = w.panes().chunks->model()->chunks();
   QVERIFY(!rows.isEmpty());
   for (const widgets::ChunkRow& r : rows) QVERIFY2(r.hasVerdict, qPrintable(r.mode));
   // The verdict column shows icon and word.
-  const auto* m = w.chunksPanel()->model();
+  const auto* m = w.panes().chunks->model();
   const QString cell = m->data(m->index(0, widgets::ChunkModel::VerdictColumn), Qt::DisplayRole).toString();
   QVERIFY2(cell.contains(QRegularExpression(QStringLiteral("accepted|low quality|refused|missing"))), qPrintable(cell));
 
   // The explanation: every rule of the record, in order, with its sentence.
-  QVERIFY(w.selectMode(rows.first().mode));
+  QVERIFY(w.controllers().split->selectMode(rows.first().mode));
   STEADYSCOPE_WAIT_IDLE(w);
-  QVERIFY(w.shownGate());
-  const gate::GateResult& g = *w.shownGate();
+  QVERIFY(w.document().shownGate());
+  const gate::GateResult& g = *w.document().shownGate();
   QCOMPARE(QString::fromUtf8(gate::modeName(g.options.mode)), rows.first().mode);
   // The passing bookkeeping rules are folded; unfolded, the rules section lists every rule in order.
-  QVERIFY(!w.explanationPanel()->text().contains(QString::fromStdString(g.record.front().sentence)));
-  w.explanationPanel()->openLink(QUrl(QStringLiteral("fold:")));
-  const QString text = w.explanationPanel()->text();
+  QVERIFY(!w.panes().explanation->text().contains(QString::fromStdString(g.record.front().sentence)));
+  w.panes().explanation->openLink(QUrl(QStringLiteral("fold:")));
+  const QString text = w.panes().explanation->text();
   QVERIFY(!g.record.empty());
   qsizetype pos = text.indexOf(QStringLiteral("Rules, in order"));
   QVERIFY(pos >= 0);
@@ -116,18 +116,18 @@ void TstGateView::liveSplitVerdictsAndExplanation() {
   }
   QVERIFY(text.contains(QStringLiteral("threshold")));
   QVERIFY(text.contains(QStringLiteral("trace_health_warnings")));
-  QVERIFY(!w.explanationPanel()->warningsJson().isEmpty());
+  QVERIFY(!w.panes().explanation->warningsJson().isEmpty());
 
   // Threshold 1: nothing real reaches it; the selected chunk's verdict changes
   // without a new split (same overlays).
-  const auto overlays = w.document().overlays;
+  const auto overlays = w.document().overlays();
   const Verdict before = rows.first().verdict;
-  w.thresholdBox()->setValue(1.0);
+  w.panes().run->thresholdBox()->setValue(1.0);
   STEADYSCOPE_WAIT_IDLE(w);
-  QVERIFY(w.document().overlays == overlays);
-  QVERIFY(w.shownGate());
-  QCOMPARE(w.shownGate()->options.threshold, 1.0);
-  const Verdict after = w.chunksPanel()->model()->chunks().first().verdict;
+  QVERIFY(w.document().overlays() == overlays);
+  QVERIFY(w.document().shownGate());
+  QCOMPARE(w.document().shownGate()->options.threshold, 1.0);
+  const Verdict after = w.panes().chunks->model()->chunks().first().verdict;
   QVERIFY(after == Verdict::LowQuality || after == Verdict::Refused);
   if (before == Verdict::Accepted) QVERIFY(after != before);
   QCOMPARE(w.selection()->chunk(), 0);  // the re-gate keeps the selection
@@ -138,12 +138,12 @@ void TstGateView::directoryLowQualityMixedOffersPrefilldecode() {
   const QString d = writeDir(root.path(), true);
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("dir.ini"))));
   w.show();
-  w.openSplitDirectory(d);
+  w.controllers().review->openSplitDirectory(d);
   STEADYSCOPE_WAIT_IDLE(w);
-  QVERIFY(w.gateSource());
+  QVERIFY(w.document().gateSource());
   const int mixed = rowOf(w, QStringLiteral("mixed")), pd = rowOf(w, QStringLiteral("prefilldecode"));
   QVERIFY(mixed >= 0 && pd >= 0);
-  auto rows = [&] { return w.chunksPanel()->model()->chunks(); };
+  auto rows = [&] { return w.panes().chunks->model()->chunks(); };
   QVERIFY(rows()[mixed].verdict == Verdict::Refused);
   QVERIFY(rows()[mixed].hasVerdict);
   QVERIFY(rows()[pd].verdict == Verdict::Accepted);
@@ -152,43 +152,43 @@ void TstGateView::directoryLowQualityMixedOffersPrefilldecode() {
   QVERIFY(qAbs(rows()[pd].busyRef - 0.6) < 1e-12);
 
   // Nothing selected: auto = mixed (an LLM split).
-  QVERIFY(w.shownGate());
-  QVERIFY(w.shownGate()->options.mode == gate::Mode::Mixed);
-  QVERIFY(w.selectMode(QStringLiteral("mixed")));
+  QVERIFY(w.document().shownGate());
+  QVERIFY(w.document().shownGate()->options.mode == gate::Mode::Mixed);
+  QVERIFY(w.controllers().split->selectMode(QStringLiteral("mixed")));
   STEADYSCOPE_WAIT_IDLE(w);
-  QString text = w.explanationPanel()->text();
+  QString text = w.panes().explanation->text();
   QVERIFY2(text.contains(QStringLiteral("refused")), qPrintable(text));
   QVERIFY(text.contains(QStringLiteral("steady_state_chunk_low_quality")));
   QVERIFY(text.contains(QStringLiteral("prefilldecode 0.6")));  // the qualifying alternate
   QVERIFY(text.contains(QStringLiteral("\u2192 retry prefilldecode")));
-  QVERIFY(w.shownGate()->nonEmptyModes == std::vector<std::string>{"prefilldecode"});
+  QVERIFY(w.document().shownGate()->nonEmptyModes == std::vector<std::string>{"prefilldecode"});
 
   // The prefilldecode row shows its own gate.
   w.selection()->setChunk(pd);
   STEADYSCOPE_WAIT_IDLE(w);
-  QVERIFY(w.shownGate()->options.mode == gate::Mode::PrefillDecode);
-  QVERIFY(w.explanationPanel()->text().contains(QStringLiteral("accepted")));
+  QVERIFY(w.document().shownGate()->options.mode == gate::Mode::PrefillDecode);
+  QVERIFY(w.panes().explanation->text().contains(QStringLiteral("accepted")));
 
   // Threshold 0.7: prefilldecode no longer qualifies; mixed passes low quality.
-  w.thresholdBox()->setValue(0.7);
+  w.panes().run->thresholdBox()->setValue(0.7);
   STEADYSCOPE_WAIT_IDLE(w);
   QVERIFY(rows()[mixed].verdict == Verdict::LowQuality);
   QVERIFY(rows()[pd].verdict == Verdict::LowQuality);
   // Threshold 0.01: mixed is accepted.
-  w.thresholdBox()->setValue(0.01);
+  w.panes().run->thresholdBox()->setValue(0.01);
   STEADYSCOPE_WAIT_IDLE(w);
   QVERIFY(rows()[mixed].verdict == Verdict::Accepted);
   w.selection()->clear();
   STEADYSCOPE_WAIT_IDLE(w);
-  QVERIFY(w.shownGate()->options.mode == gate::Mode::Mixed);
-  QVERIFY(w.shownGate()->accepted);
+  QVERIFY(w.document().shownGate()->options.mode == gate::Mode::Mixed);
+  QVERIFY(w.document().shownGate()->accepted);
 
   // The mode combo: prefilldecode requested with nothing selected.
-  w.thresholdBox()->setValue(0.05);
-  w.modeBox()->setCurrentText(QStringLiteral("prefilldecode"));
+  w.panes().run->thresholdBox()->setValue(0.05);
+  w.panes().run->modeBox()->setCurrentText(QStringLiteral("prefilldecode"));
   STEADYSCOPE_WAIT_IDLE(w);
-  QVERIFY(w.shownGate()->options.mode == gate::Mode::PrefillDecode);
-  QVERIFY(w.shownGate()->accepted);
+  QVERIFY(w.document().shownGate()->options.mode == gate::Mode::PrefillDecode);
+  QVERIFY(w.document().shownGate()->accepted);
 }
 
 void TstGateView::directoryWithoutCsvPasses() {
@@ -196,17 +196,17 @@ void TstGateView::directoryWithoutCsvPasses() {
   const QString d = writeDir(root.path(), false);
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("nocsv.ini"))));
   w.show();
-  w.openSplitDirectory(d);
+  w.controllers().review->openSplitDirectory(d);
   STEADYSCOPE_WAIT_IDLE(w);
   const int mixed = rowOf(w, QStringLiteral("mixed"));
   QVERIFY(mixed >= 0);
-  QVERIFY(w.chunksPanel()->model()->chunks()[mixed].verdict == Verdict::Accepted);
-  QCOMPARE(w.chunksPanel()->model()->chunks()[mixed].gpuEvents, qint64(-1));
-  QVERIFY(w.shownGate());
-  QVERIFY(w.shownGate()->accepted);
+  QVERIFY(w.panes().chunks->model()->chunks()[mixed].verdict == Verdict::Accepted);
+  QCOMPARE(w.panes().chunks->model()->chunks()[mixed].gpuEvents, qint64(-1));
+  QVERIFY(w.document().shownGate());
+  QVERIFY(w.document().shownGate()->accepted);
   // The finding in words, and the row says the pipeline passes it unchecked.
-  QVERIFY(w.explanationPanel()->text().contains(QStringLiteral("does not exist; the pipeline passes any chunk unchecked")));
-  QVERIFY(w.chunksPanel()->model()->chunks()[mixed].unchecked);
+  QVERIFY(w.panes().explanation->text().contains(QStringLiteral("does not exist; the pipeline passes any chunk unchecked")));
+  QVERIFY(w.panes().chunks->model()->chunks()[mixed].unchecked);
 }
 
 void TstGateView::heldReviewLeavesWindowResponsive() {
@@ -215,8 +215,8 @@ void TstGateView::heldReviewLeavesWindowResponsive() {
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("held.ini"))));
   w.show();
   testsupport::StageHold hold("review");
-  w.reviews()->setStageObserverForTests(hold.observer());
-  w.openSplitDirectory(d);
+  w.jobs()->lane(app::JobKind::Review)->setStageObserverForTests(hold.observer());
+  w.controllers().review->openSplitDirectory(d);
   QTRY_VERIFY(hold.reached());
   // The GUI thread runs (a timer fires, the status bar shows the review with
   // Cancel) while the review is held on its thread.
@@ -225,24 +225,24 @@ void TstGateView::heldReviewLeavesWindowResponsive() {
   QTRY_VERIFY(fired);
   auto* cancel = w.findChild<QPushButton*>(QStringLiteral("status.cancel"));
   QTRY_VERIFY(cancel && cancel->isVisible());
-  QVERIFY(w.reviews()->isRunning());
-  QVERIFY(!w.gateSource());  // nothing of the held review reached the window
+  QVERIFY(w.jobs()->lane(app::JobKind::Review)->isRunning());
+  QVERIFY(!w.document().gateSource());  // nothing of the held review reached the window
 
   // A threshold change supersedes it: the new review completes, and the held
   // one, let go afterwards, is dropped.
-  w.thresholdBox()->setValue(0.01);
+  w.panes().run->thresholdBox()->setValue(0.01);
   STEADYSCOPE_WAIT_IDLE(w);
-  const GateSource* source = w.gateSource();
+  const GateSource* source = w.document().gateSource();
   QVERIFY(source);
   const int mixed = rowOf(w, QStringLiteral("mixed"));
   QVERIFY(mixed >= 0);
-  QVERIFY(w.chunksPanel()->model()->chunks()[mixed].verdict == Verdict::Accepted);  // at 0.01
-  QCOMPARE(w.reviews()->inFlight(), 1);
+  QVERIFY(w.panes().chunks->model()->chunks()[mixed].verdict == Verdict::Accepted);  // at 0.01
+  QCOMPARE(w.jobs()->lane(app::JobKind::Review)->inFlight(), 1);
   hold.release();
-  QTRY_COMPARE(w.reviews()->inFlight(), 0);
-  QVERIFY(w.gateSource() == source);
-  QVERIFY(w.chunksPanel()->model()->chunks()[mixed].verdict == Verdict::Accepted);
-  QCOMPARE(w.shownGate()->options.threshold, 0.01);
+  QTRY_COMPARE(w.jobs()->lane(app::JobKind::Review)->inFlight(), 0);
+  QVERIFY(w.document().gateSource() == source);
+  QVERIFY(w.panes().chunks->model()->chunks()[mixed].verdict == Verdict::Accepted);
+  QCOMPARE(w.document().shownGate()->options.threshold, 0.01);
 }
 
 QTEST_MAIN(TstGateView)

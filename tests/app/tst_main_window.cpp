@@ -121,7 +121,7 @@ void TstMainWindow::welcomeOnStart() {
   // "Open the sample" never crashes: it opens the sample or says it is missing.
   w.openSample();
   if (!QFileInfo::exists(QStringLiteral(STEADYSCOPE_SAMPLE_TRACE)))
-    QVERIFY(w.lastError().contains(QStringLiteral("sample")));
+    QVERIFY(w.document().lastError().contains(QStringLiteral("sample")));
   else
     STEADYSCOPE_WAIT_IDLE(w);
 }
@@ -131,7 +131,7 @@ void TstMainWindow::openThreeRealTraces() {
   w.show();
   for (const QString& path : kThree) {
     STEADYSCOPE_OPEN_AND_WAIT(w, path);
-    QVERIFY2(w.document(), qPrintable(w.lastError()));
+    QVERIFY2(w.document(), qPrintable(w.document().lastError()));
     auto ref = loadTrace(path.toStdString());  // the loader's own figures
     QVERIFY(ref.ok());
     const Trace& t = *ref.value();
@@ -142,7 +142,7 @@ void TstMainWindow::openThreeRealTraces() {
     QVERIFY2(
         status.contains(QString::fromStdString(timeline::formatCount(t.anomalyCount())) + QStringLiteral(" anomalies")),
         qPrintable(status));
-    auto* model = w.anomaliesPanel()->model();
+    auto* model = w.panes().anomalies->model();
     QCOMPARE(model->rowCount(), int(t.anomalies.size()));
     for (int r = 0; r < model->rowCount(); ++r) {
       QCOMPARE(model->index(r, widgets::AnomalyModel::CodeColumn).data().toString(),
@@ -160,28 +160,28 @@ void TstMainWindow::cancelKeepsPreviousTrace() {
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   w.show();
   STEADYSCOPE_OPEN_AND_WAIT(w, kThree[0]);
-  const TracePtr before = w.document().trace;
+  const TracePtr before = w.document().trace();
   const QString status = w.statusText(), title = w.windowTitle();
-  const int anomalies = w.anomaliesPanel()->model()->rowCount();
+  const int anomalies = w.panes().anomalies->model()->rowCount();
   const QString big = writeBigTrace(*tmp_);
   QVERIFY(!big.isEmpty());
   w.openFile(big);
-  QVERIFY(w.loads()->isRunning());
-  w.cancelJobs();
+  QVERIFY(w.jobs()->lane(app::JobKind::Load)->isRunning());
+  w.jobs()->cancelAll();
   STEADYSCOPE_WAIT_IDLE(w);
-  QVERIFY(w.lastError().contains(QStringLiteral("cancelled")));
-  QCOMPARE(w.document().trace, before);
-  QCOMPARE(w.timeline()->document().trace, before);
+  QVERIFY(w.document().lastError().contains(QStringLiteral("cancelled")));
+  QCOMPARE(w.document().trace(), before);
+  QCOMPARE(w.panes().timeline->document().trace, before);
   QCOMPARE(w.statusText(), status);
   QCOMPARE(w.windowTitle(), title);
-  QCOMPARE(w.anomaliesPanel()->model()->rowCount(), anomalies);
+  QCOMPARE(w.panes().anomalies->model()->rowCount(), anomalies);
 }
 
 void TstMainWindow::badFileShowsErrorAndChangesNothing() {
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   w.show();
   STEADYSCOPE_OPEN_AND_WAIT(w, kThree[0]);
-  const TracePtr before = w.document().trace;
+  const TracePtr before = w.document().trace();
   const QString status = w.statusText();
   const QString bad = tmp_->filePath(QStringLiteral("bad.json"));
   QFile f(bad);
@@ -189,13 +189,13 @@ void TstMainWindow::badFileShowsErrorAndChangesNothing() {
   f.write("this is not a trace");
   f.close();
   STEADYSCOPE_OPEN_AND_WAIT(w, bad);
-  QVERIFY(!w.lastError().isEmpty());
-  QVERIFY2(w.lastError().contains(QStringLiteral("bad.json")), qPrintable(w.lastError()));  // the loader's message
+  QVERIFY(!w.document().lastError().isEmpty());
+  QVERIFY2(w.document().lastError().contains(QStringLiteral("bad.json")), qPrintable(w.document().lastError()));  // the loader's message
   auto* box = w.findChild<QMessageBox*>();
   QVERIFY(box && box->isVisible());
-  QCOMPARE(box->text(), w.lastError());
+  QCOMPARE(box->text(), w.document().lastError());
   box->close();
-  QCOMPARE(w.document().trace, before);
+  QCOMPARE(w.document().trace(), before);
   QCOMPARE(w.statusText(), status);
   QVERIFY(!w.settings()->recentFiles().contains(QFileInfo(bad).absoluteFilePath()));
 }
@@ -219,29 +219,29 @@ void TstMainWindow::settingsRoundTrip() {
   QCOMPARE(w2.size(), QSize(1234, 777));
   QVERIFY(!w2.settings()->windowState().isEmpty());
   // The welcome screen lists them.
-  QCOMPARE(w2.welcome()->findChild<QListWidget*>(QStringLiteral("recentFiles"))->count(), 2);
+  QCOMPARE(w2.panes().welcome->findChild<QListWidget*>(QStringLiteral("recentFiles"))->count(), 2);
 }
 
 void TstMainWindow::findStepsThroughMatches() {
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   w.show();
   STEADYSCOPE_OPEN_AND_WAIT(w, kThree[0]);
-  w.findEdit()->setText(QStringLiteral("^execute_context"));
-  w.findNext();
-  QVERIFY(w.findMatchCount() >= 1);
+  w.panes().findEdit->setText(QStringLiteral("^execute_context"));
+  w.controllers().find->findNext();
+  QVERIFY(w.controllers().find->matchCount() >= 1);
   const qint64 e = w.selection()->event();
   QVERIFY(e >= 0);
   QVERIFY(
-      QString::fromUtf8(w.document().trace->nameOf(EventIdx(e)).data()).startsWith(QStringLiteral("execute_context")));
-  if (w.findMatchCount() > 1) {
-    w.findNext();
+      QString::fromUtf8(w.document().trace()->nameOf(EventIdx(e)).data()).startsWith(QStringLiteral("execute_context")));
+  if (w.controllers().find->matchCount() > 1) {
+    w.controllers().find->findNext();
     QVERIFY(w.selection()->event() != e);
-    w.findPrevious();
+    w.controllers().find->findPrevious();
     QCOMPARE(w.selection()->event(), e);
   }
-  w.findEdit()->setText(QStringLiteral("no_such_name_anywhere_\\d{9}"));
-  w.findNext();
-  QCOMPARE(w.findMatchCount(), 0);
+  w.panes().findEdit->setText(QStringLiteral("no_such_name_anywhere_\\d{9}"));
+  w.controllers().find->findNext();
+  QCOMPARE(w.controllers().find->matchCount(), 0);
 }
 
 void TstMainWindow::keyboardShortcuts() {
@@ -250,17 +250,17 @@ void TstMainWindow::keyboardShortcuts() {
   QVERIFY(QTest::qWaitForWindowExposed(&w));
   STEADYSCOPE_OPEN_AND_WAIT(w, kThree[0]);
   w.activateWindow();
-  w.timeline()->setFocus();
-  const double span = w.timeline()->viewControl().span();
+  w.panes().timeline->setFocus();
+  const double span = w.panes().timeline->viewControl().span();
   QTest::keyClick(&w, Qt::Key_W);
-  QVERIFY(w.timeline()->viewControl().span() < span);
+  QVERIFY(w.panes().timeline->viewControl().span() < span);
   QTest::keyClick(&w, Qt::Key_F);
-  QVERIFY(std::abs(w.timeline()->viewControl().span() - span) < 1e-3);
+  QVERIFY(std::abs(w.panes().timeline->viewControl().span() - span) < 1e-3);
   w.selection()->setEvent(1);
   QTest::keyClick(&w, Qt::Key_Escape);
   QCOMPARE(w.selection()->event(), qint64(-1));
   QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
-  QVERIFY(w.findEdit()->hasFocus());
+  QVERIFY(w.panes().findEdit->hasFocus());
   QTest::keyClick(&w, Qt::Key_W, Qt::ControlModifier);  // close the trace
   QVERIFY(w.isWelcomeShown());
   QVERIFY(!w.document());
@@ -279,19 +279,19 @@ void TstMainWindow::splitDirectoryFindsSourceTrace() {
   }
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   w.show();
-  w.openSplitDirectory(parent.filePath(QStringLiteral("split")));
+  w.controllers().review->openSplitDirectory(parent.filePath(QStringLiteral("split")));
   STEADYSCOPE_WAIT_IDLE(w);
-  QCOMPARE(QFileInfo(w.currentPath()).fileName(), QStringLiteral("eager_trace.json.gz"));
+  QCOMPARE(QFileInfo(w.document().path()).fileName(), QStringLiteral("eager_trace.json.gz"));
   QVERIFY(w.document());
-  const auto& rows = w.chunksPanel()->model()->chunks();
+  const auto& rows = w.panes().chunks->model()->chunks();
   QCOMPARE(rows.size(), 2);
   QCOMPARE(rows[0].mode, QStringLiteral("decode_only"));
   QCOMPARE(rows[1].mode, QStringLiteral("mixed"));
   // Not a split directory: an error, nothing changes.
-  const TracePtr before = w.document().trace;
-  w.openSplitDirectory(tmp_->filePath(QStringLiteral("nowhere")));
-  QVERIFY(!w.lastError().isEmpty());
-  QCOMPARE(w.document().trace, before);
+  const TracePtr before = w.document().trace();
+  w.controllers().review->openSplitDirectory(tmp_->filePath(QStringLiteral("nowhere")));
+  QVERIFY(!w.document().lastError().isEmpty());
+  QCOMPARE(w.document().trace(), before);
 }
 
 void TstMainWindow::splitFillsRulerChunksAndStatus() {
@@ -299,13 +299,13 @@ void TstMainWindow::splitFillsRulerChunksAndStatus() {
   if (!QFileInfo::exists(sample)) QSKIP("the bundled sample trace is not there yet");
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
-  QVERIFY(w.document().overlays);
-  QVERIFY(!w.document().overlays->steps.empty());
-  QVERIFY(w.timeline()->document().overlays == w.document().overlays);
+  QVERIFY(w.document().overlays());
+  QVERIFY(!w.document().overlays()->steps.empty());
+  QVERIFY(w.panes().timeline->document().overlays == w.document().overlays());
   QVERIFY2(w.statusText().contains(QStringLiteral(" steps (")), qPrintable(w.statusText()));
-  const auto& rows = w.chunksPanel()->model()->chunks();
+  const auto& rows = w.panes().chunks->model()->chunks();
   QVERIFY(!rows.isEmpty());
-  QVERIFY(w.selectMode(rows.first().mode));
+  QVERIFY(w.controllers().split->selectMode(rows.first().mode));
   QCOMPARE(w.selection()->chunk(), 0);
   QVERIFY(rows.first().busyUnion >= 0.0 && rows.first().busyUnion <= 1.0);
 }
@@ -321,10 +321,10 @@ void TstMainWindow::refusedSplitSaysWhyAndKeepsSteps() {
   STEADYSCOPE_WAIT_IDLE(w);
   w.runSplit();
   STEADYSCOPE_WAIT_IDLE(w);
-  QVERIFY(w.document().overlays);
-  QCOMPARE(w.document().overlays->steps.size(), size_t(6));
-  QVERIFY(w.chunksPanel()->model()->chunks().isEmpty());
-  const QString why = w.chunksPanel()->placeholderText();
+  QVERIFY(w.document().overlays());
+  QCOMPARE(w.document().overlays()->steps.size(), size_t(6));
+  QVERIFY(w.panes().chunks->model()->chunks().isEmpty());
+  const QString why = w.panes().chunks->placeholderText();
   QVERIFY2(why.contains(QStringLiteral("This trace cannot be split")), qPrintable(why));
   QVERIFY2(why.contains(QStringLiteral("<code>ProfilerStep#</code> annotations cover 51.0 % of the GPU time; a split "
                                        "needs 95 %")),
@@ -348,12 +348,12 @@ void TstMainWindow::noGpuWorkSaysWhy() {
   QVERIFY2(w.statusText().contains(QStringLiteral("not split yet")), qPrintable(w.statusText()));
   w.runSplit();
   STEADYSCOPE_WAIT_IDLE(w);
-  QVERIFY(w.chunksPanel()->model()->chunks().isEmpty());
-  const QString why = w.chunksPanel()->placeholderText();
+  QVERIFY(w.panes().chunks->model()->chunks().isEmpty());
+  const QString why = w.panes().chunks->placeholderText();
   QVERIFY2(why.contains(QStringLiteral("Nothing to split")), qPrintable(why));
   QVERIFY2(why.contains(QStringLiteral("9,096 GPU events use the 2021 category names")), qPrintable(why));
   QVERIFY2(!why.contains(QStringLiteral("steadyscope-cli")), qPrintable(why));  // the window offers the fix itself
-  const QString explained = w.explanationPanel()->text();
+  const QString explained = w.panes().explanation->text();
   QVERIFY2(explained.contains(QStringLiteral("The splitter found no GPU work in the trace")), qPrintable(explained));
   QVERIFY2(explained.contains(QStringLiteral("9,096 GPU events")), qPrintable(explained));
   QVERIFY2(!explained.contains(QLatin1Char('`')), qPrintable(explained));  // commands shown as code
@@ -363,19 +363,19 @@ void TstMainWindow::noGpuWorkSaysWhy() {
   // "Count them and split again": the fix is on in the Run panel and a second result counts the GPU work;
   // the 2021 ProfilerStep# is a CPU operator, so the call tree decides and refuses (splitter-decisions.md).
   QLabel* placeholder = nullptr;
-  for (QLabel* l : w.chunksPanel()->findChildren<QLabel*>())
+  for (QLabel* l : w.panes().chunks->findChildren<QLabel*>())
     if (l->text() == why) placeholder = l;
   QVERIFY(placeholder);
   QVERIFY(placeholder->textInteractionFlags().testFlag(Qt::LinksAccessibleByKeyboard));
   const QRegularExpressionMatch href = QRegularExpression(QStringLiteral("href=\"([^\"]+)\"")).match(why);
   QVERIFY2(href.hasMatch(), qPrintable(why));
-  auto* fix = w.runPanel()->findChild<QCheckBox*>(QStringLiteral("run.fix.legacy-categories"));
+  auto* fix = w.panes().run->findChild<QCheckBox*>(QStringLiteral("run.fix.legacy-categories"));
   QVERIFY(fix && !fix->isChecked());
   emit placeholder->linkActivated(href.captured(1));
   STEADYSCOPE_WAIT_IDLE(w);
   QVERIFY(fix->isChecked());
-  QCOMPARE(w.results().size(), size_t(2));  // the faithful split stays in the result list
-  const QString again = w.chunksPanel()->placeholderText();
+  QCOMPARE(w.document().results().size(), size_t(2));  // the faithful split stays in the result list
+  const QString again = w.panes().chunks->placeholderText();
   QVERIFY2(again.contains(QStringLiteral("This trace cannot be split")), qPrintable(again));
   QVERIFY2(!again.contains(QStringLiteral("2021 category names")), qPrintable(again));
   QVERIFY2(again.contains(QStringLiteral("<br>No annotation family and no repeating pattern")), qPrintable(again));
@@ -385,38 +385,38 @@ void TstMainWindow::cancelledSplitNeverReachesTheWindow() {
   if (!QFileInfo::exists(QStringLiteral(STEADYSCOPE_SAMPLE_TRACE))) QSKIP("the bundled sample trace is not there");
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
-  const auto overlays = w.document().overlays;
-  const QVector<widgets::ChunkRow> rows = w.chunksPanel()->model()->chunks();  // an uninterrupted split
+  const auto overlays = w.document().overlays();
+  const QVector<widgets::ChunkRow> rows = w.panes().chunks->model()->chunks();  // an uninterrupted split
   QVERIFY(overlays && !rows.isEmpty());
-  const quint64 stopped = w.splits()->stoppedJobs();
+  const quint64 stopped = w.jobs()->lane(app::JobKind::Split)->stoppedJobs();
 
   // Hold the next split where the plan checks its JobControl, cancel it there
   // with Esc, then let it go on.
   StageHold hold("index");
-  w.splits()->setStageObserverForTests(hold.observer());
+  w.jobs()->lane(app::JobKind::Split)->setStageObserverForTests(hold.observer());
   w.runSplit();
   QTRY_VERIFY_WITH_TIMEOUT(hold.reached(), kJobTimeoutMs);
-  QVERIFY(w.splits()->isRunning());
+  QVERIFY(w.jobs()->lane(app::JobKind::Split)->isRunning());
   auto* cancel = w.findChild<QPushButton*>(QStringLiteral("status.cancel"));
   QVERIFY(cancel && cancel->isVisible());
   w.activateWindow();
   QVERIFY(QTest::qWaitForWindowActive(&w));  // Esc is a window shortcut
-  w.timeline()->setFocus();
+  w.panes().timeline->setFocus();
   QTest::keyClick(&w, Qt::Key_Escape);
-  QVERIFY(!w.splits()->isRunning());
+  QVERIFY(!w.jobs()->lane(app::JobKind::Split)->isRunning());
   QVERIFY(!cancel->isVisible());
   QVERIFY2(w.messageText().contains(QStringLiteral("cancelled")), qPrintable(w.messageText()));
   hold.release();
-  QTRY_COMPARE_WITH_TIMEOUT(w.splits()->inFlight(), 0, kJobTimeoutMs);
-  QCOMPARE(w.splits()->stoppedJobs(), stopped + 1);  // the plan saw the cancel and stopped
-  QVERIFY(w.document().overlays == overlays);        // nothing of it reached the window
-  QVERIFY(sameRows(w.chunksPanel()->model()->chunks(), rows));
+  QTRY_COMPARE_WITH_TIMEOUT(w.jobs()->lane(app::JobKind::Split)->inFlight(), 0, kJobTimeoutMs);
+  QCOMPARE(w.jobs()->lane(app::JobKind::Split)->stoppedJobs(), stopped + 1);  // the plan saw the cancel and stopped
+  QVERIFY(w.document().overlays() == overlays);        // nothing of it reached the window
+  QVERIFY(sameRows(w.panes().chunks->model()->chunks(), rows));
 
   // A new run completes with the uninterrupted result.
   w.runSplit();
   STEADYSCOPE_WAIT_IDLE(w);
-  QVERIFY(w.document().overlays && w.document().overlays != overlays);
-  QVERIFY(sameRows(w.chunksPanel()->model()->chunks(), rows));
+  QVERIFY(w.document().overlays() && w.document().overlays() != overlays);
+  QVERIFY(sameRows(w.panes().chunks->model()->chunks(), rows));
 }
 
 void TstMainWindow::staleLoadIsDropped() {
@@ -425,21 +425,21 @@ void TstMainWindow::staleLoadIsDropped() {
   const QString big = writeBigTrace(*tmp_);
   QVERIFY(!big.isEmpty());
   StageHold hold("load");
-  w.loads()->setStageObserverForTests(hold.observer());
+  w.jobs()->lane(app::JobKind::Load)->setStageObserverForTests(hold.observer());
   w.openFile(big);
   QTRY_VERIFY_WITH_TIMEOUT(hold.reached(), kJobTimeoutMs);
   // A second load supersedes the held one and completes first.
   STEADYSCOPE_OPEN_AND_WAIT(w, kThree[0]);
-  QVERIFY2(w.document(), qPrintable(w.lastError()));
-  const TracePtr shown = w.document().trace;
+  QVERIFY2(w.document(), qPrintable(w.document().lastError()));
+  const TracePtr shown = w.document().trace();
   const QString status = w.statusText(), title = w.windowTitle();
-  QCOMPARE(w.loads()->inFlight(), 1);  // the held one
+  QCOMPARE(w.jobs()->lane(app::JobKind::Load)->inFlight(), 1);  // the held one
   hold.release();
-  QTRY_COMPARE_WITH_TIMEOUT(w.loads()->inFlight(), 0, kJobTimeoutMs);
+  QTRY_COMPARE_WITH_TIMEOUT(w.jobs()->lane(app::JobKind::Load)->inFlight(), 0, kJobTimeoutMs);
   // Its result (whatever it was) never reached the window: no trace, no message.
-  QCOMPARE(w.document().trace, shown);
-  QCOMPARE(QFileInfo(w.currentPath()).fileName(), QStringLiteral("eager_trace.json.gz"));
-  QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+  QCOMPARE(w.document().trace(), shown);
+  QCOMPARE(QFileInfo(w.document().path()).fileName(), QStringLiteral("eager_trace.json.gz"));
+  QVERIFY2(w.document().lastError().isEmpty(), qPrintable(w.document().lastError()));
   QCOMPARE(w.statusText(), status);
   QCOMPARE(w.windowTitle(), title);
   QVERIFY(!w.settings()->recentFiles().contains(QFileInfo(big).absoluteFilePath()));

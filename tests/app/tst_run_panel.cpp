@@ -164,23 +164,23 @@ class TstRunPanel : public QObject {
   void windowUsesThePanelsOptions() {
     if (!QFileInfo::exists(kSample)) QSKIP("the bundled sample trace is not there");
     MainWindow w(testsupport::tempSettings(settings("opts.ini")));
-    w.runPanel()->numStepsBox()->setValue(16);
-    w.runPanel()->findChild<QCheckBox*>(QStringLiteral("run.allowDegraded"))->setChecked(true);
-    w.runPanel()->findChild<QCheckBox*>(QStringLiteral("run.fix.fresh-n-roots"))->setChecked(true);
+    w.panes().run->numStepsBox()->setValue(16);
+    w.panes().run->findChild<QCheckBox*>(QStringLiteral("run.allowDegraded"))->setChecked(true);
+    w.panes().run->findChild<QCheckBox*>(QStringLiteral("run.fix.fresh-n-roots"))->setChecked(true);
     STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
-    QCOMPARE(w.results().size(), size_t(1));
-    const analysis::SplitOptions& o = *w.results()[0].options;
+    QCOMPARE(w.document().results().size(), size_t(1));
+    const analysis::SplitOptions& o = *w.document().results()[0].options;
     QCOMPARE(o.numSteps, int64_t(16));
     QVERIFY(o.allowDegraded && o.fixes.freshNRoots && !o.fixes.dedupeGpuEvents);
     QVERIFY(o.llmInference);  // auto, on the serving sample
-    const quint64 splitsBefore = w.splits()->generation();
-    w.runPanel()->findChild<QDoubleSpinBox*>(QStringLiteral("run.margin"))->setValue(0.35);
-    w.runPanel()->findChild<QCheckBox*>(QStringLiteral("run.strict"))->setChecked(true);
+    const quint64 splitsBefore = w.jobs()->lane(app::JobKind::Split)->generation();
+    w.panes().run->findChild<QDoubleSpinBox*>(QStringLiteral("run.margin"))->setValue(0.35);
+    w.panes().run->findChild<QCheckBox*>(QStringLiteral("run.strict"))->setChecked(true);
     STEADYSCOPE_WAIT_IDLE(w);
-    QVERIFY(w.shownGate());
-    QCOMPARE(w.shownGate()->options.margin, 0.35);
-    QVERIFY(w.shownGate()->options.strict);
-    QCOMPARE(w.splits()->generation(), splitsBefore);  // re-gated, not re-split
+    QVERIFY(w.document().shownGate());
+    QCOMPARE(w.document().shownGate()->options.margin, 0.35);
+    QVERIFY(w.document().shownGate()->options.strict);
+    QCOMPARE(w.jobs()->lane(app::JobKind::Split)->generation(), splitsBefore);  // re-gated, not re-split
   }
 
   // auto: LLM inference on a serving-annotated trace, generic on a training one; the kind can be forced.
@@ -207,17 +207,17 @@ class TstRunPanel : public QObject {
     auto splitWith = [&w](const QString& path, analysis::WorkloadKind k) -> std::optional<bool> {
       w.openFile(path);
       if (!w.waitForJobs(testsupport::kJobTimeoutMs)) return std::nullopt;
-      w.runPanel()->setKind(k);
+      w.panes().run->setKind(k);
       w.runSplit();
       if (!w.waitForJobs(testsupport::kJobTimeoutMs)) return std::nullopt;
-      return w.results().empty() || !w.results().back().options ? std::optional<bool>()
-                                                                : w.results().back().options->llmInference;
+      return w.document().results().empty() || !w.document().results().back().options ? std::optional<bool>()
+                                                                : w.document().results().back().options->llmInference;
     };
     QVERIFY(splitWith(vllm, analysis::WorkloadKind::Auto) == std::optional<bool>(true));
-    QVERIFY(w.gateSource() && w.gateSource()->llm);
+    QVERIFY(w.document().gateSource() && w.document().gateSource()->llm);
     QVERIFY(splitWith(train, analysis::WorkloadKind::Auto) == std::optional<bool>(false));
-    QVERIFY(w.gateSource() && !w.gateSource()->llm);
-    QVERIFY(w.shownGate()->options.mode == gate::Mode::Generic);  // the requested "auto" mode follows
+    QVERIFY(w.document().gateSource() && !w.document().gateSource()->llm);
+    QVERIFY(w.document().shownGate()->options.mode == gate::Mode::Generic);  // the requested "auto" mode follows
     QVERIFY(splitWith(train, analysis::WorkloadKind::LlmInference) == std::optional<bool>(true));
     QVERIFY(splitWith(vllm, analysis::WorkloadKind::Generic) == std::optional<bool>(false));
   }
@@ -228,32 +228,32 @@ class TstRunPanel : public QObject {
     if (!QFileInfo::exists(kSample)) QSKIP("the bundled sample trace is not there");
     MainWindow w(testsupport::tempSettings(settings("coexist.ini")));
     STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
-    const QVector<ChunkRow> first = w.chunksPanel()->model()->chunks();
+    const QVector<ChunkRow> first = w.panes().chunks->model()->chunks();
     QVERIFY(!first.isEmpty());
     testsupport::StageHold hold("figures");
-    w.splits()->setStageObserverForTests(hold.observer());
-    w.runPanel()->numStepsBox()->setValue(8);  // live: re-runs the shown split after a pause
+    w.jobs()->lane(app::JobKind::Split)->setStageObserverForTests(hold.observer());
+    w.panes().run->numStepsBox()->setValue(8);  // live: re-runs the shown split after a pause
     QTRY_VERIFY(hold.reached());
-    QCOMPARE(w.chunksPanel()->model()->chunks().size(), first.size());  // the previous result is still shown
-    QVERIFY(w.runPanel()->findChild<QWidget*>(QStringLiteral("run.cancel"))->isVisible());
+    QCOMPARE(w.panes().chunks->model()->chunks().size(), first.size());  // the previous result is still shown
+    QVERIFY(w.panes().run->findChild<QWidget*>(QStringLiteral("run.cancel"))->isVisible());
     hold.release();
     STEADYSCOPE_WAIT_IDLE(w);
-    QCOMPARE(w.results().size(), size_t(1));  // replaced in place
-    QCOMPARE(w.results()[0].options->numSteps, int64_t(8));
-    QVERIFY(!w.runPanel()->findChild<QWidget*>(QStringLiteral("run.cancel"))->isVisible());
-    const QVector<ChunkRow> eight = w.chunksPanel()->model()->chunks();
-    w.runPanel()->findChild<QCheckBox*>(QStringLiteral("run.live"))->setChecked(false);
-    w.runPanel()->numStepsBox()->setValue(4);
+    QCOMPARE(w.document().results().size(), size_t(1));  // replaced in place
+    QCOMPARE(w.document().results()[0].options->numSteps, int64_t(8));
+    QVERIFY(!w.panes().run->findChild<QWidget*>(QStringLiteral("run.cancel"))->isVisible());
+    const QVector<ChunkRow> eight = w.panes().chunks->model()->chunks();
+    w.panes().run->findChild<QCheckBox*>(QStringLiteral("run.live"))->setChecked(false);
+    w.panes().run->numStepsBox()->setValue(4);
     QTest::qWait(600);  // longer than the pause that starts a re-run
     QVERIFY(w.isIdle());
     w.runSplit();
     STEADYSCOPE_WAIT_IDLE(w);
-    QCOMPARE(w.results().size(), size_t(2));
-    QCOMPARE(w.currentResult(), 1);
-    QCOMPARE(w.results()[1].options->numSteps, int64_t(4));
-    w.showResult(0);
+    QCOMPARE(w.document().results().size(), size_t(2));
+    QCOMPARE(w.document().currentResult(), 1);
+    QCOMPARE(w.document().results()[1].options->numSteps, int64_t(4));
+    w.controllers().split->showResult(0);
     STEADYSCOPE_WAIT_IDLE(w);
-    const QVector<ChunkRow> back = w.chunksPanel()->model()->chunks();
+    const QVector<ChunkRow> back = w.panes().chunks->model()->chunks();
     QCOMPARE(back.size(), eight.size());
     for (int i = 0; i < back.size(); ++i) {
       QCOMPARE(back[i].file, eight[i].file);
@@ -266,7 +266,7 @@ class TstRunPanel : public QObject {
   void copyAsCommandReproducesTheTable() {
     if (!QFileInfo::exists(kSample)) QSKIP("the bundled sample trace is not there");
     MainWindow w(testsupport::tempSettings(settings("cmd.ini")));
-    RunPanel* p = w.runPanel();
+    RunPanel* p = w.panes().run;
     p->numStepsBox()->setValue(16);
     p->findChild<QCheckBox*>(QStringLiteral("run.fix.dedupe-gpu-events"))->setChecked(true);
     p->findChild<QSpinBox*>(QStringLiteral("run.conc"))->setValue(64);
@@ -274,7 +274,7 @@ class TstRunPanel : public QObject {
     p->findChild<QDoubleSpinBox*>(QStringLiteral("run.margin"))->setValue(0.05);
     STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
     const QString out = tmp_->filePath(QStringLiteral("cmd out"));  // a space: the path must be quoted
-    const QString line = w.commandLine(out);
+    const QString line = w.controllers().split->commandLine(out);
     QVERIFY2(line.contains(QStringLiteral("--num-steps 16")) && line.contains(QStringLiteral("--CONC 64")) &&
                  line.contains(QStringLiteral("--fix dedupe-gpu-events")) &&
                  line.contains(QStringLiteral("--threshold 0.6")) && line.contains(QStringLiteral("--margin 0.05")) &&
@@ -290,7 +290,7 @@ class TstRunPanel : public QObject {
     QVERIFY(sh.waitForFinished(600000));
     const QString log = QString::fromUtf8(sh.readAll());
     // The requested mode's verdict is the gate's exit status.
-    const QVector<ChunkRow> rows = w.chunksPanel()->model()->chunks();
+    const QVector<ChunkRow> rows = w.panes().chunks->model()->chunks();
     const auto requested = std::find_if(rows.begin(), rows.end(), [](const ChunkRow& r) { return r.requested; });
     QVERIFY(requested != rows.end());
     const bool accepted = requested->verdict == Verdict::Accepted || requested->verdict == Verdict::LowQuality;
@@ -349,21 +349,21 @@ class TstRunPanel : public QObject {
     STEADYSCOPE_WAIT_IDLE(live);
     live.runSplit();
     STEADYSCOPE_WAIT_IDLE(live);
-    QVERIFY(live.shownGate());
-    const std::set<std::string> liveCodes = findingCodes(*live.shownGate());
+    QVERIFY(live.document().shownGate());
+    const std::set<std::string> liveCodes = findingCodes(*live.document().shownGate());
     QVERIFY(liveCodes.count("steps_without_gpu_work"));
 
     MainWindow w(testsupport::tempSettings(settings("dir.ini")));
     w.show();
-    w.openSplitDirectory(dir, source);
-    QTRY_VERIFY_WITH_TIMEOUT(w.gateSource() && w.gateSource()->match, testsupport::kJobTimeoutMs);
+    w.controllers().review->openSplitDirectory(dir, source);
+    QTRY_VERIFY_WITH_TIMEOUT(w.document().gateSource() && w.document().gateSource()->match, testsupport::kJobTimeoutMs);
     STEADYSCOPE_WAIT_IDLE(w);
-    QVERIFY(w.shownGate());
-    const std::set<std::string> codes = findingCodes(*w.shownGate());
+    QVERIFY(w.document().shownGate());
+    const std::set<std::string> codes = findingCodes(*w.document().shownGate());
     for (const std::string& c : liveCodes) QVERIFY2(codes.count(c), c.c_str());
     const int c = w.selection()->chunk();
     QVERIFY(c >= 0);
-    QVERIFY(w.chunksPanel()->model()->chunks()[c].findingsWarn);
+    QVERIFY(w.panes().chunks->model()->chunks()[c].findingsWarn);
   }
 };
 

@@ -59,38 +59,38 @@ void TstTimelineWindow::findListsMatchesWithCountAndTotal() {
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   w.show();
   STEADYSCOPE_OPEN_AND_WAIT(w, QStringLiteral(STEADYSCOPE_SAMPLE_TRACE));
-  w.findEdit()->setText(QStringLiteral("^cudaLaunchKernel$"));
-  w.findNext();
-  const Trace& t = *w.document().trace;
+  w.panes().findEdit->setText(QStringLiteral("^cudaLaunchKernel$"));
+  w.controllers().find->findNext();
+  const Trace& t = *w.document().trace();
   uint64_t want = 0;
-  for (const auto& row : w.document().index->rows)
+  for (const auto& row : w.document().index()->rows)
     for (EventIdx e : row.events) want += t.nameOf(e) == "cudaLaunchKernel";
   QVERIFY(want > 0);
-  QCOMPARE(uint64_t(w.findMatchCount()), want);
-  QCOMPARE(w.findPanel()->table()->rowCount(), 1);
+  QCOMPARE(uint64_t(w.controllers().find->matchCount()), want);
+  QCOMPARE(w.panes().find->table()->rowCount(), 1);
   const QString count = QString::fromStdString(timeline::formatCount(want));
-  QVERIFY2(w.findPanel()->summary().contains(count + QStringLiteral("</b> events")),
-           qPrintable(w.findPanel()->summary()));
-  QVERIFY(w.findPanel()->summary().contains(QStringLiteral("total")));
+  QVERIFY2(w.panes().find->summary().contains(count + QStringLiteral("</b> events")),
+           qPrintable(w.panes().find->summary()));
+  QVERIFY(w.panes().find->summary().contains(QStringLiteral("total")));
   QCOMPARE(t.nameOf(EventIdx(w.selection()->event())), std::string_view("cudaLaunchKernel"));
   // Shift+Enter walks back from the first: the last match.
-  w.findPrevious();
-  w.findPrevious();
+  w.controllers().find->findPrevious();
+  w.controllers().find->findPrevious();
   QCOMPARE(t.nameOf(EventIdx(w.selection()->event())), std::string_view("cudaLaunchKernel"));
-  w.findEdit()->clear();
-  QCOMPARE(w.findMatchCount(), 0);
-  QCOMPARE(w.findPanel()->table()->rowCount(), 0);
+  w.panes().findEdit->clear();
+  QCOMPARE(w.controllers().find->matchCount(), 0);
+  QCOMPARE(w.panes().find->table()->rowCount(), 0);
 }
 
 void TstTimelineWindow::followFlowFromTheMenu() {
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   w.show();
   STEADYSCOPE_OPEN_AND_WAIT(w, QStringLiteral(STEADYSCOPE_SAMPLE_TRACE));
-  const Trace& t = *w.document().trace;
+  const Trace& t = *w.document().trace();
   EventIdx kernel = 0;
-  while (kernel < t.size() && !(isGpuWork(t.classOf(kernel)) && w.document().index->linkedEvent(t, kernel))) ++kernel;
+  while (kernel < t.size() && !(isGpuWork(t.classOf(kernel)) && w.document().index()->linkedEvent(t, kernel))) ++kernel;
   QVERIFY(kernel < t.size());
-  const EventIdx launch = *w.document().index->linkedEvent(t, kernel);
+  const EventIdx launch = *w.document().index()->linkedEvent(t, kernel);
   w.selection()->setEvent(kernel);
   auto* follow = w.findChild<QAction*>(QStringLiteral("action.followFlow"));
   QVERIFY(follow);
@@ -104,13 +104,13 @@ void TstTimelineWindow::laneFilterBox() {
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   w.show();
   STEADYSCOPE_OPEN_AND_WAIT(w, QStringLiteral(STEADYSCOPE_SAMPLE_TRACE));
-  const size_t all = w.timeline()->trackLayout().tracks.size();
-  w.laneFilterEdit()->setText(QStringLiteral("stream"));
-  const auto& tracks = w.timeline()->trackLayout().tracks;
+  const size_t all = w.panes().timeline->trackLayout().tracks.size();
+  w.panes().laneFilter->setText(QStringLiteral("stream"));
+  const auto& tracks = w.panes().timeline->trackLayout().tracks;
   QVERIFY(!tracks.empty() && tracks.size() < all);
-  for (const auto& tk : tracks) QVERIFY(w.timeline()->trackGroups()[tk.group].gpu);
-  w.laneFilterEdit()->clear();
-  QCOMPARE(w.timeline()->trackLayout().tracks.size(), all);
+  for (const auto& tk : tracks) QVERIFY(w.panes().timeline->trackGroups()[tk.group].gpu);
+  w.panes().laneFilter->clear();
+  QCOMPARE(w.panes().timeline->trackLayout().tracks.size(), all);
 }
 
 QTEST_MAIN(TstTimelineWindow)

@@ -1,9 +1,11 @@
 #pragma once
-// Runs one kind of core job (a load, a split, a gate review) on a background
-// thread and hands its result to the GUI thread. One job is current at a time:
-// starting another supersedes it, cancel() ends it at once for the window, and
-// the generation counter drops whatever a superseded or cancelled job still
-// returns, so a stale result never reaches the window. Progress is read from
+// One lane of the window's job system (job_system.hpp): runs one kind of core
+// job (a load, a split, a gate review …) on a background thread and hands its
+// result to the GUI thread. One job is current per lane: starting another
+// supersedes it, cancel() ends it at once for the window, and the generation
+// counter drops whatever a superseded or cancelled job still returns, so a
+// stale result never reaches the window. A dropped result is destroyed off the
+// GUI thread (a big trace's columns take long to free). Progress is read from
 // the job's JobControl on a ~30 Hz timer (no callbacks from the job thread).
 #include <steadyscope/core/util/progress.hpp>
 
@@ -39,14 +41,18 @@ struct JobProgress {
   bool complete = false;  // the job's last stage: show a full bar
 };
 
-class JobRunner : public QObject {
+/// Destroys `garbage` on a background thread (never the caller's): for values
+/// whose destructor may take long, such as a trace's columns.
+void disposeOffGuiThread(std::shared_ptr<const void> garbage);
+
+class JobLane : public QObject {
   Q_OBJECT
  public:
   /// Words for the current stage of a job (default: JobControl::stageName()).
   using StageText = std::function<JobProgress(const JobControl&)>;
 
-  explicit JobRunner(QObject* parent = nullptr);
-  ~JobRunner() override;  // cancels, then waits for the job threads to return
+  explicit JobLane(QObject* parent = nullptr);
+  ~JobLane() override;  // cancels, then waits for the job threads to return
 
   /// Runs `work` on a job thread; `done` gets its value on the GUI thread if
   /// the job is still current then. `work` returns nullopt when it stopped
@@ -73,6 +79,8 @@ class JobRunner : public QObject {
   int inFlight() const { return inFlight_; }
   /// Jobs whose work returned nullopt (stopped on cancel) so far.
   quint64 stoppedJobs() const { return stopped_; }
+  /// Results dropped because their job was superseded or cancelled (each freed off the GUI thread).
+  quint64 droppedResults() const { return dropped_; }
 
   /// Installed on the JobControl of the next job only; runs on its thread at
   /// every JobControl::enterStage (tests hold a job at a stage with it).
@@ -86,8 +94,13 @@ class JobRunner : public QObject {
   void finished();
 
  private:
-  using Deliver = std::function<void()>;  // runs on the GUI thread; empty: stopped
-  void launch(const QString& title, std::function<Deliver(JobContext&)> job, StageText stageText);
+  /// A job's result, type-erased: `deliver` hands it to `done` on the GUI thread.
+  struct Outcome {
+    std::shared_ptr<void> value;  // null: the work stopped on a cancel
+    std::function<void(std::shared_ptr<void>)> deliver;
+  };
+  void launch(const QString& title, std::function<Outcome(JobContext&)> job, StageText stageText);
+  void arrive(quint64 gen, Outcome out, bool stopped, bool droppedOnJobThread);
   void end(bool userCancel);
 
   QThreadPool pool_;
@@ -98,20 +111,23 @@ class JobRunner : public QObject {
   QString title_;
   std::function<void(std::string_view)> nextObserver_;
   quint64 generation_ = 0;
+  std::shared_ptr<std::atomic<quint64>> liveGeneration_ = std::make_shared<std::atomic<quint64>>(0);
   quint64 stopped_ = 0;
+  quint64 dropped_ = 0;
   int inFlight_ = 0;
   bool running_ = false;
 };
 
 template <class T>
-void JobRunner::start(const QString& title, std::function<std::optional<T>(JobContext&)> work,
-                      std::function<void(T)> done, StageText stageText) {
+void JobLane::start(const QString& title, std::function<std::optional<T>(JobContext&)> work,
+                    std::function<void(T)> done, StageText stageText) {
   launch(
       title,
-      [work = std::move(work), done = std::move(done)](JobContext& ctx) -> Deliver {
+      [work = std::move(work), done = std::move(done)](JobContext& ctx) -> Outcome {
         std::optional<T> r = work(ctx);
         if (!r) return {};
-        return [done, v = std::make_shared<T>(std::move(*r))] { done(std::move(*v)); };
+        return {std::make_shared<T>(std::move(*r)),
+                [done](std::shared_ptr<void> v) { done(std::move(*static_cast<T*>(v.get()))); }};
       },
       std::move(stageText));
 }
