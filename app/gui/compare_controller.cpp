@@ -6,7 +6,6 @@
 #include "common/selection_model.hpp"
 
 #include <QFileInfo>
-#include <QSignalBlocker>
 
 namespace steadyscope::app {
 
@@ -25,9 +24,9 @@ CompareController::CompareController(Document* doc, JobSystem* jobs, RunPanel* r
   connect(selection_, &widgets::SelectionModel::rangeChanged, this, [this](qint64 begin, qint64 end) {
     if (end > begin) picked_ = Picked::Range;
   });
-  connect(doc_, &Document::sidesChanged, this, &CompareController::showComparison);
-  connect(doc_, &Document::sidesDropped, this, [this] {
-    if (doc_->side(0) || doc_->side(1))
+  connect(&doc_->comparison(), &Comparison::sidesChanged, this, &CompareController::showComparison);
+  connect(&doc_->comparison(), &Comparison::sidesDropped, this, [this] {
+    if (doc_->comparison().side(0) || doc_->comparison().side(1))
       showComparison();
     else
       emit comparisonCleared(tr("The compared chunks belonged to a trace that is closed."));
@@ -44,7 +43,7 @@ std::optional<AbPick> CompareController::pickOfModelRow(int row) const {
   if (row < 0) return std::nullopt;
   if (row < rows.size()) return pickChunk(doc_->view(), rows[row], size_t(row), doc_->fileName());
   const size_t i = size_t(row - rows.size());
-  const ComparedTrace* c = doc_->compared();
+  const ComparedTrace* c = doc_->comparison().compared();
   if (!c || i >= c->picks.size()) return std::nullopt;
   return c->picks[i];
 }
@@ -68,7 +67,7 @@ bool CompareController::useSelectionAs(int side) {
     emit message(tr("Select a chunk, a step or a range first (a chunk needs its place on the timeline)."), 5000);
     return false;
   }
-  doc_->setSide(side, std::move(p));
+  doc_->comparison().setSide(side, std::move(p));
   return true;
 }
 
@@ -87,16 +86,13 @@ bool CompareController::compareRows(int rowA, int rowB) {
     emit message(tr("A chunk without a place on the timeline cannot be compared; open its source trace."), 6000);
     return false;
   }
-  const QSignalBlocker oneUpdate(doc_);
-  doc_->setSide(0, std::move(a));
-  doc_->setSide(1, std::move(b));
-  showComparison();
+  doc_->comparison().setSides(std::move(a), std::move(b));  // shows the comparison
   return true;
 }
 
 bool CompareController::compareModes(const QString& mode) {
   const auto& rows = doc_->rows();
-  const ComparedTrace* c = doc_->compared();
+  const ComparedTrace* c = doc_->comparison().compared();
   int a = -1, b = -1;
   for (int r = 0; r < rows.size() && a < 0; ++r)
     if (rows[r].mode == mode) a = r;
@@ -105,11 +101,11 @@ bool CompareController::compareModes(const QString& mode) {
   return a >= 0 && b >= 0 && compareRows(a, b);
 }
 
-void CompareController::swapSides() { doc_->swapSides(); }
+void CompareController::swapSides() { doc_->comparison().swapSides(); }
 
 void CompareController::showComparison() {
-  const auto& sa = doc_->side(0);
-  const auto& sb = doc_->side(1);
+  const auto& sa = doc_->comparison().side(0);
+  const auto& sb = doc_->comparison().side(1);
   const QString a = sa ? QString::fromStdString(sa->input.label) : QString();
   const QString b = sb ? QString::fromStdString(sb->input.label) : QString();
   if (!sa || !sb) {
@@ -137,7 +133,7 @@ void CompareController::onCompared(const ComparedOutcome& out) {
     emit problem(tr("Cannot compare"), out.error);
     return;
   }
-  doc_->setCompared(out.compared);
+  doc_->comparison().setCompared(out.compared);
   const ComparedTrace& c = *out.compared;
   if (c.rows.isEmpty())
     emit message(tr("%1 has no chunk to compare: %2").arg(c.name, c.note), 8000);
@@ -150,7 +146,7 @@ void CompareController::onCompared(const ComparedOutcome& out) {
 
 void CompareController::stopComparing() {
   lane(JobKind::Compare)->discard();
-  doc_->setCompared({});
+  doc_->comparison().setCompared({});
 }
 
 }  // namespace steadyscope::app

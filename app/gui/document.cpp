@@ -6,7 +6,7 @@
 
 namespace steadyscope::app {
 
-Document::Document(QObject* parent) : QObject(parent) {}
+Document::Document(QObject* parent) : QObject(parent), comparison_(new Comparison(this)) {}
 
 Document::~Document() {
   // The last references to the trace's columns often live here: free them off the GUI thread.
@@ -40,7 +40,7 @@ void Document::setTrace(const QString& path, const widgets::TraceDocument& doc) 
   path_ = doc ? path : QString();
   storeShown();
   emit traceChanged();
-  dropStaleSides();
+  comparison_->setOpenTrace(view_.trace);
 }
 
 void Document::setOverlays(std::shared_ptr<const timeline::TimelineOverlays> overlays, const QString& rootTier) {
@@ -128,39 +128,6 @@ void Document::clearResults() {
   ++rowsGeneration_;
   emit resultsChanged();
   emit rowsReset();
-}
-
-void Document::setCompared(std::shared_ptr<const ComparedTrace> c) {
-  compared_ = std::move(c);
-  emit comparedChanged();
-  dropStaleSides();
-}
-
-void Document::setSide(int i, std::optional<AbPick> pick) {
-  sides_[i] = std::move(pick);
-  emit sidesChanged();
-}
-
-void Document::swapSides() {
-  std::swap(sides_[0], sides_[1]);
-  emit sidesChanged();
-}
-
-void Document::dropStaleSides() {
-  const auto open = [this](const TracePtr& t) {
-    if (t == view_.trace) return true;
-    if (compared_)
-      for (const AbPick& p : compared_->picks)
-        if (p.trace == t) return true;
-    return false;
-  };
-  bool dropped = false;
-  for (auto& s : sides_)
-    if (s && !open(s->trace)) {
-      s.reset();
-      dropped = true;
-    }
-  if (dropped) emit sidesDropped();
 }
 
 }  // namespace steadyscope::app

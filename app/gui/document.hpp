@@ -2,11 +2,11 @@
 // What the window has open, in one place: the trace (its path, model, timeline
 // index and the shown result's overlays), the results made on it (each Run
 // split, a split directory's review) with the chunk rows, the gate's input and
-// the gate's result shown, and the compared trace with the two A/B sides.
+// the gate's result shown, and the compared trace with the two A/B sides (its Comparison).
 // Controllers change it; the window's panes follow its signals and never read
 // each other. Replaced values that may be big (a trace's columns) are freed
 // off the GUI thread.
-#include "ab_sides.hpp"
+#include "comparison.hpp"
 #include "gate_adapter.hpp"
 #include "split_adapter.hpp"
 
@@ -75,11 +75,9 @@ class Document : public QObject {
   const std::optional<gate::GateResult>& shownGate() const { return shownGate_; }
   const QString& shownGateError() const { return shownGateError_; }
 
-  // ---- compare
-  const ComparedTrace* compared() const { return compared_.get(); }
-  const std::shared_ptr<const ComparedTrace>& comparedPtr() const { return compared_; }
-  /// The A/B sides (0: A, 1: B).
-  const std::optional<AbPick>& side(int i) const { return sides_[i]; }
+  // ---- compare: the compared trace and the A/B sides
+  const Comparison& comparison() const { return *comparison_; }
+  Comparison& comparison() { return *comparison_; }
 
   // ---- changes (the controllers')
   void setLastError(const QString& e) { lastError_ = e; }
@@ -103,9 +101,6 @@ class Document : public QObject {
   Result* mutableResult(int index);
   /// Forgets every result and the shown rows, gate and directory.
   void clearResults();
-  void setCompared(std::shared_ptr<const ComparedTrace> c);
-  void setSide(int i, std::optional<AbPick> pick);
-  void swapSides();
 
  signals:
   void traceChanged();
@@ -115,15 +110,9 @@ class Document : public QObject {
   void placeholderChanged();
   void resultsChanged();
   void gateShown();
-  void comparedChanged();
-  /// A side was picked, swapped or cleared by the user.
-  void sidesChanged();
-  /// Sides of a trace no longer open were dropped.
-  void sidesDropped();
 
  private:
-  void storeShown();      // the shown fields into the shown result
-  void dropStaleSides();  // a side keeps its trace alive: drop sides of traces no longer open
+  void storeShown();  // the shown fields into the shown result
 
   QString path_;
   QString lastError_;
@@ -138,8 +127,7 @@ class Document : public QObject {
   std::shared_ptr<const GateSource> gate_;
   std::optional<gate::GateResult> shownGate_;
   QString shownGateError_;
-  std::shared_ptr<const ComparedTrace> compared_;
-  std::optional<AbPick> sides_[2];
+  Comparison* comparison_;
 };
 
 }  // namespace steadyscope::app

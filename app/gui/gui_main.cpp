@@ -40,6 +40,12 @@ bool compareForScreenshot(MainWindow& w, const GuiOptions& o);
 
 namespace {
 const char* kDescription =
+    "  steadyscope [TRACE [--partial] | SPLIT_DIR [--source TRACE]]\n"
+    "  steadyscope [TRACE] [--split [--kind K]] [--select MODE] --screenshot OUT.png [--size WxH]\n"
+    "              [--dark] [--find REGEX] [--range-ms A:B] [--compare OTHER] [--raise DOCK]\n"
+    "  steadyscope TRACE --split --select MODE --report OUT.pdf [--size WxH]\n"
+    "  steadyscope --bench-timeline TRACE | --bench-charts TRACE | --bench-export TRACE [--select MODE]\n"
+    "\n"
     "Opens a PyTorch-profiler / Kineto trace (.json, .json.gz, .zip, .json.zst) or a split\n"
     "directory for review. --screenshot renders the window offscreen into a PNG and exits\n"
     "(no display needed). --report writes the selected chunk's one-page report, OUT.pdf, and\n"
@@ -337,7 +343,7 @@ bool compareForScreenshot(MainWindow& w, const GuiOptions& o) {
   const bool done = w.waitForJobs();
   std::printf("compare: %lld ms (load, timeline index and split of %s)\n", clock.elapsed(),
               qPrintable(QFileInfo(o.compare).fileName()));
-  if (!done || !w.document().compared()) {
+  if (!done || !w.document().comparison().compared()) {
     std::fprintf(
         stderr, "steadyscope: --compare %s: %s\n", qPrintable(o.compare),
         qPrintable(w.document().lastError().isEmpty() ? QStringLiteral("not loaded") : w.document().lastError()));

@@ -176,8 +176,8 @@ void MainWindow::bindDocument() {
   connect(d, &Document::rowsReset, this, [this, d] { panes_.chunks->setChunks(d->rows()); });
   connect(d, &Document::rowsUpdated, this, [this, d] { panes_.chunks->updateChunks(d->rows()); });
   connect(d, &Document::placeholderChanged, this, [this, d] { panes_.chunks->setPlaceholder(d->placeholder()); });
-  connect(d, &Document::comparedChanged, this, [this, d] {
-    if (const ComparedTrace* c = d->compared())
+  connect(&doc_->comparison(), &Comparison::comparedChanged, this, [this, d] {
+    if (const ComparedTrace* c = d->comparison().compared())
       panes_.chunks->setComparedChunks(c->rows, c->name);
     else
       panes_.chunks->setComparedChunks({}, {});

@@ -77,7 +77,7 @@ void OpenController::onLoaded(const LoadOutcome& out, const QString& path) {
 
 void OpenController::closeTrace() {
   jobs_->discardAll();
-  doc_->setCompared({});  // the compared trace was opened beside this one
+  doc_->comparison().setCompared({});  // the compared trace was opened beside this one
   doc_->clearResults();
   doc_->setShownGate(std::nullopt);
   selection_->clear();

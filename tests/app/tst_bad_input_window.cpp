@@ -96,7 +96,8 @@ class TstBadInputWindow : public QObject {
     QVERIFY2(w.statusText().contains(QStringLiteral("partial")), qPrintable(w.statusText()));
     w.runSplit();
     QVERIFY(w.isIdle());  // refused before any job starts
-    QVERIFY2(w.document().lastError().contains(QStringLiteral("needs the whole trace")), qPrintable(w.document().lastError()));
+    QVERIFY2(w.document().lastError().contains(QStringLiteral("needs the whole trace")),
+             qPrintable(w.document().lastError()));
     QVERIFY(w.document().results().empty());
   }
 
@@ -146,10 +147,11 @@ class TstBadInputWindow : public QObject {
     long quietest = at[1] - at[0];
     for (size_t i = 2; i < at.size(); ++i) quietest = std::min(quietest, at[i] - at[i - 1]);
     // 180 KiB a cycle, as the former 8 MiB over 45 cycles.
-    QVERIFY2(quietest < 15 * 180, qPrintable(QStringLiteral("RssAnon grew by at least %1 KiB in every 15 cycles (%2 → %3 KiB)")
-                                                  .arg(quietest)
-                                                  .arg(at.front())
-                                                  .arg(at.back())));
+    QVERIFY2(quietest < 15 * 180,
+             qPrintable(QStringLiteral("RssAnon grew by at least %1 KiB in every 15 cycles (%2 → %3 KiB)")
+                            .arg(quietest)
+                            .arg(at.front())
+                            .arg(at.back())));
   }
 };
 

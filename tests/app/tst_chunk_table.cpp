@@ -25,16 +25,16 @@
 #include <fmt/format.h>
 
 #include <QAbstractItemModelTester>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QClipboard>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTextBlock>
 #include <QTextBrowser>
-#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace steadyscope;
@@ -83,17 +83,21 @@ std::string gapTrace(int n, double gapUs, int emptyEvery = 0) {
     const double kernelTs = t + 100.0;
     auto add = [&](const std::string& e) { ev += (ev.empty() ? "" : ",\n") + e; };
     if (emptyEvery > 0 && k % emptyEvery == emptyEvery - 1) {  // a step without GPU work
-      add(fmt::format(R"({{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":1,"tid":1,"ts":{:.3f},"dur":1000.0}})",
-                      k, t));
+      add(fmt::format(
+          R"({{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":1,"tid":1,"ts":{:.3f},"dur":1000.0}})",
+          k, t));
       t = kernelTs + 800.0 + gapUs - 100.0;
       continue;
     }
-    add(fmt::format(R"({{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":1,"tid":1,"ts":{:.3f},"dur":1000.0}})",
-                    k, t));
-    add(fmt::format(R"({{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{:.3f},"dur":10.0,"args":{{"correlation":{}}}}})",
-                    t + 20.0, k + 1));
-    add(fmt::format(R"({{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":{:.3f},"dur":800.0,"args":{{"correlation":{},"device":0,"stream":7}}}})",
-                    kernelTs, k + 1));
+    add(fmt::format(
+        R"({{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":1,"tid":1,"ts":{:.3f},"dur":1000.0}})", k,
+        t));
+    add(fmt::format(
+        R"({{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{:.3f},"dur":10.0,"args":{{"correlation":{}}}}})",
+        t + 20.0, k + 1));
+    add(fmt::format(
+        R"({{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":{:.3f},"dur":800.0,"args":{{"correlation":{},"device":0,"stream":7}}}})",
+        kernelTs, k + 1));
     t = kernelTs + 800.0 + gapUs - 100.0;  // the next kernel starts gapUs after this one ends
   }
   return "{\"traceEvents\":[\n" + ev + "\n]}";
@@ -124,8 +128,9 @@ class TstChunkTable : public QObject {
       QVERIFY(!m.headerData(c, Qt::Horizontal, Qt::DisplayRole).toString().isEmpty());
     }
     // The CSV field names are in the tooltips, never in the headers.
-    QVERIFY(m.headerData(ChunkModel::GpuTimeColumn, Qt::Horizontal, Qt::ToolTipRole).toString().contains(
-        QStringLiteral("gpu_duration")));
+    QVERIFY(m.headerData(ChunkModel::GpuTimeColumn, Qt::Horizontal, Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("gpu_duration")));
     // Drawn on two lines so the table fits; copied (TSV) on one.
     QCOMPARE(m.headerData(ChunkModel::GpuTimeColumn, Qt::Horizontal, Qt::DisplayRole).toString(),
              QStringLiteral("GPU\ntime"));
@@ -181,7 +186,8 @@ class TstChunkTable : public QObject {
     QFETCH(QString, rows);
     QFETCH(bool, withCsv);
     QFETCH(double, threshold);
-    const QString dir = tmp_->filePath(QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char('\''), QLatin1Char('p')));
+    const QString dir =
+        tmp_->filePath(QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char('\''), QLatin1Char('p')));
     QVERIFY(gatetest::writeSplitDir(dir, gatetest::parseRows(rows), withCsv, dir));
     GateRequest req;
     req.dir = dir.toStdString();
@@ -202,7 +208,8 @@ class TstChunkTable : public QObject {
       QVERIFY(core.ok());
       QVERIFY(row.hasVerdict);
       QCOMPARE(int(row.verdict), int(verdictOf(core.value())));
-      const bool unchecked = QString::fromStdString(core.value().summary).startsWith(QStringLiteral("passed unchecked"));
+      const bool unchecked =
+          QString::fromStdString(core.value().summary).startsWith(QStringLiteral("passed unchecked"));
       QCOMPARE(row.unchecked, unchecked);
       const QString cell = model.index(i, ChunkModel::VerdictColumn).data().toString();
       if (unchecked) {
@@ -269,7 +276,8 @@ class TstChunkTable : public QObject {
     QVERIFY(seen);
     // Without the gap the window ratio is far higher.
     const TracePtr tight = sstest::loadJson(gapTrace(40, 150.0), "tight.json");
-    const std::optional<SplitView> w = planSplitView(tight, timeline::buildTimelineIndex(*tight), windowSplitOptions(8));
+    const std::optional<SplitView> w =
+        planSplitView(tight, timeline::buildTimelineIndex(*tight), windowSplitOptions(8));
     QVERIFY(w && !w->chunks.isEmpty());
     QVERIFY(w->chunks.first().longestGapNs < 1'000'000);
   }
@@ -452,8 +460,12 @@ class TstChunkTable : public QObject {
     const ChunkRow& opened = w.panes().chunks->model()->chunks()[w.selection()->chunk()];
     QCOMPARE(opened.mode, QStringLiteral("mixed"));
     QVERIFY(opened.requested);
-    QVERIFY(w.panes().chunks->model()->index(w.selection()->chunk(), ChunkModel::ModeColumn).data().toString().startsWith(
-        QStringLiteral("▶")));
+    QVERIFY(w.panes()
+                .chunks->model()
+                ->index(w.selection()->chunk(), ChunkModel::ModeColumn)
+                .data()
+                .toString()
+                .startsWith(QStringLiteral("▶")));
     for (int r = v->model()->rowCount() - 1; r >= 0; --r) {
       v->setCurrentIndex(v->model()->index(r, 0));
       const int src = w.selection()->chunk();

@@ -76,15 +76,16 @@ class TestCompareWindow : public QObject {
     const auto& rows = w.panes().chunks->model()->chunks();
     QVERIFY(rows.size() >= 2);
     selectRows(w, {0});
-    QVERIFY(!w.controllers().compare->compareSelectedRows(w.panes().chunks->selectedModelRows()));  // one row is not a pair
+    QVERIFY(
+        !w.controllers().compare->compareSelectedRows(w.panes().chunks->selectedModelRows()));  // one row is not a pair
     QVERIFY(w.messageText().contains(QStringLiteral("two chunks")));
     selectRows(w, {0, 1});
     QVERIFY(w.controllers().compare->compareSelectedRows(w.panes().chunks->selectedModelRows()));
-    QVERIFY(w.document().side(0) && w.document().side(1));
-    QVERIFY(QString::fromStdString(w.document().side(0)->input.label).startsWith(rows[0].mode));
-    QVERIFY(QString::fromStdString(w.document().side(1)->input.label).startsWith(rows[1].mode));
-    QCOMPARE(w.document().side(0)->input.beginNs, rows[0].beginNs);
-    QCOMPARE(w.document().side(1)->input.endNs, rows[1].endNs);
+    QVERIFY(w.document().comparison().side(0) && w.document().comparison().side(1));
+    QVERIFY(QString::fromStdString(w.document().comparison().side(0)->input.label).startsWith(rows[0].mode));
+    QVERIFY(QString::fromStdString(w.document().comparison().side(1)->input.label).startsWith(rows[1].mode));
+    QCOMPARE(w.document().comparison().side(0)->input.beginNs, rows[0].beginNs);
+    QCOMPARE(w.document().comparison().side(1)->input.endNs, rows[1].endNs);
     const auto* figures = w.panes().ab->figuresModel();
     QVERIFY(figures->rowCount() > 0);
     QVERIFY(figures->headerData(1, Qt::Horizontal, Qt::ToolTipRole).toString().contains(rows[0].mode));
@@ -106,17 +107,18 @@ class TestCompareWindow : public QObject {
     QVERIFY(steps.size() >= 4);
     w.selection()->setStep(2);
     QVERIFY(w.controllers().compare->useSelectionAs(0));
-    QVERIFY(!w.document().side(1));
+    QVERIFY(!w.document().comparison().side(1));
     QVERIFY(w.panes().ab->figuresModel()->rowCount() == 0);  // waits for B
     const qint64 b = steps[1].beginNs, e = steps[3].endNs;
     w.selection()->setRange(b, e);
     QVERIFY(w.controllers().compare->useSelectionAs(1));
-    QCOMPARE(w.document().side(0)->input.beginNs, steps[2].beginNs);
-    QCOMPARE(w.document().side(0)->input.endNs, steps[2].endNs);
-    QCOMPARE(w.document().side(1)->input.beginNs, b);
-    QCOMPARE(w.document().side(1)->input.endNs, e);
-    QVERIFY(QString::fromStdString(w.document().side(0)->input.label).startsWith(QStringLiteral("step ")));
-    QVERIFY(QString::fromStdString(w.document().side(1)->input.label).startsWith(QStringLiteral("range ")));
+    QCOMPARE(w.document().comparison().side(0)->input.beginNs, steps[2].beginNs);
+    QCOMPARE(w.document().comparison().side(0)->input.endNs, steps[2].endNs);
+    QCOMPARE(w.document().comparison().side(1)->input.beginNs, b);
+    QCOMPARE(w.document().comparison().side(1)->input.endNs, e);
+    QVERIFY(QString::fromStdString(w.document().comparison().side(0)->input.label).startsWith(QStringLiteral("step ")));
+    QVERIFY(
+        QString::fromStdString(w.document().comparison().side(1)->input.label).startsWith(QStringLiteral("range ")));
     QVERIFY(w.panes().ab->figuresModel()->rowCount() > 0);
   }
 
@@ -130,17 +132,17 @@ class TestCompareWindow : public QObject {
     QVERIFY(QFile::copy(kSample, copy));
     w.controllers().compare->compareWith(copy);
     STEADYSCOPE_WAIT_IDLE(w);
-    QVERIFY(w.document().compared());
+    QVERIFY(w.document().comparison().compared());
     const ChunkModel* m = w.panes().chunks->model();
-    QCOMPARE(m->rowCount(), own + int(w.document().compared()->rows.size()));
-    QCOMPARE(int(w.document().compared()->rows.size()), own);
+    QCOMPARE(m->rowCount(), own + int(w.document().comparison().compared()->rows.size()));
+    QCOMPARE(int(w.document().comparison().compared()->rows.size()), own);
     QVERIFY(m->data(m->index(own, ChunkModel::ModeColumn), Qt::DisplayRole)
                 .toString()
                 .contains(QFileInfo(copy).fileName()));
     QCOMPARE(int(m->chunks().size()), own);  // the open trace's rows are still the selection's chunks
     selectRows(w, {0, own});
     QVERIFY(w.controllers().compare->compareSelectedRows(w.panes().chunks->selectedModelRows()));
-    QVERIFY(w.document().side(0)->trace != w.document().side(1)->trace);
+    QVERIFY(w.document().comparison().side(0)->trace != w.document().comparison().side(1)->trace);
     const auto& deltas = w.panes().ab->kernelModel()->deltas();
     QVERIFY(!deltas.empty());
     for (const auto& d : deltas) {
@@ -152,12 +154,12 @@ class TestCompareWindow : public QObject {
     w.panes().chunks->view()->setCurrentIndex(w.panes().chunks->view()->model()->index(own, 0));
     QCOMPARE(w.selection()->chunk(), -1);
     QVERIFY(w.controllers().compare->useSelectionAs(0));
-    QCOMPARE(w.document().side(0)->trace, w.document().side(1)->trace);
+    QCOMPARE(w.document().comparison().side(0)->trace, w.document().comparison().side(1)->trace);
     // Closing the open trace ends the comparison.
     w.controllers().open->closeTrace();
-    QVERIFY(!w.document().compared());
+    QVERIFY(!w.document().comparison().compared());
     QCOMPARE(w.panes().chunks->model()->rowCount(), 0);
-    QVERIFY(!w.document().side(0) && !w.document().side(1));
+    QVERIFY(!w.document().comparison().side(0) && !w.document().comparison().side(1));
   }
 
   // A split directory's chunk files are sides: each row is one file, read whole.
@@ -172,9 +174,9 @@ class TestCompareWindow : public QObject {
     STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
     w.controllers().compare->compareWith(dir);
     STEADYSCOPE_WAIT_IDLE(w);
-    QVERIFY(w.document().compared());
-    QCOMPARE(int(w.document().compared()->rows.size()), int(files.size()));
-    for (const auto& r : w.document().compared()->rows) {
+    QVERIFY(w.document().comparison().compared());
+    QCOMPARE(int(w.document().comparison().compared()->rows.size()), int(files.size()));
+    for (const auto& r : w.document().comparison().compared()->rows) {
       QVERIFY(files.contains(r.file));
       QVERIFY(r.events > 0);
       QVERIFY(r.endNs > r.beginNs);
@@ -199,7 +201,7 @@ class TestCompareWindow : public QObject {
     f.close();
     w.controllers().compare->compareWith(bad);
     STEADYSCOPE_WAIT_IDLE(w);
-    QVERIFY(!w.document().compared());
+    QVERIFY(!w.document().comparison().compared());
     QVERIFY(w.document().lastError().contains(QStringLiteral("notes.json")));
     QVERIFY(w.errorBox());
     w.errorBox()->close();
@@ -215,7 +217,7 @@ class TestCompareWindow : public QObject {
     const QString copy = tmp_->filePath(QStringLiteral("other-") + QFileInfo(kSample).fileName());
     QVERIFY(QFile::copy(kSample, copy));
     STEADYSCOPE_OPEN_AND_WAIT(w, copy);
-    QVERIFY(!w.document().side(0) && !w.document().side(1));
+    QVERIFY(!w.document().comparison().side(0) && !w.document().comparison().side(1));
   }
 };
 

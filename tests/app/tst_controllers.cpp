@@ -287,11 +287,11 @@ void TstControllers::compareSides() {
   r.selection.setStep(3);
   QVERIFY(r.compare.useSelectionAs(1));
   QCOMPARE(ready.count(), 1);
-  QVERIFY(r.doc.side(0) && r.doc.side(1));
+  QVERIFY(r.doc.comparison().side(0) && r.doc.comparison().side(1));
   QVERIFY(!r.compare.compareSelectedRows({0}));
   QSignalSpy cleared(&r.compare, &CompareController::comparisonCleared);
   r.open.closeTrace();
-  QVERIFY(!r.doc.side(0) && !r.doc.side(1));  // a side keeps its trace alive: closed, they go
+  QVERIFY(!r.doc.comparison().side(0) && !r.doc.comparison().side(1));  // a side keeps its trace alive: closed, they go
   QCOMPARE(cleared.count(), 1);
 }
 

@@ -324,9 +324,9 @@ void TstExportWindow::exportFromAReviewedDirectory() {
   w_ = std::make_unique<MainWindow>(tempSettings(tmp_->filePath(QStringLiteral("s2.ini"))));
   w_->show();
   w_->controllers().review->openSplitDirectory(split, kSample);
-  QTRY_VERIFY_WITH_TIMEOUT(
-      w_->isIdle() && w_->document() && !w_->document().results().empty() && w_->document().results()[size_t(w_->document().currentResult())].planned,
-      kJobTimeoutMs);
+  QTRY_VERIFY_WITH_TIMEOUT(w_->isIdle() && w_->document() && !w_->document().results().empty() &&
+                               w_->document().results()[size_t(w_->document().currentResult())].planned,
+                           kJobTimeoutMs);
   STEADYSCOPE_WAIT_IDLE(*w_);
   QVERIFY(w_->controllers().split->selectMode(QStringLiteral("mixed")));
   ExportDialog* d = openDialog();

@@ -205,7 +205,8 @@ void TstGateView::directoryWithoutCsvPasses() {
   QVERIFY(w.document().shownGate());
   QVERIFY(w.document().shownGate()->accepted);
   // The finding in words, and the row says the pipeline passes it unchecked.
-  QVERIFY(w.panes().explanation->text().contains(QStringLiteral("does not exist; the pipeline passes any chunk unchecked")));
+  QVERIFY(w.panes().explanation->text().contains(
+      QStringLiteral("does not exist; the pipeline passes any chunk unchecked")));
   QVERIFY(w.panes().chunks->model()->chunks()[mixed].unchecked);
 }
 

@@ -190,7 +190,8 @@ void TstMainWindow::badFileShowsErrorAndChangesNothing() {
   f.close();
   STEADYSCOPE_OPEN_AND_WAIT(w, bad);
   QVERIFY(!w.document().lastError().isEmpty());
-  QVERIFY2(w.document().lastError().contains(QStringLiteral("bad.json")), qPrintable(w.document().lastError()));  // the loader's message
+  QVERIFY2(w.document().lastError().contains(QStringLiteral("bad.json")),
+           qPrintable(w.document().lastError()));  // the loader's message
   auto* box = w.findChild<QMessageBox*>();
   QVERIFY(box && box->isVisible());
   QCOMPARE(box->text(), w.document().lastError());
@@ -231,8 +232,8 @@ void TstMainWindow::findStepsThroughMatches() {
   QVERIFY(w.controllers().find->matchCount() >= 1);
   const qint64 e = w.selection()->event();
   QVERIFY(e >= 0);
-  QVERIFY(
-      QString::fromUtf8(w.document().trace()->nameOf(EventIdx(e)).data()).startsWith(QStringLiteral("execute_context")));
+  QVERIFY(QString::fromUtf8(w.document().trace()->nameOf(EventIdx(e)).data())
+              .startsWith(QStringLiteral("execute_context")));
   if (w.controllers().find->matchCount() > 1) {
     w.controllers().find->findNext();
     QVERIFY(w.selection()->event() != e);
@@ -338,8 +339,9 @@ void TstMainWindow::refusedSplitSaysWhyAndKeepsSteps() {
 // it. The chunks pane, the explanation and the status bar all say the split
 // ran and why it made nothing.
 void TstMainWindow::noGpuWorkSaysWhy() {
-  const QString trace = kReal + QStringLiteral("kineto/tb_plugin_samples/resnet50_num_workers_0/"
-                                               "worker0.1623143089861.pt.trace.json.gz");
+  const QString trace = kReal + QStringLiteral(
+                                    "kineto/tb_plugin_samples/resnet50_num_workers_0/"
+                                    "worker0.1623143089861.pt.trace.json.gz");
   SHARED_OR_SKIP(trace);
   MainWindow w(tempSettings(tmp_->filePath(QStringLiteral("s.ini"))));
   w.show();
@@ -409,7 +411,7 @@ void TstMainWindow::cancelledSplitNeverReachesTheWindow() {
   hold.release();
   QTRY_COMPARE_WITH_TIMEOUT(w.jobs()->lane(app::JobKind::Split)->inFlight(), 0, kJobTimeoutMs);
   QCOMPARE(w.jobs()->lane(app::JobKind::Split)->stoppedJobs(), stopped + 1);  // the plan saw the cancel and stopped
-  QVERIFY(w.document().overlays() == overlays);        // nothing of it reached the window
+  QVERIFY(w.document().overlays() == overlays);                               // nothing of it reached the window
   QVERIFY(sameRows(w.panes().chunks->model()->chunks(), rows));
 
   // A new run completes with the uninterrupted result.

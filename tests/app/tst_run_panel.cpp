@@ -210,8 +210,9 @@ class TstRunPanel : public QObject {
       w.panes().run->setKind(k);
       w.runSplit();
       if (!w.waitForJobs(testsupport::kJobTimeoutMs)) return std::nullopt;
-      return w.document().results().empty() || !w.document().results().back().options ? std::optional<bool>()
-                                                                : w.document().results().back().options->llmInference;
+      return w.document().results().empty() || !w.document().results().back().options
+                 ? std::optional<bool>()
+                 : w.document().results().back().options->llmInference;
     };
     QVERIFY(splitWith(vllm, analysis::WorkloadKind::Auto) == std::optional<bool>(true));
     QVERIFY(w.document().gateSource() && w.document().gateSource()->llm);
