@@ -173,8 +173,17 @@ void MainWindow::bindDocument() {
     panes_.details->setDocument(d->view());
     panes_.charts->setDocument(d->view());
   });
-  connect(d, &Document::rowsReset, this, [this, d] { panes_.chunks->setChunks(d->rows()); });
-  connect(d, &Document::rowsUpdated, this, [this, d] { panes_.chunks->updateChunks(d->rows()); });
+  // The chunk table, the details and the charts all show the document's rows.
+  connect(d, &Document::rowsReset, this, [this, d] {
+    panes_.chunks->setChunks(d->rows());
+    panes_.details->setChunks(d->rows());
+    panes_.charts->setChunks(d->rows());
+  });
+  connect(d, &Document::rowsUpdated, this, [this, d] {
+    panes_.chunks->updateChunks(d->rows());
+    panes_.details->setChunks(d->rows());
+    panes_.charts->setChunks(d->rows());
+  });
   connect(d, &Document::placeholderChanged, this, [this, d] { panes_.chunks->setPlaceholder(d->placeholder()); });
   connect(&doc_->comparison(), &Comparison::comparedChanged, this, [this, d] {
     if (const ComparedTrace* c = d->comparison().compared())
@@ -189,12 +198,6 @@ void MainWindow::bindDocument() {
       panes_.explanation->clear(d->shownGateError());
   });
   connect(d, &Document::resultsChanged, this, &MainWindow::updateResultBox);
-  auto rowsToDetails = [this] {
-    panes_.details->setChunks(panes_.chunks->model()->chunks());
-    panes_.charts->setChunks(panes_.chunks->model()->chunks());
-  };
-  connect(panes_.chunks->model(), &QAbstractItemModel::modelReset, this, rowsToDetails);
-  connect(panes_.chunks->model(), &QAbstractItemModel::dataChanged, this, rowsToDetails);
   connect(panes_.anomalies, &widgets::AnomaliesPanel::eventActivated, panes_.timeline,
           &widgets::TimelineView::revealEvent);
   connect(panes_.run, &RunPanel::gateOptionsChanged, this,
