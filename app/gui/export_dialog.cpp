@@ -1,4 +1,5 @@
 #include "export_dialog.hpp"
+#include "common/text.hpp"
 
 #include "common/colors.hpp"
 
@@ -27,9 +28,10 @@
 
 namespace steadyscope::app {
 
+using widgets::qs;
+
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 QString leaf(const std::string& path) { return QFileInfo(qs(path)).fileName(); }
 
 // The core's stages, in order, with their words.

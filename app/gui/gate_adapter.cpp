@@ -1,4 +1,5 @@
 #include "gate_adapter.hpp"
+#include "common/text.hpp"
 
 #include "split_directory.hpp"
 
@@ -19,10 +20,11 @@
 
 namespace steadyscope::app {
 
+using widgets::qs;
+
 using widgets::colors::Verdict;
 
 namespace {
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 QString baseName(const std::string& path) { return QFileInfo(QString::fromStdString(path)).fileName(); }
 
 /// Compact "key=value" list of a rule's inputs (strings unquoted).

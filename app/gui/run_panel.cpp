@@ -1,4 +1,5 @@
 #include "run_panel.hpp"
+#include "common/text.hpp"
 
 #include "split_adapter.hpp"
 
@@ -23,8 +24,9 @@
 
 namespace steadyscope::app {
 
+using widgets::qs;
+
 namespace {
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 
 /// A spin box whose lowest value means "not set" (the option is left out).
 QSpinBox* optionalInt(QWidget* parent, int max, const QString& tip) {

@@ -1,4 +1,5 @@
 #include "split_directory.hpp"
+#include "common/text.hpp"
 
 #include <steadyscope/core/model/trace.hpp>
 #include <steadyscope/core/util/split_names.hpp>
@@ -8,13 +9,14 @@
 
 namespace steadyscope::app {
 
+using widgets::qs;
+
 namespace {
 bool isTraceName(const QString& n) {
   return n.endsWith(QLatin1String(".json")) || n.endsWith(QLatin1String(".json.gz")) ||
          n.endsWith(QLatin1String(".zip")) || n.endsWith(QLatin1String(".json.zst"));
 }
 QString stem(const QString& n) { return QString::fromStdString(referenceBaseName(n.toStdString())); }
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 }  // namespace
 
 QString chunkModeOfFile(const QString& n) {

@@ -1,4 +1,5 @@
 #include "panels/ab_panel.hpp"
+#include "common/text.hpp"
 
 #include "common/table_tsv.hpp"
 
@@ -20,7 +21,6 @@
 namespace steadyscope::widgets {
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 QString timeText(double ns) { return qs(timeline::formatDuration(ns)); }
 
 /// "+12.5 %", "−3.0 %"; a change from nothing is "new".

@@ -1,4 +1,5 @@
 #include "panels/chunks_panel.hpp"
+#include "common/text.hpp"
 
 #include "common/table_tsv.hpp"
 
@@ -85,7 +86,6 @@ const ColumnText kColumns[] = {
 static_assert(std::size(kColumns) == ChunkModel::NUM_COLUMNS);
 
 QString dash() { return QStringLiteral("–"); }
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 QString ratioText(double r) { return r < 0 ? dash() : qs(timeline::formatRatio(r)); }
 QString countText(qint64 n) { return n < 0 ? dash() : qs(timeline::formatCount(uint64_t(n))); }
 QString usText(double us) { return us < 0 ? dash() : qs(timeline::formatDuration(us * 1000.0)); }

@@ -1,4 +1,5 @@
 #include "panels/details_panel.hpp"
+#include "common/text.hpp"
 
 #include <steadyscope/core/timeline/format.hpp>
 #include <steadyscope/core/timeline/track_layout.hpp>
@@ -16,8 +17,6 @@ namespace steadyscope::widgets {
 using namespace steadyscope::timeline;
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 
 class NumItem : public QTableWidgetItem {  // sorts by the raw number
  public:

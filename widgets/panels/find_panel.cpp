@@ -1,4 +1,5 @@
 #include "panels/find_panel.hpp"
+#include "common/text.hpp"
 
 #include <steadyscope/core/timeline/format.hpp>
 
@@ -12,7 +13,6 @@ namespace steadyscope::widgets {
 using namespace steadyscope::timeline;
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 class NumItem : public QTableWidgetItem {  // sorts by the raw number
  public:

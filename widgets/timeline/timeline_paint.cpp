@@ -4,6 +4,7 @@
 // lists come from core/timeline (LOD folding), busy strips are one run per
 // change of coverage height, and no container grows per event.
 #include "common/colors.hpp"
+#include "common/text.hpp"
 #include "timeline/timeline_view.hpp"
 
 #include <steadyscope/core/timeline/flows.hpp>
@@ -21,7 +22,6 @@ namespace steadyscope::widgets {
 using namespace steadyscope::timeline;
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 QColor blend(const QColor& a, const QColor& b, double t) {
   return QColor::fromRgbF(float(a.redF() * (1 - t) + b.redF() * t), float(a.greenF() * (1 - t) + b.greenF() * t),

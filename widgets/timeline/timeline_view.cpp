@@ -1,4 +1,5 @@
 #include "timeline/timeline_view.hpp"
+#include "common/text.hpp"
 
 #include "common/colors.hpp"
 
@@ -539,8 +540,6 @@ bool TimelineView::viewportEvent(QEvent* e) {
 // ------------------------------------------------------------ tooltips
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 
 QString argsSummary(std::string_view raw) {
   // The "args" object of the raw event text, shortened for a tooltip.
