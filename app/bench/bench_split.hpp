@@ -1,7 +1,7 @@
 #pragma once
 // `steadyscope-cli bench split TRACE [-o OUTDIR] [split flags]`: load, split
 // (plan), write (chunks + details) and total wall time, and peak anonymous memory.
-#include "commands.hpp"
+#include "args.hpp"
 
 namespace steadyscope::cli {
 int benchSplit(const Args& args);

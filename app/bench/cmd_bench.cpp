@@ -1,7 +1,7 @@
 // steadyscope-cli bench load FILE | bench split TRACE: measurements, not tests.
+#include "cmd_bench.hpp"
 #include "baselines.hpp"
 #include "bench_split.hpp"
-#include "commands.hpp"
 
 #include <steadyscope/core/io/loader.hpp>
 #include <steadyscope/core/util/threads.hpp>

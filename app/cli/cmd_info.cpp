@@ -160,8 +160,9 @@ std::string infoText(const Trace& t, const Summary& s, size_t gpuLanes) {
                    t.stats.jsonBytes);
   o += fmt::format("  {} events, {} GPU events (kernel/memcpy/memset)\n", t.size(), t.stats.gpuEvents);
   if (t.partial)
-    o += fmt::format("  partial: the file ends early ({}); these are the complete events in its first {} bytes of JSON\n",
-                     t.partial->reason, t.partial->keptTextBytes);
+    o += fmt::format(
+        "  partial: the file ends early ({}); these are the complete events in its first {} bytes of JSON\n",
+        t.partial->reason, t.partial->keptTextBytes);
   o += legacyGpuText(s);
   o += "  per ph: ";
   for (auto& [k, v] : t.stats.perPh) o += fmt::format("{}={} ", k, v);

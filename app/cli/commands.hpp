@@ -2,17 +2,13 @@
 // Sub-commands of steadyscope-cli. Each lives in its own cmd_<name>.cpp and
 // receives the arguments after the sub-command name. Exit statuses: 0 success,
 // 1 failure (bad input, refused chunk, ...), 2 usage error.
-#include <string>
-#include <vector>
+#include "args.hpp"
 
 namespace steadyscope::cli {
 
-using Args = std::vector<std::string>;
-
-int cmdInfo(const Args& args);   // cmd_info.cpp   — loader summary and anomalies
-int cmdBench(const Args& args);  // app/bench/cmd_bench.cpp — bench load | bench split
-int cmdSplit(const Args& args);  // cmd_split.cpp  — the TraceLens-compatible splitter
-int cmdGate(const Args& args);   // cmd_gate.cpp   — the chunk-quality gate / review
+int cmdInfo(const Args& args);    // cmd_info.cpp   — loader summary and anomalies
+int cmdSplit(const Args& args);   // cmd_split.cpp  — the TraceLens-compatible splitter
+int cmdGate(const Args& args);    // cmd_gate.cpp   — the chunk-quality gate / review
 int cmdExport(const Args& args);  // cmd_export.cpp — one chunk with its row and a provenance manifest
 
 }  // namespace steadyscope::cli

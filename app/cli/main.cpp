@@ -1,4 +1,5 @@
 // steadyscope-cli: the headless front end of the Steadyscope core.
+#include "cmd_bench.hpp"
 #include "commands.hpp"
 
 #include <steadyscope/core/version.hpp>

@@ -249,29 +249,6 @@ std::vector<std::string> outputFolders(const std::vector<std::string>& traces) {
   return names;
 }
 
-std::string jobCountError(std::string_view value) {
-  return "expected a number of jobs from 1 to " + std::to_string(kMaxThreadsArg) + ", not '" + std::string(value) + "'";
-}
-
-void printSplitManyHelp() {
-  std::printf(
-      "\nMany traces (every rank of a distributed job):\n"
-      "  steadyscope-cli split RANK0.json RANK1.json ... -o DIR [-j JOBS] [options]\n"
-      "                        splits each trace into DIR/NAME, NAME being the trace's base name\n"
-      "                        (.pt.trace, .json.gz, .json removed); traces that share it go to\n"
-      "                        DIR/PARENT_NAME (PARENT: the folder holding the file), and a name\n"
-      "                        still shared gets _2, _3, ... in command-line order. One line per\n"
-      "                        trace as it finishes, then a table, also written to DIR/summary.tsv\n"
-      "                        (--json: the table as JSON on stdout, the lines on stderr).\n"
-      "  -j, --jobs JOBS       traces split at once (default: the CPUs this process may use / the\n"
-      "                        threads one split uses (--threads), no more than the free memory\n"
-      "                        holds); the jobs share those CPUs. Exit status 0 when every trace was\n"
-      "                        split or refused as the reference would, 1 when any failed, 2 usage error.\n"
-      "  --summary SUMMARY     write the table to SUMMARY instead of DIR/summary.tsv (several commands\n"
-      "                        sharing one DIR, docs/cluster.md); -j or --summary with one trace\n"
-      "                        also gives this form.\n");
-}
-
 int splitMany(const SplitArgs& sa, const std::string& prog) {
   auto gopt = gate::gateOptionsFromEnvironment();
   if (!gopt) {

@@ -22,10 +22,4 @@ std::vector<std::string> outputFolders(const std::vector<std::string>& traces);
 /// split or write, 2 for a usage error.
 int splitMany(const SplitArgs& sa, const std::string& prog);
 
-/// The --help paragraph of the many-trace form.
-void printSplitManyHelp();
-
-/// What is wrong with a refused -j value.
-std::string jobCountError(std::string_view value);
-
 }  // namespace steadyscope::cli

@@ -1,6 +1,6 @@
 #pragma once
 // argparse-compatible parsing of the `split` flags (shared by `split` and `bench split`).
-#include "commands.hpp"
+#include "args.hpp"
 
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/analysis/workload_kind.hpp>

@@ -32,6 +32,11 @@ inline std::string threadCountError(std::string_view value) {
          "'";
 }
 
+/// What is wrong with a refused -j/--jobs value.
+inline std::string jobCountError(std::string_view value) {
+  return "expected a number of jobs from 1 to " + std::to_string(kMaxThreadsArg) + ", not '" + std::string(value) + "'";
+}
+
 /// The option's --help text (the caller aligns it after "--threads N").
 inline std::string threadsHelp() {
   return "loader and splitter threads (default: the hardware's count, at most " + std::to_string(kMaxDefaultThreads) +
