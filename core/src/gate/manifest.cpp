@@ -2,66 +2,130 @@
 #include <steadyscope/core/util/split_names.hpp>
 
 #include <fmt/format.h>
+#include <simdjson.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
-#include <sstream>
+#include <iterator>
 
 namespace steadyscope::gate {
 
 namespace {
 
-// The text after `"key":` at the manifest's top level (its keys are unique
-// and its only nested values are arrays of numbers), or nullopt.
-std::optional<std::string_view> valueOf(std::string_view text, std::string_view key) {
-  const std::string quoted = fmt::format("\"{}\"", key);
-  for (size_t k = text.find(quoted); k != std::string_view::npos; k = text.find(quoted, k + 1)) {
-    size_t p = k + quoted.size();
-    while (p < text.size() && (text[p] == ' ' || text[p] == '\n')) ++p;
-    if (p >= text.size() || text[p] != ':') continue;
-    ++p;
-    while (p < text.size() && (text[p] == ' ' || text[p] == '\n')) ++p;
-    const size_t end = text.find_first_of(",}\n", p);
-    return text.substr(p, end == std::string_view::npos ? std::string_view::npos : end - p);
+// A manifest holds a few dozen fields; anything far larger is not one.
+constexpr std::streamoff kMaxManifestBytes = std::streamoff(64) << 20;
+
+// Python's json writes NaN, Infinity and -Infinity, which JSON does not have.
+// Each becomes a string of the same length, so byte offsets stay the file's
+// and a number field holding one reads as absent.
+void quoteNonFiniteNumbers(std::string& text) {
+  static constexpr std::pair<std::string_view, std::string_view> kTokens[] = {
+      {"-Infinity", "\"-Infnty\""}, {"Infinity", "\"Infnty\""}, {"NaN", "\"N\""}};
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (inString) {
+      if (c == '\\') ++i;
+      else if (c == '"') inString = false;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+      continue;
+    }
+    for (const auto& [token, quoted] : kTokens)
+      if (text.compare(i, token.size(), token) == 0) {
+        text.replace(i, token.size(), quoted);
+        i += token.size() - 1;
+        break;
+      }
   }
-  return std::nullopt;
 }
 
-std::optional<double> numberOf(std::string_view text, std::string_view key) {
-  auto v = valueOf(text, key);
-  if (!v || v->empty() || v->front() == 'n' || v->front() == '"') return std::nullopt;
-  const std::string s(*v);
-  char* end = nullptr;
-  const double d = std::strtod(s.c_str(), &end);
-  return end != s.c_str() && std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
+std::optional<double> finiteNumber(simdjson::ondemand::value v) {
+  double d = 0;
+  if (v.get_double().get(d) || !std::isfinite(d)) return std::nullopt;
+  return d;
 }
 
 // A whole number that fits an int64_t; a hostile manifest's 1e300 or 2.5
 // reads as absent rather than as an undefined conversion.
-std::optional<int64_t> integerOf(std::string_view text, std::string_view key) {
-  const auto d = numberOf(text, key);
+std::optional<int64_t> wholeNumber(simdjson::ondemand::value v) {
+  const auto d = finiteNumber(v);
   if (!d || *d != std::trunc(*d) || std::fabs(*d) >= 9.2e18) return std::nullopt;
   return static_cast<int64_t>(*d);
 }
 
+// Reads the one field `key` into m when it is one of the few a refusal is explained by.
+simdjson::error_code readField(std::string_view key, simdjson::ondemand::value v, ManifestFacts& m) {
+  using simdjson::ondemand::json_type;
+  json_type type{};
+  if (auto e = v.type().get(type)) return e;
+  if (key == "aborted" && type == json_type::boolean) return v.get_bool().get(m.aborted);
+  if (key == "method" && type == json_type::string) {
+    std::string_view s;
+    if (auto e = v.get_string().get(s)) return e;
+    m.method = std::string(s);
+  }
+  if (type != json_type::number) return simdjson::SUCCESS;
+  if (key == "status") m.status = wholeNumber(v);
+  if (key == "n_roots") m.nRoots = wholeNumber(v);
+  if (key == "coverage_selected_roots") m.coverage = finiteNumber(v);
+  if (key == "branch_coverage") m.branchCoverage = finiteNumber(v);
+  return simdjson::SUCCESS;
+}
+
+Error formatError(const std::string& path, std::string message, std::optional<uint64_t> at) {
+  Error e = makeError(Error::Kind::Format, path, std::move(message), at);
+  e.code = "manifest_unreadable";
+  return e;
+}
+
+// The fields are read on demand, which knows where it stopped; the whole text
+// is then checked (text after the object, broken values in fields not read).
+Expected<ManifestFacts> parseManifest(const std::string& path, std::string text) {
+  const size_t length = text.size();
+  quoteNonFiniteNumbers(text);
+  text.append(simdjson::SIMDJSON_PADDING, ' ');
+  auto invalid = [&](simdjson::error_code e, std::optional<uint64_t> at) {
+    return formatError(path, fmt::format("not valid JSON ({})", simdjson::error_message(e)), at);
+  };
+  simdjson::ondemand::parser parser;
+  simdjson::ondemand::document doc;
+  if (auto e = parser.iterate(text.data(), length, text.size()).get(doc)) return invalid(e, std::nullopt);
+  // Only after an error inside the document: at its end simdjson 3.0 has no position to give.
+  auto here = [&]() -> std::optional<uint64_t> {
+    const char* at = nullptr;
+    if (doc.current_location().get(at) || at < text.data()) return std::nullopt;
+    return std::min<uint64_t>(static_cast<uint64_t>(at - text.data()), length);
+  };
+  simdjson::ondemand::object top;
+  if (doc.get_object().get(top)) return formatError(path, "not a JSON object", uint64_t(0));
+  ManifestFacts m;
+  for (auto field : top) {
+    std::string_view key;
+    simdjson::ondemand::value v;
+    if (auto e = field.unescaped_key().get(key)) return invalid(e, here());
+    if (auto e = field.value().get(v)) return invalid(e, here());
+    if (auto e = readField(key, v, m)) return invalid(e, here());
+  }
+  simdjson::dom::parser whole;
+  simdjson::dom::element root;
+  if (auto e = whole.parse(text.data(), length, false).get(root)) return invalid(e, std::nullopt);
+  return m;
+}
+
 }  // namespace
 
-std::optional<ManifestFacts> readManifestFacts(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return std::nullopt;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  const std::string text = ss.str();
-  ManifestFacts m;
-  if (auto a = valueOf(text, "aborted")) m.aborted = a->substr(0, 4) == "true";
-  m.status = integerOf(text, "status");
-  m.nRoots = integerOf(text, "n_roots");
-  if (auto v = valueOf(text, "method"); v && v->size() >= 2 && v->front() == '"')
-    m.method = std::string(v->substr(1, v->find('"', 1) - 1));
-  m.coverage = numberOf(text, "coverage_selected_roots");
-  m.branchCoverage = numberOf(text, "branch_coverage");
-  return m;
+Expected<ManifestFacts> readManifestFacts(const std::string& path) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  if (!f) return makeError(Error::Kind::Io, path, "cannot be read");
+  if (f.tellg() > kMaxManifestBytes)
+    return formatError(path, "larger than any manifest a splitter writes (64 MiB)", std::nullopt);
+  f.seekg(0);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) return makeError(Error::Kind::Io, path, "cannot be read");
+  return parseManifest(path, std::move(text));
 }
 
 std::string refusalSentence(const ManifestFacts& m) {

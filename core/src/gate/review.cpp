@@ -145,11 +145,24 @@ class DirectoryReview {
   // ---- execution_details.csv ----
 
   // A refused split writes only its manifest: say why, in the manifest's words.
+  // The pipeline does not read the manifest, so a broken one only costs that explanation.
   void refusalFinding() {
-    const auto facts = readManifestFacts(paths::join(splitDir_, names::kManifestFile));
-    if (!facts || !facts->aborted) return;
+    const std::string path = paths::join(splitDir_, names::kManifestFile);
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return;
+    const auto facts = readManifestFacts(path);
+    if (!facts) {
+      const Error& e = facts.error();
+      findings_.push_back(dirFinding(
+          "manifest_unreadable", false,
+          fmt::format("{}; a refusal cannot be explained from it", e.describe()),
+          JsonValue::object({{"file", path},
+                             {"byte", e.byteOffset ? JsonValue(static_cast<int64_t>(*e.byteOffset)) : JsonValue()}})));
+      return;
+    }
+    if (!facts.value().aborted) return;
     aborted_ = true;
-    in_.splitRefusal = refusalSentence(*facts);
+    in_.splitRefusal = refusalSentence(facts.value());
   }
 
   void readDetails() {

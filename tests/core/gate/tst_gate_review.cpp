@@ -228,12 +228,61 @@ class TestGateReview : public QObject {
     m = readManifestFacts(path.toStdString());
     QVERIFY(m && m->aborted && !m->status && !m->nRoots);
     QVERIFY(q(refusalSentence(*m)).contains("no annotation family and no repeating pattern"));
-    writeFile(path, "{\"aborted\": true, \"n_roots\": 3, \"method\": \"generic:x\", \"branch_coverage\": nan}");
+    // Python writes NaN and -Infinity: they read as absent, and a string holding the word is still a string.
+    writeFile(path, "{\"aborted\": true, \"n_roots\": 3, \"method\": \"NaN \\\"Infinity\", \"branch_coverage\": NaN}");
+    m = readManifestFacts(path.toStdString());
+    QVERIFY(m && m->nRoots && !m->branchCoverage);
+    QCOMPARE(q(m->method), QString("NaN \"Infinity"));
+    writeFile(path, "{\"aborted\": true, \"n_roots\": 3, \"method\": \"generic:x\", \"branch_coverage\": -Infinity}");
     m = readManifestFacts(path.toStdString());
     QVERIFY(m && !m->branchCoverage);
-    writeFile(path, "{\"aborted\": true, \"n_roots\": 3, \"method\": \"generic:x\", \"branch_coverage\": -inf}");
+    // Only top-level fields count: a nested "aborted" is not the manifest's.
+    writeFile(path, "{\"status\": 0, \"extra\": {\"aborted\": true, \"n_roots\": 9}, \"n_roots\": 2}");
     m = readManifestFacts(path.toStdString());
-    QVERIFY(m && !m->branchCoverage);
+    QVERIFY(m && !m->aborted);
+    QCOMPARE(*m->nRoots, int64_t(2));
+  }
+
+  // A manifest that is not JSON is an error naming the file and, where simdjson can tell, the byte.
+  void brokenManifest_data() {
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<int>("byte");  // -1: no offset expected
+    QTest::newRow("truncated") << QByteArray("{\n  \"aborted\": true,\n  \"status\": 2") << -1;
+    QTest::newRow("nan is not NaN") << QByteArray("{\"aborted\": true, \"branch_coverage\": nan}") << -1;
+    QTest::newRow("an array") << QByteArray("[1, 2]") << 0;
+    QTest::newRow("text after it") << QByteArray("{\"status\": 0} {\"status\": 1}") << -1;
+    QTest::newRow("empty") << QByteArray("") << -1;
+  }
+  void brokenManifest() {
+    QFETCH(QByteArray, text);
+    QFETCH(int, byte);
+    QTemporaryDir tmp;
+    const QString path = tmp.path() + "/split_manifest.json";
+    writeFile(path, text);
+    const auto m = readManifestFacts(path.toStdString());
+    QVERIFY(!m);
+    QCOMPARE(m.error().kind, steadyscope::Error::Kind::Format);
+    QCOMPARE(q(m.error().file), path);
+    if (byte >= 0) QCOMPARE(m.error().byteOffset.value_or(99), uint64_t(byte));
+    if (m.error().byteOffset) QVERIFY(*m.error().byteOffset <= uint64_t(text.size()));
+    QVERIFY(q(m.error().describe()).startsWith(path + ": "));
+  }
+
+  // In a review, a broken manifest is a finding that does not change the verdict.
+  void brokenManifestInReview() {
+    QTemporaryDir tmp;
+    const QString d = QDir(tmp.path()).canonicalPath();
+    writeSplitDir(d, parseRows("mixed:100,1000,900,0.9"), true, d);
+    GateResult before = review(d, Mode::Mixed, "/");
+    writeFile(d + "/split_manifest.json", "{\"aborted\": tru");
+    GateResult r = review(d, Mode::Mixed, "/");
+    QCOMPARE(r.accepted, before.accepted);
+    const auto it = std::find_if(r.findings.begin(), r.findings.end(),
+                                 [](const Finding& f) { return f.code == "manifest_unreadable"; });
+    QVERIFY(it != r.findings.end());
+    QVERIFY(!it->affectsVerdict);
+    QVERIFY(q(it->sentence).startsWith(d + "/split_manifest.json: "));
+    QVERIFY(std::none_of(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.code == "split_refused"; }));
   }
 
   // ---- CSV variants ----------------------------------------------------------------

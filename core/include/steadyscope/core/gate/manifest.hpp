@@ -1,7 +1,10 @@
 #pragma once
 // What a split directory's split_manifest.json says about the detection: the
-// few top-level fields a refusal is explained by, read leniently (a manifest
-// from another splitter version may lack any of them).
+// few top-level fields a refusal is explained by. The JSON must be valid (with
+// Python's NaN and Infinity); a field that is missing or of another type
+// reads as absent (a manifest from another splitter version may lack any).
+#include <steadyscope/core/util/error.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,8 +20,10 @@ struct ManifestFacts {
   std::optional<double> branchCoverage;  // call-tree roots
 };
 
-/// nullopt when the file cannot be read.
-std::optional<ManifestFacts> readManifestFacts(const std::string& path);
+/// An Io error when the file cannot be read; a Format error (code
+/// "manifest_unreadable", with the byte offset where known) when it is not a
+/// JSON object.
+Expected<ManifestFacts> readManifestFacts(const std::string& path);
 
 /// Why the splitter refused, in plain words; empty when it did not.
 std::string refusalSentence(const ManifestFacts& m);
