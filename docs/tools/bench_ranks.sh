@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Many traces in one command against one command per trace (docs/BENCHMARKS.md, "Many traces in one
-# command"): RANKS generated ranks split sequentially (one process each), then in one command with -j 2,
+# Many traces in one command against one command per trace (docs/BENCHMARKS.md, the bench_ranks.sh
+# row): RANKS generated ranks split sequentially (one process each), then in one command with -j 2,
 # then in one command with the default jobs; ROUNDS rounds, interleaved so that a busy phase of the
 # host hits all three. Prints wall time and peak RSS (/usr/bin/time) of each.
 # Usage: docs/tools/bench_ranks.sh BUILD_APP_DIR WORK_DIR [ROUNDS] [RANKS] [BYTES]

@@ -3,7 +3,7 @@
 # vllm_20k.json with --find-steady-state; override with CMD, where {BIN} and {OUT} are substituted).
 # Every run is a new process, SLEEP (default 5) s apart, binaries alternating with the order reversed
 # every other round. Prints each binary's wall and user-CPU times sorted: fresh processes on this VM are
-# bimodal (docs/BENCHMARKS.md, session 5), so compare distributions of >= 10 runs, never single runs.
+# bimodal (docs/BENCHMARKS.md, "Fresh memory"; D-016), so compare distributions of >= 10 runs, never single runs.
 N=$1; shift
 FILE=${FILE:-/work/bench/vllm_20k.json}
 CMD=${CMD:-'{BIN} split '"$FILE"' -o {OUT} --find-steady-state'}
