@@ -242,7 +242,7 @@ class TstChunkTable : public QObject {
     m.setChunks(rows);
     QVERIFY(!m.index(0, ChunkModel::VerdictColumn).data().toString().contains(QStringLiteral("⚠")));
 
-    gate::ChunkEvidence ev;
+    gate::ChunkFacts ev;
     ev.steps = 32;
     ev.stepsWithoutGpu = 23;
     ev.emptyStepIndices = {3, 4, 5};

@@ -109,7 +109,7 @@ Figures splitFigures(analysis::Splitter& splitter, const analysis::SplitResult& 
   gate::GateInput in = review::gateInputFromSplit(plan, options, nullptr, splitter.trace().path);
   analysis::EvidenceContext ctx(splitter.eventIndex(options), options);
   const analysis::ChunkEvidence ev = ctx.evidenceFor(plan, plan.chunks[static_cast<size_t>(chunk)]);
-  in.evidence[names::modeIndex(request.mode)] = review::gateEvidence(ev);
+  in.evidence[names::modeIndex(request.mode)] = review::gateFacts(ev);
   gate::GateOptions go = request.gate;
   go.mode = request.mode;
   Figures f{gate::evaluateGate(in, go), std::nullopt};

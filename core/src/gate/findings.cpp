@@ -48,7 +48,7 @@ struct ChunkContext {
   std::string name;
   const std::string& chunk;
   bool affects;  // the selected chunk or an offered alternate
-  const std::optional<ChunkEvidence>& ev;
+  const std::optional<ChunkFacts>& ev;
 };
 
 class FindingsPass {
@@ -169,7 +169,7 @@ class FindingsPass {
     add(cc, "statistics_disagree", s);
   }
 
-  void evidenceFindings(const ChunkContext& cc, const ChunkEvidence& ev) {
+  void evidenceFindings(const ChunkContext& cc, const ChunkFacts& ev) {
     if (ev.stepsWithoutGpu && *ev.stepsWithoutGpu > 0) {
       JsonValue d = JsonValue::object({{"steps_without_gpu", *ev.stepsWithoutGpu}});
       if (ev.steps) d.set("steps", *ev.steps);

@@ -10,8 +10,8 @@
 
 namespace steadyscope::review {
 
-gate::ChunkEvidence gateEvidence(const analysis::ChunkEvidence& ev) {
-  gate::ChunkEvidence g;
+gate::ChunkFacts gateFacts(const analysis::ChunkEvidence& ev) {
+  gate::ChunkFacts g;
   g.numGpuEvents = ev.numGpuEvents;
   g.gpuDuration = ev.gpuDuration;
   g.gpuBusyDuration = ev.gpuBusyDuration;
@@ -114,7 +114,7 @@ gate::GateInput gateInputFromSplit(const analysis::SplitResult& r, const analysi
     in.rows[mi] = gate::ChunkRow::fromValues(c.outputPath, c.stats.numGpuEvents, c.stats.gpuDuration.asDouble(),
                                              c.stats.gpuBusyDuration.asDouble(),
                                              o.busyRatioColumn ? std::optional<double>(c.busyRatio) : std::nullopt);
-    if (evidence) in.evidence[mi] = gateEvidence(evidence->evidenceFor(r, c));
+    if (evidence) in.evidence[mi] = gateFacts(evidence->evidenceFor(r, c));
   }
   return in;
 }

@@ -160,7 +160,7 @@ Expected<TraceReview> gateWithTraceMatch(const std::string& splitDir, const Trac
   if (!ro.traceInput) ro.traceInput = match.tracePath;
   for (gate::Mode m : gate::kAllModes) {
     const FamilyMatch& f = match.families[gate::modeIndex(m)];
-    if (f.matched && f.evidence) ro.evidence[gate::modeIndex(m)] = gateEvidence(*f.evidence);
+    if (f.matched && f.evidence) ro.evidence[gate::modeIndex(m)] = gateFacts(*f.evidence);
   }
   auto res = gate::reviewSplitDirectory(splitDir, ro);
   if (!res) return res.error();

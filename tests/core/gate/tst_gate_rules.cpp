@@ -422,7 +422,7 @@ class TestGateRules : public QObject {
 
     // Above 1: not clamped (§8 Q6): it beats a 0.9 alternate when ranking.
     ReviewOptions ro;
-    ChunkEvidence ev;
+    ChunkFacts ev;
     ev.unionBusyRatio = 0.81;
     ro.evidence[modeIndex(Mode::DecodeOnly)] = ev;
     auto a =
@@ -467,7 +467,7 @@ class TestGateRules : public QObject {
   }
 
   void evidenceFindings() {
-    ChunkEvidence ev;
+    ChunkFacts ev;
     ev.steps = 32;
     ev.stepsWithoutGpu = 30;
     ev.emptyStepIndices = {1, 2, 3};
@@ -488,7 +488,7 @@ class TestGateRules : public QObject {
     QVERIFY(!hasFinding(g->result, "statistics_disagree"));  // CSV agrees within its rounding
 
     // The trace disagrees with the CSV, and the recomputed verdict differs.
-    ChunkEvidence bad;
+    ChunkFacts bad;
     bad.numGpuEvents = 1245;
     bad.gpuDuration = 20538.107421875;
     bad.gpuBusyDuration = 20.0;

@@ -76,7 +76,7 @@ std::vector<size_t> iota(size_t n) {
 }
 
 // The gate on one mixed chunk with a full-precision row and the evidence.
-gate::GateResult gateWith(const gate::ChunkEvidence& ev, double threshold = 0.05) {
+gate::GateResult gateWith(const gate::ChunkFacts& ev, double threshold = 0.05) {
   gate::GateInput in;
   const std::string path = "out/mixed_steady_state_x.json.gz";
   in.listing.splitDir = "out";
@@ -92,14 +92,14 @@ gate::GateResult gateWith(const gate::ChunkEvidence& ev, double threshold = 0.05
 // The analysis's evidence and the gate's view of it.
 struct Report {
   analysis::ChunkEvidence measured;
-  gate::ChunkEvidence evidence;
+  gate::ChunkFacts evidence;
 };
 Report evidenceOf(const analysis::EventIndex& index, const EventList& roots, const std::vector<size_t>& rootNumbers,
                   const analysis::TileSet* tiles, const analysis::EvidenceOptions& options = {},
                   const analysis::TransientContext& transient = {}) {
   Report r;
   r.measured = analysis::computeChunkEvidence(index, roots, rootNumbers, tiles, options, transient);
-  r.evidence = review::gateEvidence(r.measured);
+  r.evidence = review::gateFacts(r.measured);
   return r;
 }
 

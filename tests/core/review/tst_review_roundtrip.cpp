@@ -183,7 +183,7 @@ class TstReviewRoundTrip : public QObject {
       const auto& f = rv->families[gate::modeIndex(m)];
       if (f.chunk.empty()) continue;
       QVERIFY2(f.matched, f.chunk.c_str());
-      const gate::ChunkEvidence a = review::gateEvidence(*f.evidence);
+      const gate::ChunkFacts a = review::gateFacts(*f.evidence);
       const auto& b = *live.evidence[gate::modeIndex(m)];
       QCOMPARE(*a.numGpuEvents, *b.numGpuEvents);
       QCOMPARE(*a.gpuDuration, *b.gpuDuration);

@@ -9,7 +9,7 @@
 //   in.listing.splitDir = outDir;
 //   in.listing.chunks[modeIndex(Mode::Mixed)] = {outDir + "/mixed_steady_state_…json.gz"};
 //   in.rows[modeIndex(Mode::Mixed)] = ChunkRow::fromValues(path, events, dur, busy);
-//   in.evidence[modeIndex(Mode::Mixed)] = ChunkEvidence{…};   // optional
+//   in.evidence[modeIndex(Mode::Mixed)] = ChunkFacts{…};   // optional
 //   GateResult r = evaluateGate(in, gateOptionsFromEnvironment().value());
 #include <steadyscope/core/util/error.hpp>
 #include <steadyscope/core/util/json_value.hpp>
@@ -91,11 +91,13 @@ struct RowReading {
 };
 RowReading readRow(const ChunkRow& row);
 
-// ---- evidence from the source trace (core/review, from analysis::ChunkEvidence) ----
+// ---- evidence from the source trace ----
 
-/// What only the trace can tell about one chunk. Every field is optional; a
-/// finding that needs an absent field is simply not evaluated.
-struct ChunkEvidence {
+/// What only the trace can tell about one chunk, in the gate's terms: the
+/// summary of analysis::ChunkEvidence (review::gateFacts makes it), so the
+/// gate needs no splitter. Every field is optional; a finding that needs an
+/// absent field is simply not evaluated.
+struct ChunkFacts {
   /// union of the chunk's GPU intervals / its gpu_duration (no double counting
   /// of overlapping streams, §8 B16).
   std::optional<double> unionBusyRatio;
@@ -128,7 +130,7 @@ struct GateInput {
   /// The row of each family's FIRST chunk (nullopt: no row matched it).
   std::array<std::optional<ChunkRow>, 4> rows;
   std::array<RowMatch, 4> rowMatch{RowMatch::Supplied, RowMatch::Supplied, RowMatch::Supplied, RowMatch::Supplied};
-  std::array<std::optional<ChunkEvidence>, 4> evidence;
+  std::array<std::optional<ChunkFacts>, 4> evidence;
   /// Why the splitter refused the trace, in plain words (empty: it did not):
   /// reported as the finding split_refused.
   std::string splitRefusal;

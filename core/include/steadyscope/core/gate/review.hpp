@@ -33,8 +33,8 @@ struct ReviewOptions {
   /// Relative output_path values resolve against this directory; default: the
   /// process's working directory, which is what the pipeline does (§8 B12).
   std::optional<std::string> workingDirectory;
-  /// Evidence from the source trace, per family (first chunk); see ChunkEvidence.
-  std::array<std::optional<ChunkEvidence>, 4> evidence;
+  /// Evidence from the source trace, per family (first chunk); see ChunkFacts.
+  std::array<std::optional<ChunkFacts>, 4> evidence;
   std::optional<std::string> traceInput;
   std::optional<int> splitReturnCode;
 };

@@ -21,7 +21,7 @@ namespace steadyscope::review {
 
 /// The analysis's evidence as the gate reads it (a chunk without steps
 /// gives the statistics only).
-gate::ChunkEvidence gateEvidence(const analysis::ChunkEvidence& ev);
+gate::ChunkFacts gateFacts(const analysis::ChunkEvidence& ev);
 
 /// Why the startup transient lies inside the chunk, as one sentence for the
 /// finding's details ("" when it does not).
