@@ -104,7 +104,7 @@ std::optional<ComparedOutcome> comparedDirectory(const QString& path, JobContext
     row.events = qint64(fig.events);
     row.gpuEvents = qint64(fig.gpuEvents);
     row.gpuTimeUs = double(fig.gpuTimeNs) / 1000.0;
-    row.busyWindow = fig.busyRatio();
+    row.busyWindow = fig.unionRatio();
     out->rows.push_back(row);
     out->picks.push_back(std::move(*p));
   }

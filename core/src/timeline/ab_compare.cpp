@@ -77,7 +77,7 @@ AbSideFigures abSideFigures(const AbSideInput& in) {
   for (const GpuSpan& sp : spans) {
     if (sp.device < 0 || size_t(sp.device) >= in.index->devices.size() || sp.endNs <= sp.beginNs) continue;
     f.gpuTimeNs += sp.endNs - sp.beginNs;
-    f.gpuBusyNs += in.index->devices[size_t(sp.device)].busy.busyIn(sp.beginNs, sp.endNs);
+    f.gpuUnionNs += in.index->devices[size_t(sp.device)].busy.busyIn(sp.beginNs, sp.endNs);
   }
   const std::vector<EventIdx> gpu = gpuEventsInSpans(*in.trace, *in.index, spans);
   f.gpuEvents = gpu.size();

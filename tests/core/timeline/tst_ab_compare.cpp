@@ -63,9 +63,9 @@ class TestAbCompare : public QObject {
     QCOMPARE(a.gpuEvents, uint64_t(20));
     QCOMPARE(bb.gpuEvents, uint64_t(30));
     QCOMPARE(a.events, uint64_t(30));  // 10 host slices + 20 GPU events
-    QCOMPARE(a.gpuBusyNs, int64_t(10 * 30000));
-    QCOMPARE(a.busyRatio(), 0.3);
-    QCOMPARE(bb.gpuBusyNs, int64_t(10 * 55000));
+    QCOMPARE(a.gpuUnionNs, int64_t(10 * 30000));
+    QCOMPARE(a.unionRatio(), 0.3);
+    QCOMPARE(bb.gpuUnionNs, int64_t(10 * 55000));
     QCOMPARE(a.kernels.front().name, std::string("gemm_kernel<0x7f0010>"));  // the name as written
     QCOMPARE(a.categories.size(), size_t(2));
     QCOMPARE(a.categories.front().category, std::string("cpu_op"));
@@ -96,7 +96,7 @@ class TestAbCompare : public QObject {
     QCOMPARE(f.gpuEvents, uint64_t(1));
     QCOMPARE(f.kernels.front().name, std::string(t->nameOf(k)));
     QCOMPARE(f.gpuTimeNs, int64_t(3000));
-    QCOMPARE(f.gpuBusyNs, int64_t(1000));
+    QCOMPARE(f.gpuUnionNs, int64_t(1000));
     QCOMPARE(f.events, uint64_t(2));
     const AbSideFigures w = abSideFigures({t.get(), idx.get(), 0, 1000, {}, "window"});
     QCOMPARE(w.gpuEvents, uint64_t(0));

@@ -74,7 +74,7 @@ struct SplitOptions {
 
 enum class SplitOutcome : uint8_t {
   NoGpuWork,  // "No GPU work in trace; nothing to split." exit 0, nothing written
-  Refused,    // splittability gate: manifest with aborted=true, exit 0
+  Refused,    // the detection found too little coverage: manifest with aborted=true, exit 0
   Split,      // chunks (possibly none) + manifest (+ execution details), exit 0
   Error,      // the reference crashes or this build cannot follow it: exit 1, nothing written
   Cancelled,  // the caller's JobControl asked to stop: no result, nothing written

@@ -104,7 +104,7 @@ struct ChunkFacts {
   std::optional<int> steps;                 // steps (roots) inside the chunk
   std::optional<int> stepsWithoutGpu;       // of those, steps with no GPU work
   std::vector<int> emptyStepIndices;        // global step indices, for "show steps"
-  std::optional<double> largestEventShare;  // largest single GPU event / gpu_busy_duration
+  std::optional<double> largestEventShare;  // largest single GPU event / the sum of the distinct GPU events
   std::optional<std::string> largestEventName;
   std::optional<int> largestEventStep;         // global step index holding that event (for "show steps")
   std::optional<bool> startupTransientInside;  // §3.9's transient lies in the window

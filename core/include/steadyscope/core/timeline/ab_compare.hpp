@@ -41,12 +41,12 @@ struct AbSideFigures {
   std::string label;
   int64_t durationNs = 0;  // the CPU window
   int64_t gpuTimeNs = 0;   // sum of the GPU spans (each device's)
-  int64_t gpuBusyNs = 0;   // busy time of the union inside them
+  int64_t gpuUnionNs = 0;  // busy time of the union inside them
   uint64_t events = 0;     // host slices overlapping the window + GPU events inside the spans
   uint64_t gpuEvents = 0;
   std::vector<AbCategory> categories;  // by time, descending
   std::vector<AbKernel> kernels;       // by GPU time, descending
-  double busyRatio() const { return gpuTimeNs > 0 ? double(gpuBusyNs) / double(gpuTimeNs) : 0.0; }
+  double unionRatio() const { return gpuTimeNs > 0 ? double(gpuUnionNs) / double(gpuTimeNs) : 0.0; }
 };
 
 AbSideFigures abSideFigures(const AbSideInput& in);
