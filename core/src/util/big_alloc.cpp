@@ -172,3 +172,10 @@ void deallocate(void* p, size_t bytes) noexcept {
 }
 
 }  // namespace steadyscope::bigmem
+
+namespace steadyscope::detail {
+
+void* allocateColumn(size_t bytes) { return bigmem::allocate(bytes); }
+void freeColumn(void* p, size_t bytes) noexcept { bigmem::deallocate(p, bytes); }
+
+}  // namespace steadyscope::detail

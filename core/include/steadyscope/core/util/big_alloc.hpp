@@ -10,6 +10,8 @@
 // to operator new.
 // Freed big blocks are retained for reuse (D-014).
 // STEADYSCOPE_HUGEPAGES=0 in the environment turns the advice off.
+#include <steadyscope/core/util/column.hpp>
+
 #include <cstddef>
 #include <new>
 #include <type_traits>
@@ -48,38 +50,9 @@ void releaseRetained() noexcept;  // unmaps every retained block
 void* allocateZeroed(size_t bytes);  // throws std::bad_alloc
 }  // namespace bigmem
 
+/// The allocator behind Column (the same blocks, for other containers).
 template <typename T>
-struct BigAllocator {
-  using value_type = T;
-  BigAllocator() noexcept = default;
-  template <typename U>
-  BigAllocator(const BigAllocator<U>&) noexcept {}
-  T* allocate(size_t n) {
-    if (n > size_t(-1) / sizeof(T)) throw std::bad_alloc();
-    return static_cast<T*>(bigmem::allocate(n * sizeof(T)));
-  }
-  void deallocate(T* p, size_t n) noexcept { bigmem::deallocate(p, n * sizeof(T)); }
-  /// Default-initialises: resize(n) without a value leaves trivial elements
-  /// uninitialised (no write, so no page is touched until the data lands).
-  /// Use resize(n, T{}) or assign(n, T{}) for zeros.
-  template <typename U>
-  void construct(U* p) noexcept(noexcept(::new (static_cast<void*>(p)) U)) {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(static_cast<Args&&>(args)...);
-  }
-  template <typename U>
-  friend bool operator==(const BigAllocator&, const BigAllocator<U>&) noexcept {
-    return true;
-  }
-};
-
-/// A per-event array. Same interface as std::vector, except that resize(n)
-/// and Column(n) leave new trivial elements uninitialised (see construct).
-template <typename T>
-using Column = std::vector<T, BigAllocator<T>>;
+using BigAllocator = detail::ColumnAllocator<T>;
 
 /// Reserves room for n elements, for temporaries that are filled once. Blocks
 /// under kMmapThreshold stay on 4 KiB pages: a fresh huge page the host has
