@@ -2,6 +2,7 @@
 #include "cmd_bench.hpp"
 #include "baselines.hpp"
 #include "bench_split.hpp"
+#include "io/load_tuning.hpp"  // the loader's piece size, which the bare pass uses too
 
 #include <steadyscope/core/io/loader.hpp>
 #include <steadyscope/core/util/threads.hpp>
@@ -55,7 +56,7 @@ void printBaselines(const Trace& t, const std::string& path, unsigned threads, i
   const double gb = static_cast<double>(t.stats.jsonBytes) / 1e9;
   double bs = 0;
   for (int r = 0; r < runs; ++r) {
-    auto bare = baselineBareParse(*t.source, threads, LoadOptions{}.pieceBytes);
+    auto bare = baselineBareParse(*t.source, threads, io::LoadTuning{}.pieceBytes);
     if (!bare) break;
     if (bs == 0 || bare->seconds < bs) bs = bare->seconds;
   }

@@ -3,6 +3,7 @@
 // fails (0: none), the rest is the trace text. Whatever happens, the target
 // folder afterwards holds all four files (a success) or none (a failure):
 // anything else aborts, which the fuzzer reports.
+#include "io/load_tuning.hpp"
 #include "fuzz_support.hpp"
 
 #include <steadyscope/core/export/chunk_export.hpp>
@@ -31,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
   LoadOptions lo;
   lo.threads = 1;
-  lo.pieceBytes = 4096;
+  static const io::LoadTuning kSmall{.pieceBytes = 4096};
+  lo.tuning = &kSmall;
   auto loaded = loadTraceFromString(std::string(reinterpret_cast<const char*>(data + 2), size - 2), "fuzz.json", lo);
   if (!loaded) return 0;
   analysis::SplitOptions o;

@@ -2,6 +2,7 @@
 // options (so the annotation tiers, the call-tree tiers and the steady-state
 // search are all reached), the rest is the trace text. The plan is gated for
 // every mode with its chunk evidence; nothing is written.
+#include "io/load_tuning.hpp"
 #include <steadyscope/core/analysis/chunk_evidence.hpp>
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/gate/gate.hpp>
@@ -33,7 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   LoadOptions lo;
   lo.threads = 1;
-  lo.pieceBytes = 4096;
+  static const io::LoadTuning kSmall{.pieceBytes = 4096};
+  lo.tuning = &kSmall;
   auto loaded = loadTraceFromString(std::string(reinterpret_cast<const char*>(data + 1), size - 1), "fuzz.json", lo);
   if (!loaded) return 0;
   analysis::Splitter splitter(loaded.value());

@@ -1,6 +1,7 @@
 // The loader on a file of raw bytes: compression is detected by magic bytes,
 // so one target reaches the plain, gzip (streamed and indexed), zip and zstd
 // paths. The bytes live in an anonymous memory file named by /proc/self/fd.
+#include "io/load_tuning.hpp"
 #include "fuzz_support.hpp"
 
 #include <steadyscope/core/io/loader.hpp>
@@ -23,8 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   steadyscope::LoadOptions options;
   options.threads = 1;
-  options.pieceBytes = 4096;
-  options.gzipCheckpointBytes = 8192;  // checkpoints even in small gzip members
+  static const steadyscope::io::LoadTuning kSmall{.pieceBytes = 4096, .gzipCheckpointBytes = 8192};
+  options.tuning = &kSmall;  // small pieces, and checkpoints even in small gzip members
   options.cacheDir = fuzzsupport::tempDir("cache").string();
   auto r = steadyscope::loadTrace("/proc/self/fd/" + std::to_string(fd), options);
   if (!r) (void)r.error().describe();

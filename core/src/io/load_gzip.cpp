@@ -2,6 +2,7 @@
 // for later random access (io/gzip_index.hpp), while the parsers take pieces
 // as they come. No copy of the text is kept.
 #include "io/load_parts.hpp"
+#include "io/load_tuning.hpp"
 #include "io/piece_pipe.hpp"
 #include "io/source.hpp"
 
@@ -98,7 +99,7 @@ bool scanOuterKeys(const PiecePipe& pipe, const TopLevelLayout& tl, size_t piece
 Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_ptr<const SourceText> compressed,
                                          uint64_t fileBytes, const LoadOptions& opt) {
   JobControl* control = opt.control;
-  const size_t pieceBytes = std::max<size_t>(opt.pieceBytes, 4096);
+  const size_t pieceBytes = std::max<size_t>(io::tuningOf(opt.tuning).pieceBytes, 4096);
   LoadTimer timer;
   auto plain = [&](const char* why) -> Expected<TracePtr> {
     if (timer.on) std::fprintf(stderr, "[load] gzip: starting over on the plain path (%s)\n", why);
@@ -117,7 +118,8 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
   PiecePipe pipe(pieceBytes, 2 * opt.threads + 2);
   IndexedInflateResult inflated;
   std::thread inflater([&] {
-    const uint64_t every = opt.gzipCheckpointBytes ? opt.gzipCheckpointBytes : checkpointSpacing(expected);
+    uint64_t every = io::tuningOf(opt.tuning).gzipCheckpointBytes;
+    if (!every) every = checkpointSpacing(expected);
     inflated = inflateIndexed(reinterpret_cast<const uint8_t*>(z.data()), z.size(), /*gzip=*/true, every, pipe, control,
                               pipe.stopFlag());
     pipe.finish(inflated.ok());

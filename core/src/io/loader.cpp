@@ -4,6 +4,7 @@
 #include <steadyscope/core/io/loader.hpp>
 
 #include "io/load_parts.hpp"
+#include "io/load_tuning.hpp"
 #include "io/source.hpp"
 
 #include <steadyscope/core/util/threads.hpp>
@@ -186,7 +187,7 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
     control->setDoneBytes(0);
   }
   if (auto e = memoryGuard(path, text.size(), opt)) return *e;
-  size_t pieceBytes = std::max<size_t>(opt.pieceBytes, 4096);
+  size_t pieceBytes = std::max<size_t>(io::tuningOf(opt.tuning).pieceBytes, 4096);
   timer.mark("memory guard");
   TopLevelLayout layout;
   ScanError serr;

@@ -4,6 +4,7 @@
 // anomaly counted. Complements tst_loader's badInput rows, which check the
 // error codes of the first corpus.
 #include "support/bad_inputs.hpp"
+#include "support/load_tuning.hpp"
 #include "support/rss.hpp"
 #include "test_files.hpp"
 
@@ -125,8 +126,7 @@ class TestBadInput : public QObject {
     QTest::newRow("dur of absurd magnitude")
         << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 1, \"dur\": -1e300"))) << "number_out_of_range" << 1;
     QTest::newRow("ts + dur beyond int64 ns")
-        << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 9.2e15, \"dur\": 9.0e15"))) << "number_out_of_range"
-        << 1;
+        << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 9.2e15, \"dur\": 9.0e15"))) << "number_out_of_range" << 1;
     QTest::newRow("negative dur") << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": 1, \"dur\": -5")))
                                   << "dur_negative" << 1;
     QTest::newRow("missing ph") << bytes(wrapEvents(eventJson("\"ts\": 1, \"dur\": 2"))) << "ph_missing" << 1;
@@ -268,7 +268,8 @@ class TestBadInput : public QObject {
         std::this_thread::sleep_for(delay);
         jc.requestCancel();
       });
-      auto r = loadTrace(path, LoadOptions{.pieceBytes = 16384, .cacheDir = dir.path().toStdString(), .control = &jc});
+      auto r =
+          loadTrace(path, testsupport::tuned(LoadOptions{.cacheDir = dir.path().toStdString(), .control = &jc}, 16384));
       canceller.join();
       if (!r.ok()) {
         QCOMPARE(r.error().kind, Error::Kind::Cancelled);

@@ -1,5 +1,6 @@
 // Loader behaviour on generated inputs: awkward shapes, anomalies, exact
 // timestamps, compression formats, the bad-input corpus, cancellation.
+#include "support/load_tuning.hpp"
 #include "test_files.hpp"
 
 #include <steadyscope/core/io/loader.hpp>
@@ -148,7 +149,7 @@ class TestLoader : public QObject {
     // Each event's text is exactly one whole JSON object, also with nested
     // objects in args (a length cut at an inner '}' would not parse).
     for (bool nested : {false, true}) {
-      auto tn = mustLoad(kinetoTrace(40, nested), LoadOptions{.pieceBytes = 4096});
+      auto tn = mustLoad(kinetoTrace(40, nested), testsupport::tuned(LoadOptions{}, 4096));
       EventText tt(*tn);
       for (EventIdx i = 0; i < tn->size(); ++i) {
         const std::string_view raw = tt(i);
@@ -181,10 +182,10 @@ class TestLoader : public QObject {
   void piecesAndThreadsAgree() {
     QFETCH(bool, nested);
     std::string json = kinetoTrace(200, nested);
-    auto ref = mustLoad(json, LoadOptions{.threads = 1, .pieceBytes = 1u << 30});
+    auto ref = mustLoad(json, testsupport::tuned(LoadOptions{.threads = 1}, 1u << 30));
     for (unsigned threads : {1u, 2u, 3u}) {
       for (size_t piece : {size_t(4096), size_t(10000), size_t(77777)}) {
-        auto t = mustLoad(json, LoadOptions{.threads = threads, .pieceBytes = piece});
+        auto t = mustLoad(json, testsupport::tuned(LoadOptions{.threads = threads}, piece));
         compareTraces(*ref, *t);
       }
     }
@@ -206,9 +207,9 @@ class TestLoader : public QObject {
     const std::string json = "{\"traceEvents\": [\n" + events + "\n], \"traceName\": \"x\"}";
     const std::string path = dir.path().toStdString() + "/long.json";
     writeFile(path, json);
-    auto ref = mustLoad(json, LoadOptions{.threads = 1, .pieceBytes = 1u << 30});
+    auto ref = mustLoad(json, testsupport::tuned(LoadOptions{.threads = 1}, 1u << 30));
     for (size_t piece : {size_t(4096), size_t(50000), size_t(300000)}) {
-      auto r = loadTrace(path, LoadOptions{.pieceBytes = piece});
+      auto r = loadTrace(path, testsupport::tuned(LoadOptions{}, piece));
       QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
       compareTraces(*ref, *r.value());
     }
@@ -228,9 +229,9 @@ class TestLoader : public QObject {
       ev += ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":" + std::to_string(i % 3) +
             ",\"ts\":" + std::to_string(100 + (i * 7919) % 50000) + ",\"dur\":" + std::to_string(i % 5) +
             ",\"args\":{\"correlation\":" + std::to_string(i) + "}}";
-    auto ref = mustLoad(wrap(ev), LoadOptions{.threads = 1, .pieceBytes = 1u << 30});
+    auto ref = mustLoad(wrap(ev), testsupport::tuned(LoadOptions{.threads = 1}, 1u << 30));
     for (unsigned threads : {2u, 3u}) {
-      auto t = mustLoad(wrap(ev), LoadOptions{.threads = threads, .pieceBytes = 4096});
+      auto t = mustLoad(wrap(ev), testsupport::tuned(LoadOptions{.threads = threads}, 4096));
       compareTraces(*ref, *t);
     }
     QCOMPARE(ref->size(), size_t(40004));
@@ -256,7 +257,7 @@ class TestLoader : public QObject {
       ev += "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":1,\"tid\":" + std::to_string(rng() % 2) +
             ",\"ts\":" + std::to_string(t) + ",\"dur\":" + std::to_string(rng() % 3) + "}";
     }
-    auto tr = mustLoad(wrap(ev), LoadOptions{.threads = 2, .pieceBytes = 8192});
+    auto tr = mustLoad(wrap(ev), testsupport::tuned(LoadOptions{.threads = 2}, 8192));
     for (const Lane& lane : tr->lanes) {
       EventList expect;
       for (EventIdx i = 0; i < tr->size(); ++i)
@@ -276,8 +277,8 @@ class TestLoader : public QObject {
       ev += "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op},{\\\"x\",\"pid\":1,\"tid\":1,\"ts\":" +
             std::to_string(i * 10) + ",\"dur\":5,\"args\":{\"l\":[{\"a\":1},{\"b\":2}]}}";
     }
-    auto ref = mustLoad(wrap(ev), LoadOptions{.threads = 1, .pieceBytes = 1u << 30});
-    auto t = mustLoad(wrap(ev), LoadOptions{.threads = 2, .pieceBytes = 4096});
+    auto ref = mustLoad(wrap(ev), testsupport::tuned(LoadOptions{.threads = 1}, 1u << 30));
+    auto t = mustLoad(wrap(ev), testsupport::tuned(LoadOptions{.threads = 2}, 4096));
     compareTraces(*ref, *t);
     QCOMPARE(t->size(), size_t(3000));
     QCOMPARE(t->nameOf(0), std::string_view("op},{\"x"));
@@ -407,7 +408,7 @@ class TestLoader : public QObject {
     }
     ev +=
         R"({"ph":"X","cat":"cuda_runtime","name":"s","pid":1,"tid":1,"ts":99,"dur":1,"args":{"correlation":"c-1","External id":"e-1"}})";
-    auto t = mustLoad(wrap(ev), LoadOptions{.threads = threads, .pieceBytes = static_cast<size_t>(pieceBytes)});
+    auto t = mustLoad(wrap(ev), testsupport::tuned(LoadOptions{.threads = threads}, static_cast<size_t>(pieceBytes)));
     QCOMPARE(anomaly(*t, "kernel_without_launch"), uint64_t(0));
     QCOMPARE(anomaly(*t, "flow_without_peer"), uint64_t(0));
     size_t k = 0, wide = 0;
@@ -558,7 +559,7 @@ class TestLoader : public QObject {
       ev += "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" + nameOfEvent(k) +
             "\",\"pid\":1,\"tid\":" + std::to_string(common ? 0 : k) + ",\"ts\":" + std::to_string(k) + ",\"dur\":1}";
     }
-    auto t = mustLoad(wrap(ev), LoadOptions{.threads = threads, .pieceBytes = static_cast<size_t>(pieceBytes)});
+    auto t = mustLoad(wrap(ev), testsupport::tuned(LoadOptions{.threads = threads}, static_cast<size_t>(pieceBytes)));
     QCOMPARE(t->size(), size_t(kN));
     QVERIFY(t->name.wideCount() > 0);
     QVERIFY(t->lane.wideCount() > 0);
@@ -600,7 +601,7 @@ class TestLoader : public QObject {
       }
       return wrap(ev);
     };
-    const LoadOptions opt{.threads = threads, .pieceBytes = static_cast<size_t>(pieceBytes)};
+    const LoadOptions opt = testsupport::tuned(LoadOptions{.threads = threads}, static_cast<size_t>(pieceBytes));
     auto ok = loadTraceFromString(make(kMaxCategories), "cats.json", opt);
     QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().describe().c_str());
     QCOMPARE(ok.value()->categories.size(), kMaxCategories);
@@ -661,7 +662,7 @@ class TestLoader : public QObject {
       ev += head + std::string(want - head.size() - tail.size(), 'x') + tail + ",";
     }
     ev += R"({"ph":"X","cat":"cpu_op","name":"last","pid":1,"tid":1,"ts":6,"dur":1})";
-    auto t = mustLoad(wrap(ev), LoadOptions{.threads = threads, .pieceBytes = static_cast<size_t>(pieceBytes)});
+    auto t = mustLoad(wrap(ev), testsupport::tuned(LoadOptions{.threads = threads}, static_cast<size_t>(pieceBytes)));
     std::map<std::string, EventIdx> byName;
     std::vector<EventIdx> big;
     for (EventIdx i = 0; i < t->size(); ++i) {
@@ -874,12 +875,11 @@ class TestLoader : public QObject {
       gz += gzipBytes(json.substr(a, b - a), level);
     }
     writeFile(base + "/s.json.gz", gz);
-    auto plain = loadTrace(base + "/s.json", LoadOptions{.threads = 1, .pieceBytes = 1u << 30});
+    auto plain = loadTrace(base + "/s.json", testsupport::tuned(LoadOptions{.threads = 1}, 1u << 30));
     QVERIFY(plain.ok());
     const Trace& p = *plain.value();
     for (size_t piece : {size_t(16384), size_t(200000)}) {
-      auto gzr = loadTrace(base + "/s.json.gz",
-                           LoadOptions{.pieceBytes = piece, .cacheDir = base, .gzipCheckpointBytes = 100000});
+      auto gzr = loadTrace(base + "/s.json.gz", testsupport::tuned(LoadOptions{.cacheDir = base}, piece, 100000));
       QVERIFY2(gzr.ok(), gzr.ok() ? "" : gzr.error().describe().c_str());
       const Trace& g = *gzr.value();
       compareTraces(p, g);
@@ -941,7 +941,7 @@ class TestLoader : public QObject {
     const std::string path = dir.path().toStdString() + "/c.json.gz";
     std::string json = kinetoTrace(300, false);
     writeFile(path, gzipBytes(json));
-    auto r = loadTrace(path, LoadOptions{.gzipCheckpointBytes = 65536});
+    auto r = loadTrace(path, testsupport::tuned(LoadOptions{}, io::LoadTuning{}.pieceBytes, 65536));
     QVERIFY(r.ok());
     const Trace& t = *r.value();
     EventText before(t);
@@ -1057,7 +1057,7 @@ class TestLoader : public QObject {
     std::mt19937 rng(7);
     for (int k = 0; k < 300; ++k) {
       size_t cut = rng() % good.size();
-      auto r = loadTraceFromString(good.substr(0, cut), "cut.json", LoadOptions{.pieceBytes = 512});
+      auto r = loadTraceFromString(good.substr(0, cut), "cut.json", testsupport::tuned(LoadOptions{}, 512));
       QVERIFY(!r.ok());
       QVERIFY(!r.error().message.empty());
     }
@@ -1084,7 +1084,8 @@ class TestLoader : public QObject {
         std::this_thread::sleep_for(std::chrono::microseconds(delayUs));
         jc.requestCancel();
       });
-      auto r = loadTrace(path, LoadOptions{.pieceBytes = 8192, .cacheDir = dir.path().toStdString(), .control = &jc});
+      auto r =
+          loadTrace(path, testsupport::tuned(LoadOptions{.cacheDir = dir.path().toStdString(), .control = &jc}, 8192));
       canceller.join();
       if (r.ok())
         QCOMPARE(r.value()->size(), size_t(1 + 3000 * 13));
@@ -1095,7 +1096,8 @@ class TestLoader : public QObject {
 
   void progressReportsBytes() {
     JobControl jc;
-    auto r = loadTraceFromString(kinetoTrace(100, false), "p.json", LoadOptions{.pieceBytes = 4096, .control = &jc});
+    auto r =
+        loadTraceFromString(kinetoTrace(100, false), "p.json", testsupport::tuned(LoadOptions{.control = &jc}, 4096));
     QVERIFY(r.ok());
     QCOMPARE(jc.stage(), int(StageDone));
     QVERIFY(jc.doneBytes() > 0);

@@ -1,6 +1,7 @@
 // The loader on traces made by steadyscope-gen with the awkward shapes real
 // traces have: counts and anomalies equal the generator's planted ground truth.
 #include <steadyscope/core/io/loader.hpp>
+#include "support/load_tuning.hpp"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -54,7 +55,8 @@ class TestLoaderGen : public QObject {
     QJsonObject truth = QJsonDocument::fromJson(tf.readAll()).object();
     QJsonObject evs = truth["events"].toObject();
 
-    auto r = loadTrace(out.toStdString(), LoadOptions{.pieceBytes = 64 * 1024, .cacheDir = dir.path().toStdString()});
+    auto r =
+        loadTrace(out.toStdString(), testsupport::tuned(LoadOptions{.cacheDir = dir.path().toStdString()}, 64 * 1024));
     QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
     const Trace& t = *r.value();
     QCOMPARE(qint64(t.size()), qint64(evs["total"].toInteger()));

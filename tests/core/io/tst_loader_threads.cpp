@@ -3,6 +3,7 @@
 // anomalies, the string pool), on traces big enough that every parallel path
 // runs (many pieces, the multi-threaded remap above 2^18 events, the shared
 // depth stage), plain and gzip. Also the GPU busy union's rule on edge cases.
+#include "support/load_tuning.hpp"
 #include "test_files.hpp"
 
 #include <steadyscope/core/io/loader.hpp>
@@ -192,7 +193,7 @@ class TestLoaderThreads : public QObject {
     writeFile(path, gzip ? gzipBytes(json, 1) : json);
     std::vector<TracePtr> models;
     for (unsigned threads : {1u, 2u, 16u}) {
-      auto r = loadTrace(path, LoadOptions{.threads = threads, .pieceBytes = 256u << 10});
+      auto r = loadTrace(path, testsupport::tuned(LoadOptions{.threads = threads}, 256u << 10));
       QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
       models.push_back(r.value());
     }
@@ -214,7 +215,7 @@ class TestLoaderThreads : public QObject {
       if (QTest::currentTestFailed()) return;
     }
     // The default (0: jobThreads()) loads the same model too.
-    auto d = loadTrace(path, LoadOptions{.pieceBytes = 256u << 10});
+    auto d = loadTrace(path, testsupport::tuned(LoadOptions{}, 256u << 10));
     QVERIFY(d.ok());
     compareModels(ref, *d.value());
   }
@@ -233,7 +234,7 @@ class TestLoaderThreads : public QObject {
     ev += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":620,"dur":5,"args":{"correlation":"nolaunch"}},)";
     ev += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":630,"dur":5,"args":{"correlation":"1"}})";
     for (unsigned threads : {1u, 2u}) {
-      auto t = mustLoad("{\"traceEvents\":[" + ev + "]}", LoadOptions{.threads = threads, .pieceBytes = 4096});
+      auto t = mustLoad("{\"traceEvents\":[" + ev + "]}", testsupport::tuned(LoadOptions{.threads = threads}, 4096));
       auto it = std::find_if(t->anomalies.begin(), t->anomalies.end(),
                              [](const Anomaly& a) { return a.code == "kernel_without_launch"; });
       QVERIFY(it != t->anomalies.end());

@@ -20,21 +20,22 @@
 
 namespace steadyscope {
 
+namespace io {
+struct LoadTuning;  // core/src/io/load_tuning.hpp: piece sizes and gzip checkpoint spacing
+}
+
 struct LoadOptions {
   unsigned threads = 0;  // threads for parsing and assembly; 0: jobThreads()
-  // Target piece size: about 2 MiB (measured best: docs/BENCHMARKS.md), less
-  // 128 KiB so that a piece buffer with its slack fits one 2 MiB huge page
-  // (one more fresh page per buffer otherwise, D-014).
-  size_t pieceBytes = (2u << 20) - (128u << 10);
   std::string cacheDir;  // for decompressed text; default: $XDG_CACHE_HOME/steadyscope, ~/.cache/steadyscope or /tmp
-  uint64_t gzipCheckpointBytes = 0;  // gzip: text between checkpoints (0: io::checkpointSpacing)
-  JobControl* control = nullptr;     // progress + cancel; may be null
+  JobControl* control = nullptr;  // progress + cancel; may be null
   // The memory the too-big guard takes as available (0: the system's
   // MemAvailable). A seam: tests refuse a small trace as a huge one would be.
   uint64_t assumeAvailableBytes = 0;
   // A truncated .json (or .json.gz / zip / zstd member) loads as the complete
   // events before the cut, marked Trace::partial, instead of failing.
   bool allowPartial = false;
+  // A seam for tests: sizes the loader otherwise chooses itself (null: those).
+  const io::LoadTuning* tuning = nullptr;
 };
 
 /// Stage numbers published through JobControl::stage(). A .json.gz is inflated
