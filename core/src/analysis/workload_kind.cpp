@@ -1,5 +1,5 @@
-#include <steadyscope/core/analysis/annotation.hpp>
 #include <steadyscope/core/analysis/workload_kind.hpp>
+#include "analysis/roots/annotation.hpp"
 
 #include <vector>
 

@@ -1,7 +1,7 @@
 // The fallback tiers' call tree (spec §2.6.1–§2.6.2), built the way the
 // reference's Trace2Tree builds it, including the inputs on which its build
 // throws (the cascade then keeps the annotation candidates).
-#include <steadyscope/core/analysis/call_tree.hpp>
+#include "analysis/roots/call_tree.hpp"
 
 #include <steadyscope/core/util/bits.hpp>
 #include <steadyscope/core/util/phase_timer.hpp>
@@ -255,7 +255,8 @@ std::variant<CallTree, std::string> CallTree::build(const EventIndex& index, uns
   const bool big = n >= (size_t(1) << 18);
   BuildState s(sideBySide(threads, big));
   PhaseTimer timer("STEADYSCOPE_SPLIT_TIMING", "split");
-  runSideBySide(threads, big, [&] { tree.buildBeside(s); }, [&] { tree.buildStacks(s); });
+  runSideBySide(
+      threads, big, [&] { tree.buildBeside(s); }, [&] { tree.buildStacks(s); });
   timer.mark("    tree: both sides");
   if (std::string why = s.failure(); !why.empty()) return why;
   if (std::get<GpuLinks>(s.links).direct)
@@ -329,9 +330,9 @@ struct TsThenFileOrder {
 template <typename Keep>
 EventList laneInFileOrderTies(const EventIndex& idx, uint32_t lane, Keep&& keep) {
   const Trace& t = idx.trace();
-  EventList out;  // big: on huge pages, reused blocks
+  EventList out;                                   // big: on huge pages, reused blocks
   reserveFresh(out, t.lanes[lane].events.size());  // pages are touched only as far as it fills
-  bool exact = true;  // every ts an exact double of its ns: ns order is float order
+  bool exact = true;                               // every ts an exact double of its ns: ns order is float order
   for (EventIdx e : t.lanes[lane].events)
     if (keep(e)) {
       out.push_back(e);
@@ -384,8 +385,7 @@ void forEachInFileOrderTies(const Trace& t, uint32_t lane, Keep&& keep, Fn&& fn,
 /// float order, as laneInFileOrderTies checks per event.
 bool canStreamLane(const Trace& t, uint32_t lane) {
   const EventList& evs = t.lanes[lane].events;
-  return t.exactTsUs.empty() &&
-         (evs.empty() || (fitsExactNs(t.tsNs[evs.front()]) && fitsExactNs(t.tsNs[evs.back()])));
+  return t.exactTsUs.empty() && (evs.empty() || (fitsExactNs(t.tsNs[evs.front()]) && fitsExactNs(t.tsNs[evs.back()])));
 }
 
 }  // namespace
@@ -441,7 +441,8 @@ std::string CallTree::stackLane(uint32_t lane, LaneStack& stack) {
   constexpr size_t kAhead = 16;
   std::string why;
   if (canStreamLane(t, lane)) {  // no list of the lane's frames: its own order is theirs
-    forEachInFileOrderTies<kAhead>(t, lane, isHost, [&](EventIdx e) { return pushFrame(e, stack, why); }, prefetch);
+    forEachInFileOrderTies<kAhead>(
+        t, lane, isHost, [&](EventIdx e) { return pushFrame(e, stack, why); }, prefetch);
     return why;
   }
   const EventList order = laneInFileOrderTies(*index_, lane, isHost);
@@ -571,7 +572,7 @@ void groupLinked(const EventIndex& idx, ForEachLinked&& forEachLinked, Links& g)
 }  // namespace
 
 std::variant<CallTree::GpuLinks, std::string> CallTree::groupGpuLinks(const EventIndex& idx, const CatRoles& roles,
-                                                                     bool mayLinkDirect) {
+                                                                      bool mayLinkDirect) {
   const Trace& t = idx.trace();
   auto chosen = chooseLinkKey(t, roles);
   if (auto* why = std::get_if<std::string>(&chosen)) return *why;

@@ -1,9 +1,12 @@
 // Stage 1: roots from annotations, coverage audit, trim (spec §2.1–§2.5, §3.9).
-#include <steadyscope/core/analysis/detection.hpp>
-#include <steadyscope/core/analysis/tree_tiers.hpp>
+#include "analysis/roots/detection.hpp"
 #include <steadyscope/core/util/phase_timer.hpp>
 #include <steadyscope/core/util/side_by_side.hpp>
 #include <steadyscope/core/util/threads.hpp>
+#include "analysis/pyfmt.hpp"
+#include "analysis/roots/annotation.hpp"
+#include "analysis/roots/call_tree.hpp"
+#include "analysis/roots/tree_tiers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -443,9 +446,8 @@ class KernelsAhead {
 
 // Each name's total in roots [from, to), one entry per root that ran it, by
 // its place in `pos` (names of root 0 only).
-std::vector<std::vector<double>> laterTotals(const EventIndex& index, const KernelsByTs& kernels,
-                                             const RootList& roots, const std::vector<uint32_t>& pos, size_t nNames,
-                                             size_t from, size_t to) {
+std::vector<std::vector<double>> laterTotals(const EventIndex& index, const KernelsByTs& kernels, const RootList& roots,
+                                             const std::vector<uint32_t>& pos, size_t nNames, size_t from, size_t to) {
   const Trace& t = index.trace();
   std::vector<std::vector<double>> later(nNames);
   std::vector<double> tot(nNames);
