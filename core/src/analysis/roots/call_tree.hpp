@@ -23,7 +23,7 @@ struct CatRoles {
 /// An event's ts and end in exact ns, for the host stacks' comparisons:
 /// where two values lie further apart than float rounding can move them, the
 /// integer comparison is the reference's float one, without a division
-/// (nsTimes and farApart in call_tree.cpp).
+/// (nsTimes and farApart in call_tree_stacks.cpp).
 struct NsTimes {
   int64_t ts = 0, end = 0;
   int64_t magnitude = 0;  // |ts| + |dur|: bounds every value compared
