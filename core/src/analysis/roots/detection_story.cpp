@@ -1,7 +1,7 @@
 // The root detection in plain words (SplitResult::story): the verdict and one line per cascade step.
 #include "analysis/roots/detection_story.hpp"
 #include "analysis/roots/annotation.hpp"
-#include "analysis/roots/detection.hpp"
+#include "analysis/roots/coverage.hpp"
 
 #include <steadyscope/core/util/split_names.hpp>
 

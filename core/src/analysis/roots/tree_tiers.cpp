@@ -4,7 +4,7 @@
 #include <steadyscope/core/util/name_normaliser.hpp>
 #include "analysis/pyfmt.hpp"
 #include "analysis/roots/call_tree.hpp"
-#include "analysis/roots/detection.hpp"
+#include "analysis/roots/coverage.hpp"
 
 #include <algorithm>
 #include <deque>
