@@ -1,3 +1,4 @@
+// The workload kind of a split: its command-line words and the "auto" decision (see workload_kind.hpp).
 #include <steadyscope/core/analysis/workload_kind.hpp>
 #include "analysis/roots/annotation.hpp"
 
