@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
-"""Fails on a dependency cycle between the project's parts, or a part that reaches up.
+"""Fails on a dependency cycle between the project's parts, a part that reaches up, or app/ and
+widgets/ reaching into the core's private headers.
 
 A part is a core area (core/<area>: its public headers and its sources), widgets/, or an app/ folder.
 Its edges are the project headers its files include (resolved against the include roots) and the
 libraries its CMake targets link. Allowed direction: core <- widgets <- app/gui; core <- app/options <-
-app/bench <- app/cli. Usage: check_layering.py SOURCE_DIR
+app/bench <- app/cli. The core's private headers (core/src, e.g. analysis/roots/call_tree.hpp) are
+for the core and the tests: no file of widgets/ or app/ includes one, and no target there links
+steadyscope_core_internal or adds core/src to its include path. app/bench, the project's own
+measuring tool, may (it times the loader's piece cuts, io/json_scan.hpp).
+Usage: check_layering.py SOURCE_DIR
 """
 import collections
 import os
@@ -12,6 +17,9 @@ import re
 import sys
 
 ROOTS = ["core/include", "core/src", "widgets", "app/gui", "app/cli", "app/bench", "app/gen", "app/options"]
+PRIVATE_ROOT = "core/src"
+# Parts outside the core that may use its private headers (see the docstring).
+PRIVATE_ALLOWED = {"app/bench"}
 # CMake target -> part (targets not listed, such as Qt's, are outside the project).
 TARGETS = {
     "steadyscope_bench": "app/bench", "steadyscope_options": "app/options", "steadyscope-cli": "app/cli",
@@ -68,6 +76,45 @@ def link_edges(root, edges, why):
                         why.setdefault((a, b), f"{os.path.relpath(path, root)}: {m.group(1)} links {lib}")
 
 
+def private_includes(root, problems):
+    """Files of widgets/ and app/ that include a header found under core/src."""
+    others = [r for r in ROOTS if r != PRIVATE_ROOT]
+    for top in ("widgets", "app"):
+        for folder, _, files in os.walk(os.path.join(root, top)):
+            for f in files:
+                if not f.endswith((".cpp", ".hpp", ".h")):
+                    continue
+                src = os.path.join(folder, f)
+                if part_of(root, src) in PRIVATE_ALLOWED:
+                    continue
+                text = open(src, encoding="utf-8", errors="replace").read()
+                for m in re.finditer(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]', text, re.M):
+                    cands = [os.path.join(folder, m.group(2))] if m.group(1) == '"' else []
+                    cands += [os.path.join(root, r, m.group(2)) for r in others + [PRIVATE_ROOT]]
+                    hit = next((c for c in cands if os.path.isfile(c)), None)
+                    if hit and os.path.relpath(hit, root).startswith(PRIVATE_ROOT + os.sep):
+                        problems.append(f"{os.path.relpath(src, root)} includes the core's private header "
+                                        f"{os.path.relpath(hit, root)}")
+
+
+def private_links(root, problems):
+    """CMake targets of widgets/ and app/ that link steadyscope_core_internal or see core/src."""
+    for top in ("widgets", "app"):
+        for folder, _, files in os.walk(os.path.join(root, top)):
+            if "CMakeLists.txt" not in files:
+                continue
+            path = os.path.join(folder, "CMakeLists.txt")
+            if part_of(root, path) in PRIVATE_ALLOWED:
+                continue
+            text = open(path, encoding="utf-8").read()
+            for m in re.finditer(r"target_link_libraries\(\s*([\w:-]+)([^)]*)\)", text):
+                if "steadyscope_core_internal" in m.group(2).split():
+                    problems.append(f"{os.path.relpath(path, root)}: {m.group(1)} links steadyscope_core_internal")
+            for m in re.finditer(r"(?:target_)?include_directories\(([^)]*)\)", text):
+                if re.search(r"core/src\b", m.group(1)):
+                    problems.append(f"{os.path.relpath(path, root)}: an include path into core/src")
+
+
 def core_target(name):
     m = re.fullmatch(r"steadyscope_core_(\w+)", name)
     return "core/" + m.group(1) if m else None
@@ -119,10 +166,13 @@ def main():
             if rank(b) > rank(a) or (a.startswith("core/") and not b.startswith("core/")) or \
                     (a == "widgets" and b.startswith("app/")) or (a == "app/gui" and b in ("app/cli", "app/bench")):
                 problems.append(f"{a} reaches up to {b}: {why[(a, b)]}")
+    private_includes(root, problems)
+    private_links(root, problems)
     if problems:
         print("layering problems:\n  " + "\n  ".join(problems))
         return 1
-    print(f"no cycle, nothing reaches up ({sum(len(v) for v in edges.values())} edges between {len(edges)} parts)")
+    print(f"no cycle, nothing reaches up, no private core header outside the core "
+          f"({sum(len(v) for v in edges.values())} edges between {len(edges)} parts)")
     return 0
 
 

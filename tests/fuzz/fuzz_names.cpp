@@ -1,7 +1,7 @@
 // The parsers of event names: serving annotations (step details, phase
 // skeletons, root-name sanitising) and the call-tree name normaliser.
-#include <steadyscope/core/analysis/annotation.hpp>
 #include <steadyscope/core/util/name_normaliser.hpp>
+#include "analysis/roots/annotation.hpp"
 
 #include <cstddef>
 #include <cstdint>

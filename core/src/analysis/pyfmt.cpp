@@ -1,5 +1,5 @@
 // Python-compatible rounding, CSV formatting and CPython set order (see pyfmt.hpp).
-#include <steadyscope/core/analysis/pyfmt.hpp>
+#include "analysis/pyfmt.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -1,5 +1,6 @@
 // The roots stage of Splitter::plan: one RootInfo per detected root.
-#include <steadyscope/core/analysis/split_stages.hpp>
+#include "analysis/split_stages.hpp"
+#include "analysis/roots/annotation.hpp"
 
 #include <fmt/format.h>
 

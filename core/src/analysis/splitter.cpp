@@ -1,11 +1,14 @@
 // Orchestration of the splitter (spec §4.12): Splitter::plan runs the
 // stages of split_stages.hpp in order; Splitter::write writes their outputs.
-#include <steadyscope/core/analysis/split_stages.hpp>
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/util/atomic_file.hpp>
 #include <steadyscope/core/util/paths.hpp>
 #include <steadyscope/core/util/phase_timer.hpp>
 #include <steadyscope/core/util/side_by_side.hpp>
+#include "analysis/chunks/extraction.hpp"
+#include "analysis/roots/detection.hpp"
+#include "analysis/roots/detection_story.hpp"
+#include "analysis/split_stages.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,6 @@
-#include <steadyscope/core/analysis/annotation.hpp>
+// The workload kind of a split: its command-line words and the "auto" decision (see workload_kind.hpp).
 #include <steadyscope/core/analysis/workload_kind.hpp>
+#include "analysis/roots/annotation.hpp"
 
 #include <vector>
 

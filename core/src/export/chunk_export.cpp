@@ -1,5 +1,6 @@
 // The export job: check, gather the figures, stage the four files under
 // temporary names, then publish them together (docs/export.md).
+#include "analysis/chunks/extraction.hpp"
 #include "internal.hpp"
 
 #include <steadyscope/core/review/split_gate.hpp>

@@ -3,10 +3,13 @@
 // tree build and its failures, branch descent (E13), sibling roots, frame
 // families, the low-GPU filter, worker-thread reattachment and bookends; and
 // a refused trace's manifest.
-#include <steadyscope/core/util/name_normaliser.hpp>
 #include <steadyscope/core/analysis/splitter.hpp>
-#include <steadyscope/core/analysis/tree_tiers.hpp>
 #include <steadyscope/core/io/loader.hpp>
+#include <steadyscope/core/util/name_normaliser.hpp>
+#include "analysis/pyfmt.hpp"
+#include "analysis/roots/call_tree.hpp"
+#include "analysis/roots/detection.hpp"
+#include "analysis/roots/tree_tiers.hpp"
 #include "support/load_json.hpp"
 
 #include <cstring>
@@ -229,12 +232,13 @@ class TestCallTree : public QObject {
     for (bool fallBack : {false, true}) {
       Events ev = e13(27000);  // 270,001 events: above the side-by-side threshold
       if (fallBack)
-        for (const char* e :
-             {R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":60000000,"dur":5,"args":{"correlation":60000}})",
-              R"({"ph":"s","cat":"ac2g","name":"ac2g","id":60000,"pid":1,"tid":1,"ts":60000000})",
-              R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":60000100,"dur":5,"args":{"correlation":60000}})",
-              R"({"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":60000500,"dur":9,"args":{"correlation":60000}})",
-              R"({"ph":"f","cat":"ac2g","name":"ac2g","id":60000,"pid":0,"tid":7,"ts":60000500,"bp":"e"})"})
+        for (
+            const char* e :
+            {R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":60000000,"dur":5,"args":{"correlation":60000}})",
+             R"({"ph":"s","cat":"ac2g","name":"ac2g","id":60000,"pid":1,"tid":1,"ts":60000000})",
+             R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":60000100,"dur":5,"args":{"correlation":60000}})",
+             R"({"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":60000500,"dur":9,"args":{"correlation":60000}})",
+             R"({"ph":"f","cat":"ac2g","name":"ac2g","id":60000,"pid":0,"tid":7,"ts":60000500,"bp":"e"})"})
           ev.add(e);
       auto t = load(ev.json());
       QVERIFY(t->size() >= (size_t(1) << 18));
@@ -480,20 +484,23 @@ class TestCallTree : public QObject {
     for (Case c : {TwoLaunches, HostFrame, HostFrameWithChild}) {
       Events ev = e13(4);
       const EventIdx first = 1 + 4 * 10;  // after e13(4)'s 41 events
-      if (c == TwoLaunches) {  // one id, two launches, one kernel
+      if (c == TwoLaunches) {             // one id, two launches, one kernel
         for (int k = 0; k < 2; ++k) {
           const std::string ts = std::to_string(20000 + 100 * k);
           ev.add(R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":)" + ts +
                  R"(,"dur":5,"args":{"correlation":950}})");
           ev.add(R"({"ph":"s","cat":"ac2g","name":"ac2g","id":950,"pid":1,"tid":1,"ts":)" + ts + "}");
         }
-        ev.add(R"({"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":20500,"dur":9,"args":{"correlation":950}})");
+        ev.add(
+            R"({"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":20500,"dur":9,"args":{"correlation":950}})");
         ev.add(R"({"ph":"f","cat":"ac2g","name":"ac2g","id":950,"pid":0,"tid":7,"ts":20500,"bp":"e"})");
       } else {  // the flow ends on the launch's own thread, where a later frame has its id
-        ev.add(R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":20010,"dur":5,"args":{"correlation":900}})");
+        ev.add(
+            R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":20010,"dur":5,"args":{"correlation":900}})");
         ev.add(R"({"ph":"s","cat":"ac2g","name":"ac2g","id":900,"pid":1,"tid":1,"ts":20010})");
         ev.add(R"({"ph":"f","cat":"ac2g","name":"ac2g","id":900,"pid":1,"tid":1,"ts":20010,"bp":"e"})");
-        ev.add(R"({"ph":"X","cat":"cpu_op","name":"later","pid":1,"tid":1,"ts":20100,"dur":50,"args":{"correlation":900}})");
+        ev.add(
+            R"({"ph":"X","cat":"cpu_op","name":"later","pid":1,"tid":1,"ts":20100,"dur":50,"args":{"correlation":900}})");
         if (c == HostFrameWithChild) ev.frame("cpu_op", "inner", 20110, 5);
       }
       const auto t = load(ev.json());
@@ -629,7 +636,7 @@ class TestCallTree : public QObject {
     for (int variant = 0; variant < 3; ++variant) {
       Events ev = e13();
       const size_t n = 1 + 8 * 10;  // e13's events
-      if (variant != 1)  // a frame with ts, without dur, inside training_loop
+      if (variant != 1)             // a frame with ts, without dur, inside training_loop
         ev.add(R"({"ph":"X","cat":"cpu_op","name":"nodur","pid":1,"tid":1,"ts":150,"args":{}})");
       if (variant != 0)  // a frame without ts
         ev.add(R"({"ph":"X","cat":"python_function","name":"nots","pid":1,"tid":1,"dur":3,"args":{}})");

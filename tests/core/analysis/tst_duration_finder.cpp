@@ -5,8 +5,8 @@
 #include "trace_builder.hpp"
 
 #include <steadyscope/core/analysis/splitter.hpp>
-#include <steadyscope/core/analysis/steady_state.hpp>
 #include <steadyscope/core/io/loader.hpp>
+#include "analysis/steady_state/steady_state.hpp"
 
 #include <QDir>
 #include <QFile>
@@ -319,9 +319,12 @@ class TestDurationFinder : public QObject {
     QTest::addColumn<QString>("mode");
     QTest::addColumn<QString>("file");
     const QString suffix = "steady_state_prefill_0_prefilldecode_0_decode_4_bs1_conc1_custom.json.gz";
-    QTest::newRow("E14-mixed") << "mixed" << "mixed_" + suffix;
-    QTest::newRow("E14-decode_only") << "decode_only" << "decode_only_" + suffix;
-    QTest::newRow("E14-prefilldecode") << "max_prefilldecode" << "prefilldecode_" + suffix;
+    QTest::newRow("E14-mixed") << "mixed"
+                               << "mixed_" + suffix;
+    QTest::newRow("E14-decode_only") << "decode_only"
+                                     << "decode_only_" + suffix;
+    QTest::newRow("E14-prefilldecode") << "max_prefilldecode"
+                                       << "prefilldecode_" + suffix;
   }
   void e14_llm_inference_without_shapes() {
     QFETCH(QString, mode);

@@ -1,11 +1,12 @@
 // The splitter's stages one at a time (split_stages.hpp, input_dims_vote.hpp),
 // cancellation at every stage boundary, and the plan's independence of its
 // thread count.
+#include "analysis/roots/annotation.hpp"
 #include "trace_builder.hpp"
 
-#include <steadyscope/core/analysis/input_dims_vote.hpp>
-#include <steadyscope/core/analysis/split_stages.hpp>
 #include <steadyscope/core/io/loader.hpp>
+#include "analysis/split_stages.hpp"
+#include "analysis/steady_state/input_dims_vote.hpp"
 #include "support/load_json.hpp"
 
 #include <QDir>

@@ -1,5 +1,10 @@
 // Splitter unit tests: spec §7 worked examples (E1–E7, E11, E12, E15, E18),
 // bad input, and one test per decision in docs/splitter-decisions.md.
+#include "analysis/chunks/extraction.hpp"
+#include "analysis/pyfmt.hpp"
+#include "analysis/roots/annotation.hpp"
+#include "analysis/roots/detection.hpp"
+#include "analysis/steady_state/steady_state.hpp"
 #include "trace_builder.hpp"
 
 #include <steadyscope/core/analysis/splitter.hpp>
@@ -571,7 +576,7 @@ class TestSplitterUnits : public QObject {
   }
   void e10_classification_data() {
     QTest::addColumn<std::vector<int64_t>>("bs");
-    QTest::addColumn<int>("maxNumSeq");  // 0: not given
+    QTest::addColumn<int>("maxNumSeq");   // 0: not given
     QTest::addColumn<QString>("labels");  // D decode, P prefill_bearing
     QTest::newRow("E10-drop-small") << ints({1, 2, 40, 800}) << 0 << "DDDP";
     QTest::newRow("E10-keep-all") << ints({1, 2, 200, 300}) << 0 << "DDPP";
@@ -579,8 +584,7 @@ class TestSplitterUnits : public QObject {
     QTest::newRow("E10-no-threshold") << ints({10, 12, 14}) << 0 << "DDD";
     QTest::newRow("E10-max-num-seq") << ints({4, 16, 17, 256}) << 16 << "DDPP";
     QTest::newRow("E10-none-is-decode") << ints({-1, 256, -1}) << 16 << "DPD";
-    QTest::newRow("E9-labels") << ints({8, 8, 32, 32, 32, 946, 32, 32, 854, 32, 32, 32, 8, 8}) << 0
-                               << "DDDDDPDDPDDDDD";
+    QTest::newRow("E9-labels") << ints({8, 8, 32, 32, 32, 946, 32, 32, 854, 32, 32, 32, 8, 8}) << 0 << "DDDDDPDDPDDDDD";
   }
   void e10_classification() {
     QFETCH(std::vector<int64_t>, bs);
@@ -596,8 +600,8 @@ class TestSplitterUnits : public QObject {
   void e9_shape_finder_data() {
     QTest::addColumn<std::vector<int64_t>>("bs");
     QTest::addColumn<int>("numSteps");
-    QTest::addColumn<int>("maxNumSeq");  // 0: not given
-    QTest::addColumn<int>("mode");       // SteadyMode
+    QTest::addColumn<int>("maxNumSeq");                 // 0: not given
+    QTest::addColumn<int>("mode");                      // SteadyMode
     QTest::addColumn<std::vector<int64_t>>("regions");  // start,end,...
     QTest::addColumn<std::vector<int64_t>>("window");   // start,end
     const auto e9 = ints({8, 8, 32, 32, 32, 946, 32, 32, 854, 32, 32, 32, 8, 8});
@@ -606,8 +610,8 @@ class TestSplitterUnits : public QObject {
     QTest::newRow("E9-mixed") << e9 << 4 << 0 << mixed << ints({2, 13}) << ints({2, 6});
     QTest::newRow("E9-decode_only") << e9 << 4 << 0 << decode << ints({2, 13}) << ints({9, 13});
     QTest::newRow("E9-max_prefilldecode") << e9 << 4 << 0 << pd << ints({2, 13}) << ints({5, 6});
-    QTest::newRow("E9-prefill-at-both-ends") << ints({900, 32, 32, 32, 32, 32, 900}) << 3 << 64 << mixed
-                                             << ints({0, 7}) << ints({0, 3});
+    QTest::newRow("E9-prefill-at-both-ends")
+        << ints({900, 32, 32, 32, 32, 32, 900}) << 3 << 64 << mixed << ints({0, 7}) << ints({0, 3});
     QTest::newRow("E9-no-decode-values") << ints({900, 900, 900, 900, 900}) << 3 << 64 << mixed << ints({0, 3})
                                          << std::vector<int64_t>{};
   }
@@ -619,8 +623,8 @@ class TestSplitterUnits : public QObject {
     QFETCH(std::vector<int64_t>, regions);
     QFETCH(std::vector<int64_t>, window);
     const auto sizes = batchSizes(bs);
-    const ModeSelection m = shapeFinder(sizes, SteadyMode(mode), numSteps,
-                                        maxNumSeq ? std::optional<int64_t>(maxNumSeq) : std::nullopt);
+    const ModeSelection m =
+        shapeFinder(sizes, SteadyMode(mode), numSteps, maxNumSeq ? std::optional<int64_t>(maxNumSeq) : std::nullopt);
     std::vector<int64_t> got;
     for (const Region& g : m.scan.regions) {
       got.push_back(g.start);
@@ -1005,26 +1009,43 @@ class TestSplitterUnits : public QObject {
     QTest::addColumn<QStringList>("flag");
     QTest::addColumn<QString>("marker");
     const QStringList steady = {"--find-steady-state"};
-    QTest::newRow("-o") << "e6" << QStringList{} << QStringList{"-o", "elsewhere"} << "== elsewhere/split_manifest.json";
-    QTest::newRow("-i") << "e6" << QStringList{} << QStringList{"-i", "2:6"} << "2:6,out/e6_iteration_2:6.json.gz,105,20,1760,800,0\n";
-    QTest::newRow("--iterations") << "e6" << QStringList{} << QStringList{"--iterations=5"} << "5:6,out/e6_iteration_5.json.gz,27,5,440,200,0\n";
-    QTest::newRow("--store-single-iteration") << "e6" << QStringList{"-i", "2:4"}
-                                              << QStringList{"--store-single-iteration"} << "3,out/e6_iteration_3_execute_5_context_0";
-    QTest::newRow("--find-steady-state") << "e6" << QStringList{} << steady << "0,out/mixed_steady_state_prefill_0_prefilldecode_7_decode_25_bs127_conc15_e6.json.gz,833,";
-    QTest::newRow("--num-steps") << "e6" << steady << QStringList{"--num-steps", "4"} << "0,out/mixed_steady_state_prefill_0_prefilldecode_1_decode_3_bs143_conc16_e6.json.gz,105,";
-    QTest::newRow("--CONC") << "e6" << steady << QStringList{"--CONC", "64"} << "Warning: [mixed] CONC=64 differs from the observed global max concurrency 16";
+    QTest::newRow("-o") << "e6" << QStringList{} << QStringList{"-o", "elsewhere"}
+                        << "== elsewhere/split_manifest.json";
+    QTest::newRow("-i") << "e6" << QStringList{} << QStringList{"-i", "2:6"}
+                        << "2:6,out/e6_iteration_2:6.json.gz,105,20,1760,800,0\n";
+    QTest::newRow("--iterations") << "e6" << QStringList{} << QStringList{"--iterations=5"}
+                                  << "5:6,out/e6_iteration_5.json.gz,27,5,440,200,0\n";
+    QTest::newRow("--store-single-iteration")
+        << "e6" << QStringList{"-i", "2:4"} << QStringList{"--store-single-iteration"}
+        << "3,out/e6_iteration_3_execute_5_context_0";
+    QTest::newRow("--find-steady-state")
+        << "e6" << QStringList{} << steady
+        << "0,out/mixed_steady_state_prefill_0_prefilldecode_7_decode_25_bs127_conc15_e6.json.gz,833,";
+    QTest::newRow("--num-steps")
+        << "e6" << steady << QStringList{"--num-steps", "4"}
+        << "0,out/mixed_steady_state_prefill_0_prefilldecode_1_decode_3_bs143_conc16_e6.json.gz,105,";
+    QTest::newRow("--CONC") << "e6" << steady << QStringList{"--CONC", "64"}
+                            << "Warning: [mixed] CONC=64 differs from the observed global max concurrency 16";
     // Spec E7's first row: the ideal ratio needs CONC, OSL and R, and makes the window the whole region [4, 48).
     const QStringList e7 = steady + QStringList{"--num-steps", "8", "--CONC", "16"};
-    const QString kWholeRegion = "0,out/mixed_steady_state_prefill_0_prefilldecode_10_decode_34_bs130_conc14_e6.json.gz,1145,";
+    const QString kWholeRegion =
+        "0,out/mixed_steady_state_prefill_0_prefilldecode_10_decode_34_bs130_conc14_e6.json.gz,1145,";
     QTest::newRow("--OSL") << "e6" << e7 + QStringList{"--R", "1"} << QStringList{"--OSL", "1024"} << kWholeRegion;
     QTest::newRow("--R") << "e6" << e7 + QStringList{"--OSL", "1024"} << QStringList{"--R", "1"} << kWholeRegion;
-    QTest::newRow("--divide-phases") << "e6" << steady << QStringList{"--divide-phases"} << "== out/decode_only/decode_only_chunk0_steps3_bs16_conc16_";
-    QTest::newRow("--no-gap-fill") << "e6" << steady << QStringList{"--no-gap-fill"} << "0,out/mixed_steady_state_prefill_0_prefilldecode_7_decode_25_bs127_conc15_e6.json.gz,838,161,23680,6440,";
-    QTest::newRow("--allow-degraded") << "e11b" << steady << QStringList{"--allow-degraded"} << "0,out/mixed_steady_state_prefill_0_prefilldecode_0_decode_32_bs16_conc16_e11b.json.gz,833,";
-    QTest::newRow("--llm-inference") << "e8" << steady + QStringList{"--num-steps", "4"}
-                                     << QStringList{"--llm-inference"} << "0,out/mixed_steady_state_prefill_0_prefilldecode_0_decode_4_bs1_conc1_e8.json.gz,68,";
-    QTest::newRow("--max-num-seq") << "e8" << steady + QStringList{"--num-steps", "4", "--llm-inference"}
-                                   << QStringList{"--max-num-seq", "16"} << "0,out/prefilldecode_steady_state_prefill_0_prefilldecode_0_decode_4_bs1_conc1_e8.json.gz,68,";
+    QTest::newRow("--divide-phases") << "e6" << steady << QStringList{"--divide-phases"}
+                                     << "== out/decode_only/decode_only_chunk0_steps3_bs16_conc16_";
+    QTest::newRow("--no-gap-fill")
+        << "e6" << steady << QStringList{"--no-gap-fill"}
+        << "0,out/mixed_steady_state_prefill_0_prefilldecode_7_decode_25_bs127_conc15_e6.json.gz,838,161,23680,6440,";
+    QTest::newRow("--allow-degraded")
+        << "e11b" << steady << QStringList{"--allow-degraded"}
+        << "0,out/mixed_steady_state_prefill_0_prefilldecode_0_decode_32_bs16_conc16_e11b.json.gz,833,";
+    QTest::newRow("--llm-inference")
+        << "e8" << steady + QStringList{"--num-steps", "4"} << QStringList{"--llm-inference"}
+        << "0,out/mixed_steady_state_prefill_0_prefilldecode_0_decode_4_bs1_conc1_e8.json.gz,68,";
+    QTest::newRow("--max-num-seq")
+        << "e8" << steady + QStringList{"--num-steps", "4", "--llm-inference"} << QStringList{"--max-num-seq", "16"}
+        << "0,out/prefilldecode_steady_state_prefill_0_prefilldecode_0_decode_4_bs1_conc1_e8.json.gz,68,";
   }
   void cli_flag_audit() {
     QFETCH(QString, trace);

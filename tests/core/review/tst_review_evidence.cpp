@@ -6,6 +6,7 @@
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/io/loader.hpp>
 #include <steadyscope/core/review/split_gate.hpp>
+#include "analysis/chunks/extraction.hpp"
 
 #include <QtTest>
 

@@ -5,12 +5,12 @@
 // on the EventIndex the split was planned on (Splitter::eventIndex), never a
 // second one. The gate reads it as gate::ChunkEvidence (core/review).
 #include <steadyscope/core/analysis/event_index.hpp>
-#include <steadyscope/core/analysis/extraction.hpp>
+#include <steadyscope/core/analysis/extraction_types.hpp>
 #include <steadyscope/core/analysis/splitter.hpp>
 
 #include <cstdint>
-#include <optional>
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -10,15 +10,16 @@
 //   SplitResult r = splitter.plan(o);                           // roots, regions, candidates, chunks
 //   if (r.outcome == SplitOutcome::Error) ...;
 //   auto w = splitter.write(r);                                 // chunk .json.gz, manifest, details
-#include <steadyscope/core/analysis/annotation.hpp>
-#include <steadyscope/core/analysis/detection.hpp>
-#include <steadyscope/core/analysis/detection_story.hpp>
+#include <steadyscope/core/analysis/annotation_types.hpp>
+#include <steadyscope/core/analysis/detection_types.hpp>
 #include <steadyscope/core/analysis/event_index.hpp>
-#include <steadyscope/core/analysis/extraction.hpp>
-#include <steadyscope/core/analysis/pyfmt.hpp>
-#include <steadyscope/core/analysis/steady_state.hpp>
+#include <steadyscope/core/analysis/extraction_types.hpp>
+#include <steadyscope/core/analysis/roots.hpp>
+#include <steadyscope/core/analysis/steady_state_types.hpp>
 #include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/util/atomic_file.hpp>
 #include <steadyscope/core/util/error.hpp>
+#include <steadyscope/core/util/json_value.hpp>
 #include <steadyscope/core/util/progress.hpp>
 #include <steadyscope/core/util/threads.hpp>
 

@@ -1,7 +1,9 @@
 // The chunk groups and chunks stages of Splitter::plan: every pending chunk
 // made (events, statistics, steps), named and filed in order (spec §4.2–§4.7).
-#include <steadyscope/core/analysis/split_stages.hpp>
 #include <steadyscope/core/util/paths.hpp>
+#include "analysis/chunks/extraction.hpp"
+#include "analysis/roots/annotation.hpp"
+#include "analysis/split_stages.hpp"
 
 #include <fmt/format.h>
 

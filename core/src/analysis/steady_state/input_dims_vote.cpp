@@ -1,5 +1,6 @@
 // The --llm-inference batch-size vote (spec §3.7.1, decision D3).
-#include <steadyscope/core/analysis/input_dims_vote.hpp>
+#include "analysis/steady_state/input_dims_vote.hpp"
+#include "analysis/chunks/extraction.hpp"
 
 #include <algorithm>
 

@@ -4,8 +4,8 @@
 // whose children repeat (branch descent), repeating top-level frames
 // (sibling roots), and either of them extended by the work before and after
 // the loop (bookends).
-#include <steadyscope/core/analysis/call_tree.hpp>
-#include <steadyscope/core/analysis/detection.hpp>
+#include <steadyscope/core/analysis/detection_types.hpp>
+#include "analysis/roots/call_tree.hpp"
 
 #include <optional>
 #include <unordered_map>

@@ -1,7 +1,7 @@
 // Stage 3: tiles, chunk selection, statistics, chunk files (spec §4.1–§4.5).
-#include <steadyscope/core/analysis/extraction.hpp>
-#include <steadyscope/core/analysis/pyfmt.hpp>
+#include "analysis/chunks/extraction.hpp"
 #include <steadyscope/core/util/atomic_file.hpp>
+#include "analysis/pyfmt.hpp"
 
 #include <isa-l/igzip_lib.h>
 #include <simdjson.h>

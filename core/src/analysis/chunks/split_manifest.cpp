@@ -1,6 +1,7 @@
 // split_manifest.json: its detection fields before the windows are chosen,
 // the rest once the chunks are made (spec §4.8).
-#include <steadyscope/core/analysis/split_stages.hpp>
+#include "analysis/pyfmt.hpp"
+#include "analysis/split_stages.hpp"
 
 namespace steadyscope::analysis {
 

@@ -1,11 +1,12 @@
 #pragma once
-// Stage 1 (spec §2): iteration roots from annotations, the GPU coverage audit
-// and grading, and the startup-transient trim (§3.9).
-#include <steadyscope/core/analysis/annotation.hpp>
-#include <steadyscope/core/analysis/event_index.hpp>
-#include <steadyscope/core/analysis/pyfmt.hpp>
+// What the root cascade decided (spec §2): every candidate it tried with its
+// coverage audit and call-tree evidence, the chosen roots, the startup-transient
+// trim, and the same in plain words. A SplitResult holds one (read-only,
+// shared); the cascade that makes it is the splitter's own (analysis/roots/detection.hpp).
 #include <steadyscope/core/analysis/roots.hpp>
+#include <steadyscope/core/util/json_value.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,13 +17,6 @@ namespace steadyscope::analysis {
 enum class SplitStatus : uint8_t { Splittable = 0, Degraded = 1, NotSplittable = 2 };
 const char* splitStatusName(SplitStatus s);  // "SPLITTABLE", ...
 
-inline constexpr double kCoverageGate = 0.95;
-inline constexpr double kCoverageFloor = 0.75;
-inline constexpr double kMinSpanShare = 0.5;
-inline constexpr size_t kMinRoots = 4;
-
-SplitStatus gradeCoverage(double coveredSelected);
-
 /// §2.2 audit report.
 struct CoverageReport {
   std::string strategy;          // "gpu_span" or "correlation"
@@ -32,18 +26,6 @@ struct CoverageReport {
   bool passes = false;
   double totalGpuUs = 0.0;
 };
-
-/// Attribution of kernels to a set of instances (§2.2); returns the GPU time
-/// attributed and the strategy used.
-struct Attribution {
-  std::string strategy;
-  double gpuTime = 0.0;
-};
-Attribution attributeGpuTime(const EventIndex& index, const RootList& instances);
-
-/// The coverage audit (§2.2) of a root list; its two attributions run side
-/// by side on big traces when `threads` (as for jobThreads) allows.
-CoverageReport auditRoots(const EventIndex& index, const RootList& roots, unsigned threads = 0);
 
 /// What a call-tree candidate found (spec §2.6.4–§2.6.7), behind its diagnostics.
 struct TreeEvidence {
@@ -72,10 +54,6 @@ struct DetectionCandidate {
   JsonValue diagnostics = JsonValue::object();  // insertion-ordered, as in the manifest
 };
 
-/// The coverage the cascade ranks a candidate by: its audit's when it has
-/// one, else its call-tree coverage.
-double rankingCoverage(const DetectionCandidate& c);
-
 /// The startup-transient trim's decision (§3.9).
 struct TrimInfo {
   bool ran = false;  // preconditions held (startup_transient_* keys written)
@@ -86,21 +64,13 @@ struct TrimInfo {
   std::optional<CoverageReport> before;  // coverage before trimming
 };
 
-struct DetectionOptions {
-  /// Fix for spec §8 B2/B20: after a trim keep the pre-trim status instead of
-  /// re-grading from the new coverage alone.
-  bool trimKeepsStatus = false;
-  /// Threads the audits may use (0: jobThreads()); 1 = all on the caller's thread.
-  unsigned threads = 0;
-};
-
-/// Result of Stage 1 + trim.
 /// One step of the cascade as it was tried, for the record and the window.
 struct CascadeStep {
   std::string name;                 // "known annotations", "unknown families", "branch descent", ...
   std::optional<size_t> candidate;  // index into Detection::tried; none: the step found nothing
 };
 
+/// Result of Stage 1 + trim.
 struct Detection {
   DetectionCandidate chosen;
   std::vector<DetectionCandidate> tried;  // every non-null candidate, in cascade order (the chosen one's
@@ -116,15 +86,13 @@ struct Detection {
 /// One empty Detection, shared: what a result holds before its roots are detected.
 std::shared_ptr<const Detection> noDetection();
 
-/// Tier 1 (§2.3); nullopt when no annotation matches a known pattern.
-std::optional<DetectionCandidate> detectKnownAnnotations(const EventIndex& index, unsigned threads = 0);
-/// Tier 2 (§2.5); nullopt when no family qualifies.
-std::optional<DetectionCandidate> detectUnknownFamilies(const EventIndex& index, unsigned threads = 0);
-
-/// Tiers 1 and 2 and the fallback; then the trim.
-Detection detectRoots(const EventIndex& index, const DetectionOptions& options = {});
-
-/// §3.9 on a candidate (modifies it in place); returns what it decided.
-TrimInfo trimStartupTransient(const EventIndex& index, DetectionCandidate& cand, const DetectionOptions& options = {});
+/// The detection in plain words (SplitResult::story): what each tier of the
+/// cascade found and why the chosen roots split or are refused; one wording
+/// for the CLI, the gate and the window.
+struct DetectionStory {
+  bool splits = false;                // the roots pass the gate (with allowDegraded as given)
+  std::string verdict;                // one or two sentences
+  std::vector<std::string> attempts;  // one line per cascade step, in order
+};
 
 }  // namespace steadyscope::analysis

@@ -23,7 +23,7 @@ struct CatRoles {
 /// An event's ts and end in exact ns, for the host stacks' comparisons:
 /// where two values lie further apart than float rounding can move them, the
 /// integer comparison is the reference's float one, without a division
-/// (nsTimes and farApart in call_tree.cpp).
+/// (nsTimes and farApart in call_tree_stacks.cpp).
 struct NsTimes {
   int64_t ts = 0, end = 0;
   int64_t magnitude = 0;  // |ts| + |dur|: bounds every value compared
@@ -170,17 +170,17 @@ class CallTree {
   ZeroedArray<uint64_t> gpuPath_;
   bool onGpuPath(EventIdx e) const { return (gpuPath_[e >> 6] >> (e & 63)) & 1; }
   void markGpuPath(EventIdx e) { gpuPath_[e >> 6] |= uint64_t(1) << (e & 63); }
-  EventList cpuRootNodes_;  // cpu_ops pushed with no cpu_op below them on their thread (big: on huge pages)
-  struct PythonLanes {                   // python_function events per thread, counted during the build
-    std::vector<uint32_t> count;         // per lane
+  EventList cpuRootNodes_;        // cpu_ops pushed with no cpu_op below them on their thread (big: on huge pages)
+  struct PythonLanes {            // python_function events per thread, counted during the build
+    std::vector<uint32_t> count;  // per lane
     std::vector<uint32_t> byFirstEvent;  // lanes with any, in the order of their first one
   };
   /// Counts the python_function events per thread; finds the first host frame without ts.
   void scanHostEvents(EventIdx& withoutTs);
   PythonLanes pythonLanes_;
-  std::vector<EventIdx> entryRoots_;    // made at the end of the build, again after a reattachment
-  bool sharedNodes_ = false;            // some event has two parents: walks mark what they visit
-  mutable Column<uint32_t> seen_;       // descendantGpuTime's visit stamps (shared nodes only)
+  std::vector<EventIdx> entryRoots_;  // made at the end of the build, again after a reattachment
+  bool sharedNodes_ = false;          // some event has two parents: walks mark what they visit
+  mutable Column<uint32_t> seen_;     // descendantGpuTime's visit stamps (shared nodes only)
   mutable uint32_t stamp_ = 0;
 };
 

@@ -1,3 +1,4 @@
+// RootList: its spans, shared between copies until one changes (see roots.hpp).
 #include <steadyscope/core/analysis/roots.hpp>
 
 #include <stdexcept>

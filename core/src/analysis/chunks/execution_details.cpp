@@ -1,5 +1,6 @@
 // execution_details.json / .csv (spec §4.9, §4.10): one entry and one row per chunk.
-#include <steadyscope/core/analysis/split_stages.hpp>
+#include "analysis/pyfmt.hpp"
+#include "analysis/split_stages.hpp"
 
 namespace steadyscope::analysis {
 

@@ -1,6 +1,6 @@
 // The structured result's JSON (steadyscope-cli split --json, the GUI) and
 // the JSON pieces the outputs share.
-#include <steadyscope/core/analysis/split_stages.hpp>
+#include "analysis/split_stages.hpp"
 
 #include <fmt/format.h>
 

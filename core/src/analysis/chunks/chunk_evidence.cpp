@@ -1,5 +1,7 @@
 // Evidence about a chunk from its source trace (see chunk_evidence.hpp).
 #include <steadyscope/core/analysis/chunk_evidence.hpp>
+#include "analysis/chunks/extraction.hpp"
+#include "analysis/roots/annotation.hpp"
 
 #include <steadyscope/core/util/intervals.hpp>
 

@@ -1,4 +1,9 @@
-#include <steadyscope/core/analysis/detection_story.hpp>
+// The root detection in plain words (SplitResult::story): the verdict and one line per cascade step.
+#include "analysis/roots/detection_story.hpp"
+#include "analysis/roots/annotation.hpp"
+#include "analysis/roots/coverage.hpp"
+
+#include <steadyscope/core/util/split_names.hpp>
 
 #include <fmt/format.h>
 

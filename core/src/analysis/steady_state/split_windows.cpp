@@ -1,8 +1,10 @@
 // The windows stage of Splitter::plan: which roots every chunk gets
 // (--iterations, --store-single-iteration, --divide-phases,
 // --find-steady-state; spec §3.1, §3.10, §4.6).
-#include <steadyscope/core/analysis/input_dims_vote.hpp>
-#include <steadyscope/core/analysis/split_stages.hpp>
+#include "analysis/roots/annotation.hpp"
+#include "analysis/split_stages.hpp"
+#include "analysis/steady_state/input_dims_vote.hpp"
+#include "analysis/steady_state/steady_state.hpp"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 // Python `re.match` (prefix) of the documented pattern; the parsers reproduce
 // the documented field rules. No std::regex: names are matched once per
 // annotation and this stays a linear scan.
-#include <steadyscope/core/analysis/annotation.hpp>
+#include "analysis/roots/annotation.hpp"
 
 #include <algorithm>
 #include <array>

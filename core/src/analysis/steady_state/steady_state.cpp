@@ -1,5 +1,5 @@
 // Stage 2: steady-state window finders (spec §3.2–§3.8).
-#include <steadyscope/core/analysis/steady_state.hpp>
+#include "analysis/steady_state/steady_state.hpp"
 
 #include <algorithm>
 #include <cmath>

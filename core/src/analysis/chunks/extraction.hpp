@@ -1,8 +1,9 @@
 #pragma once
 // Stage 3 (spec §4.1–§4.5): gap-free tiles, the events of one chunk and its
 // statistics, the batch-size override, and writing a chunk as .json.gz.
-#include <steadyscope/core/analysis/annotation.hpp>
+// The tiles and statistics it hands on are public (extraction_types.hpp).
 #include <steadyscope/core/analysis/event_index.hpp>
+#include <steadyscope/core/analysis/extraction_types.hpp>
 #include <steadyscope/core/analysis/roots.hpp>
 #include <steadyscope/core/util/atomic_file.hpp>
 #include <steadyscope/core/util/error.hpp>
@@ -15,53 +16,13 @@
 
 namespace steadyscope::analysis {
 
-/// A half-open window [a, b) in µs with Python number types.
-struct Tile {
-  PyNum a;
-  PyNum b;
-};
-
-/// Tiles of a root list (§4.1), looked up by (lane, ts) like the reference.
-struct TileSet {
-  struct Entry {
-    uint32_t lane;
-    double tsUs;
-    Tile tile;
-  };
-  /// Sorted by (lane, tsUs), one entry per key: for roots sharing a key the
-  /// last one computed wins (the reference keys a dict by (pid, tid, ts)).
-  Column<Entry> entries;
-  int64_t overlaps = 0;
-  std::optional<PyNum> maxEnd;  // largest tile end
-  bool empty() const { return entries.empty(); }
-  const Tile* find(uint32_t lane, double tsUs) const;
-  /// The same answer, trying entries[hint] first (keys are unique, so an exact
-  /// match there is the one); on a hit, hint moves to the next entry. Constant
-  /// time for keys asked in order, as roots are.
-  const Tile* find(uint32_t lane, double tsUs, size_t& hint) const;
-
- private:
-  size_t position(uint32_t lane, double tsUs) const;  // entries.size() when absent
-};
+/// The tiles of `roots` (§4.1).
 TileSet buildTiles(const EventIndex& index, const RootList& roots);
 
 /// The window of root k: its tile if any, else its own span.
 Tile windowOf(const EventIndex& index, const TileSet& tiles, const RootList& roots, size_t k);
 /// windowOf with TileSet::find's hint, for roots taken in order.
 Tile windowOf(const EventIndex& index, const TileSet& tiles, const RootList& roots, size_t k, size_t& hint);
-
-struct ExtractionOptions {
-  bool dedupeGpuEvents = false;        // fix for §8 B25
-  bool gpuAnnotationsNotWork = false;  // fix for §8 B15
-  bool flowsAc2gOnly = false;          // fix for §8 B13
-};
-
-struct ChunkStats {
-  int64_t eventCount = 0;
-  int64_t numGpuEvents = 0;
-  PyNum gpuDuration = PyNum::fromInt(0);
-  PyNum gpuBusyDuration = PyNum::fromInt(0);
-};
 
 struct ChunkSelection {
   EventList events;           // traceEvents of the chunk, in output order

@@ -3,44 +3,14 @@
 // patterns (vLLM, SGLang, ATOM, diffusion), the per-step details parsed from a
 // name, name skeletons and the sanitised form used in file names.
 // Hand-written matchers that behave like the reference's prefix regexes.
+// The records they make are public (annotation_types.hpp).
+#include <steadyscope/core/analysis/annotation_types.hpp>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace steadyscope::analysis {
-
-enum class AnnotationKind : uint8_t {
-  None,  // unparsed: fixed one-request decode record
-  VllmDetailed,
-  VllmNative,
-  SglangDetailed,
-  SglangNative,
-  AtomDetailed,
-  AtomNative,
-  DiffusionNative,
-};
-const char* annotationKindName(AnnotationKind k);  // "vllm_detailed", ..., "none"
-
-/// True for the six serving kinds (diffusion and none are not serving, §3.1).
-bool isServingKind(AnnotationKind k);
-
-/// The `iter_details` record of §2.4 plus the parse metadata.
-struct StepDetails {
-  int64_t batchSize = 1;
-  int64_t numRequests = 1;
-  int64_t contextRequests = 0;
-  int64_t contextSum = 0;
-  int64_t generationRequests = 1;
-  int64_t generationSum = 1;
-  AnnotationKind kind = AnnotationKind::None;
-  bool hasSqsk = false;
-
-  bool prefillOnly() const { return contextRequests > 0 && generationRequests == 0; }
-  bool prefillDecode() const { return contextRequests > 0 && generationRequests > 0; }
-  bool decodeOnly() const { return generationRequests > 0 && contextRequests == 0; }
-  bool prefillBearing() const { return contextRequests > 0; }
-  friend bool operator==(const StepDetails&, const StepDetails&) = default;
-};
 
 /// Parses a root name (§2.4): the first format whose pattern prefix-matches and
 /// whose field parser succeeds; otherwise the fixed record (bs 1, one decode request).
@@ -64,18 +34,10 @@ inline bool isBookendRootName(std::string_view name) { return name == "warmup" |
 /// removed, ' '->'_'.
 std::string sanitizeRootName(std::string_view name);
 
-/// Window phase summary (§2.4).
-struct PhaseSummary {
-  int64_t numPrefill = 0;
-  int64_t numPrefillDecode = 0;
-  int64_t numDecode = 0;
-  int64_t avgBs = 0;
-  int64_t avgConc = 0;
-  friend bool operator==(const PhaseSummary&, const PhaseSummary&) = default;
-};
+/// The phase summary (§2.4) of a window's StepDetails.
 template <typename It>
-PhaseSummary summarizePhase(It first, It last);  // over StepDetails
+PhaseSummary summarizePhase(It first, It last);
 
 }  // namespace steadyscope::analysis
 
-#include <steadyscope/core/analysis/annotation_impl.hpp>
+#include "analysis/roots/annotation_impl.hpp"

@@ -1,17 +1,17 @@
 #pragma once
-// Stage 2 of the splitter (spec §3): steady-state windows over the working
-// roots. Pure functions over step details / durations; indices are half-open
-// [start, end) into the working-root list.
-#include <steadyscope/core/analysis/annotation.hpp>
-
+// What the steady-state finders decided for a window (spec §3): regions,
+// the reference ratio, candidates with their scores, the chosen window per
+// mode, the duration finder's window. SplitResult::windows holds them; the
+// finders are the splitter's own (analysis/steady_state/steady_state.hpp).
+#include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
 namespace steadyscope::analysis {
 
+/// A half-open range [start, end) of indices into the working-root list.
 struct Region {
   int64_t start = 0;
   int64_t end = 0;
@@ -26,7 +26,6 @@ struct RegionScan {
   int64_t peak = 0;
   bool fellBack = false;
 };
-RegionScan scanRegions(std::span<const int64_t> values, int64_t numSteps, int64_t minRun);
 
 /// §3.3: the largest region (first on ties) and both ratios; the reference uses `average`.
 struct ReferenceRatio {
@@ -35,27 +34,13 @@ struct ReferenceRatio {
   double average = 0.0;
   std::vector<int64_t> pdPerRegion;
 };
-ReferenceRatio referenceRatio(std::span<const StepDetails> steps, std::span<const Region> regions);
 
-/// §3.5 stride for a window length N.
-int64_t candidateStride(int64_t numSteps);
-
-/// §3.4 CONC / OSL / R. Throws nothing; `divisionByZero` marks the inputs
-/// for which the reference raises ZeroDivisionError (spec §8 B6).
+/// §3.4 CONC / OSL / R as given (--CONC, --OSL, --R).
 struct ConcOslR {
   std::optional<int64_t> conc;
   std::optional<double> osl;
   std::optional<double> r;
 };
-struct IdealRatio {
-  bool applies = false;         // all three given
-  bool divisionByZero = false;  // reference crashes
-  bool rClamped = false;
-  double r = 0.0;  // after clamping
-  double ideal = 0.0;
-  int64_t minSteps = 0;
-};
-IdealRatio idealRatio(const ConcOslR& c);
 
 /// A candidate window of the concurrency finder (§3.5).
 struct Candidate {
@@ -89,17 +74,7 @@ struct ModeSelection {
   bool crashed = false;  // reference raises here (B6)
 };
 
-struct ConcurrencyOptions {
-  int64_t numSteps = 32;
-  ConcOslR conc;                       // honoured only in mixed mode
-  bool useLargestRegionRatio = false;  // fix for spec §8 D1 (default: average, like the reference)
-  bool idleBreaksRuns = false;         // fix for spec §8 B18 (default: idle steps count as decode)
-};
-
-/// §3.2–§3.6 concurrency finder for one mode.
-ModeSelection concurrencyFinder(std::span<const StepDetails> steps, SteadyMode mode, const ConcurrencyOptions& options);
-
-/// §3.8 duration finder. `durations` as Python floats (ints promoted exactly).
+/// What the §3.8 duration finder decided.
 struct DurationSelection {
   Region window;
   Region best;  // the scan window before re-centring
@@ -108,14 +83,5 @@ struct DurationSelection {
   double cv = 0.0;
   bool passed = false;
 };
-DurationSelection durationFinder(std::span<const double> durations, int64_t numSteps);
-
-/// §3.7.2 classification from batch sizes (nullopt = none).
-std::vector<bool> classifyPrefillBearing(std::span<const std::optional<int64_t>> batchSizes,
-                                         std::optional<int64_t> maxNumSeq);
-
-/// §3.7.3/§3.7.4 shape finder for one mode.
-ModeSelection shapeFinder(std::span<const std::optional<int64_t>> batchSizes, SteadyMode mode, int64_t numSteps,
-                          std::optional<int64_t> maxNumSeq);
 
 }  // namespace steadyscope::analysis

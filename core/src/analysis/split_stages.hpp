@@ -3,16 +3,18 @@
 // index and the result so far (each testable alone; docs/splitter.md says
 // what each takes and returns):
 //   roots        describeRoots, logDetection        split_stages.cpp
-//   manifest     manifestHead, manifestTail         split_manifest.cpp
+//   manifest     manifestHead, manifestTail         chunks/split_manifest.cpp
 //   windows      planWindows (iterations, working roots, the Input-Dims vote
-//                of input_dims_vote.hpp, --divide-phases, --find-steady-state),
-//                chooseWindow                       split_windows.cpp
+//                of steady_state/input_dims_vote.hpp, --divide-phases,
+//                --find-steady-state), chooseWindow steady_state/split_windows.cpp
 //   chunks       chunkGroupings, makeChunk, nameChunk, fileChunks
-//                                                   split_chunks.cpp
-//   details      fillExecutionDetails               execution_details.cpp
-// and the structured result's JSON (split_json.cpp).
+//                                                   chunks/split_chunks.cpp
+//   details      fillExecutionDetails               chunks/execution_details.cpp
+// and the structured result's JSON (chunks/split_json.cpp).
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/util/split_names.hpp>
+
+#include "analysis/steady_state/steady_state.hpp"
 
 #include <optional>
 #include <span>
