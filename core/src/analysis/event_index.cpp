@@ -1,8 +1,9 @@
 // Single-pass event index (spec §1.4).
 #include <steadyscope/core/analysis/event_index.hpp>
-#include <steadyscope/core/util/bits.hpp>
-#include <steadyscope/core/util/phase_timer.hpp>
-#include <steadyscope/core/util/side_by_side.hpp>
+#include "util/bits.hpp"
+#include "util/phase_timer.hpp"
+#include "util/side_by_side.hpp"
+#include "util/big_alloc.hpp"
 
 #include <fmt/format.h>
 

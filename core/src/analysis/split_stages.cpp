@@ -1,6 +1,7 @@
 // The roots stage of Splitter::plan: one RootInfo per detected root.
 #include "analysis/split_stages.hpp"
 #include "analysis/roots/annotation.hpp"
+#include "util/big_alloc.hpp"
 
 #include <fmt/format.h>
 

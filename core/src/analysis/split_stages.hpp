@@ -15,6 +15,7 @@
 #include <steadyscope/core/util/split_names.hpp>
 
 #include "analysis/steady_state/steady_state.hpp"
+#include "util/big_alloc.hpp"
 
 #include <optional>
 #include <span>

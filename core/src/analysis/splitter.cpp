@@ -3,12 +3,13 @@
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/util/atomic_file.hpp>
 #include <steadyscope/core/util/paths.hpp>
-#include <steadyscope/core/util/phase_timer.hpp>
-#include <steadyscope/core/util/side_by_side.hpp>
+#include "util/phase_timer.hpp"
+#include "util/side_by_side.hpp"
 #include "analysis/chunks/extraction.hpp"
 #include "analysis/roots/detection.hpp"
 #include "analysis/roots/detection_story.hpp"
 #include "analysis/split_stages.hpp"
+#include "util/big_alloc.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 #include <steadyscope/core/gate/csv.hpp>
-#include <steadyscope/core/util/utf8.hpp>
+#include "util/utf8.hpp"
 
 #include <fmt/format.h>
 

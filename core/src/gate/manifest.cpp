@@ -1,4 +1,4 @@
-#include <steadyscope/core/gate/manifest.hpp>
+#include "gate/manifest.hpp"
 #include <steadyscope/core/util/split_names.hpp>
 
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 // The review of a split directory: the pipeline's listing (§6.3) and row
 // matching (§6.4), the gate, and the directory-level findings.
-#include <steadyscope/core/gate/manifest.hpp>
+#include "gate/manifest.hpp"
 #include <steadyscope/core/gate/review.hpp>
 
 #include <steadyscope/core/util/paths.hpp>

@@ -1,5 +1,5 @@
 // Findings of a review against the source trace (see trace_findings.hpp).
-#include <steadyscope/core/gate/trace_findings.hpp>
+#include "gate/trace_findings.hpp"
 
 #include <set>
 #include <tuple>

@@ -8,7 +8,7 @@
 #include "io/event_parser.hpp"
 
 #include <steadyscope/core/model/trace.hpp>
-#include <steadyscope/core/util/phase_timer.hpp>
+#include "util/phase_timer.hpp"
 
 #include <array>
 #include <atomic>

@@ -2,7 +2,7 @@
 #include "io/finalize.hpp"
 
 #include <steadyscope/core/util/intervals.hpp>
-#include <steadyscope/core/util/nearly_sorted.hpp>
+#include "util/nearly_sorted.hpp"
 
 namespace steadyscope::io {
 

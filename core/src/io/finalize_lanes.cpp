@@ -1,7 +1,7 @@
 // Lanes: the events of each (pid, tid) in time order, B/E pairs, nesting depth.
 #include "io/finalize.hpp"
 
-#include <steadyscope/core/util/nearly_sorted.hpp>
+#include "util/nearly_sorted.hpp"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 #include "io/gzip_index.hpp"
 
-#include <steadyscope/core/util/big_alloc.hpp>
+#include "util/big_alloc.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -3,7 +3,7 @@
 #include "io/gzip_index.hpp"
 #include "io/json_scan.hpp"
 
-#include <steadyscope/core/util/big_alloc.hpp>
+#include "util/big_alloc.hpp"
 
 #include <atomic>
 #include <condition_variable>

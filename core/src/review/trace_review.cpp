@@ -2,7 +2,7 @@
 #include <steadyscope/core/review/trace_review.hpp>
 
 #include <steadyscope/core/gate/csv.hpp>
-#include <steadyscope/core/gate/trace_findings.hpp>
+#include "gate/trace_findings.hpp"
 #include <steadyscope/core/review/split_gate.hpp>
 #include <steadyscope/core/util/paths.hpp>
 #include <steadyscope/core/util/split_names.hpp>

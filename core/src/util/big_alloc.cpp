@@ -1,4 +1,4 @@
-#include <steadyscope/core/util/big_alloc.hpp>
+#include "util/big_alloc.hpp"
 
 #include <sys/mman.h>
 

@@ -1,6 +1,6 @@
 // The project's JSON value and its Python-exact writer (see json_value.hpp).
 #include <steadyscope/core/util/json_value.hpp>
-#include <steadyscope/core/util/utf8.hpp>
+#include "util/utf8.hpp"
 
 #include <cmath>
 #include <cstdio>

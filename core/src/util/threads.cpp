@@ -1,4 +1,5 @@
 #include <steadyscope/core/util/threads.hpp>
+#include "util/idle_thread.hpp"
 
 #include <pthread.h>
 #include <sched.h>

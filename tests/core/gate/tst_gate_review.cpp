@@ -3,7 +3,7 @@
 // variants read or refused with file and line, and inputs left untouched.
 #include "gate_fixture.hpp"
 
-#include <steadyscope/core/gate/manifest.hpp>
+#include "gate/manifest.hpp"
 #include <steadyscope/core/gate/review.hpp>
 
 #include <QCryptographicHash>

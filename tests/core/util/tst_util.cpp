@@ -1,9 +1,10 @@
 // Tests of core/util: Python-exact number formatting, atomic file writing.
 #include <steadyscope/core/util/atomic_file.hpp>
-#include <steadyscope/core/util/big_alloc.hpp>
+#include "util/idle_thread.hpp"
+#include "util/big_alloc.hpp"
 #include <steadyscope/core/util/job_budget.hpp>
 #include <steadyscope/core/util/json_value.hpp>
-#include <steadyscope/core/util/nearly_sorted.hpp>
+#include "util/nearly_sorted.hpp"
 #include <steadyscope/core/util/pynum.hpp>
 #include <steadyscope/core/util/threads.hpp>
 

@@ -2,6 +2,7 @@
 #include "analysis/chunks/extraction.hpp"
 #include <steadyscope/core/util/atomic_file.hpp>
 #include "analysis/pyfmt.hpp"
+#include "util/big_alloc.hpp"
 
 #include <isa-l/igzip_lib.h>
 #include <simdjson.h>

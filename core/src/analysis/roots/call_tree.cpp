@@ -5,9 +5,10 @@
 #include "analysis/roots/call_tree.hpp"
 #include "analysis/roots/call_tree_links.hpp"
 
-#include <steadyscope/core/util/bits.hpp>
-#include <steadyscope/core/util/phase_timer.hpp>
-#include <steadyscope/core/util/side_by_side.hpp>
+#include "util/bits.hpp"
+#include "util/phase_timer.hpp"
+#include "util/side_by_side.hpp"
+#include "util/big_alloc.hpp"
 
 #include <algorithm>
 #include <atomic>

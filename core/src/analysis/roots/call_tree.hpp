@@ -4,6 +4,8 @@
 // python functions), each launch's GPU events under it, worker-thread roots
 // folded under the host frame that encloses them. Nodes are the trace's own
 // events (EventIdx); the tree only adds links and a mark.
+#include "util/big_alloc.hpp"
+
 #include <steadyscope/core/analysis/event_index.hpp>
 
 #include <algorithm>

@@ -4,7 +4,8 @@
 #include "analysis/roots/call_tree_links.hpp"
 #include "analysis/roots/call_tree.hpp"
 
-#include <steadyscope/core/util/bits.hpp>
+#include "util/bits.hpp"
+#include "util/big_alloc.hpp"
 
 #include <simdjson.h>
 

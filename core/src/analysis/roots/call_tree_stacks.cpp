@@ -2,6 +2,7 @@
 // reference's stack over the time-sorted events nests them, and the worker
 // threads' roots folded under the host frame that encloses them (spec §2.6.1–§2.6.2).
 #include "analysis/roots/call_tree.hpp"
+#include "util/big_alloc.hpp"
 
 #include <algorithm>
 

@@ -1,8 +1,9 @@
 // The GPU coverage audit of a root list (spec §2.2): the gpu_span and correlation attributions, side by side.
 #include "analysis/roots/coverage.hpp"
 
-#include <steadyscope/core/util/phase_timer.hpp>
-#include <steadyscope/core/util/side_by_side.hpp>
+#include "util/phase_timer.hpp"
+#include "util/side_by_side.hpp"
+#include "util/big_alloc.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 #include "analysis/roots/tree_tiers.hpp"
 #include "analysis/steady_state/startup_transient.hpp"
 
-#include <steadyscope/core/util/phase_timer.hpp>
+#include "util/phase_timer.hpp"
 
 #include <optional>
 #include <utility>

@@ -5,6 +5,7 @@
 #include "analysis/split_stages.hpp"
 #include "analysis/steady_state/input_dims_vote.hpp"
 #include "analysis/steady_state/steady_state.hpp"
+#include "util/big_alloc.hpp"
 
 #include <fmt/format.h>
 

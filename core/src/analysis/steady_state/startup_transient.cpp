@@ -1,11 +1,12 @@
 // The startup-transient trim (spec §3.9): the first root's kernels against the later roots' medians.
 #include "analysis/steady_state/startup_transient.hpp"
+#include "util/idle_thread.hpp"
 #include "analysis/pyfmt.hpp"
 #include "analysis/roots/annotation.hpp"
 #include "analysis/roots/coverage.hpp"
 
-#include <steadyscope/core/util/phase_timer.hpp>
-#include <steadyscope/core/util/side_by_side.hpp>
+#include "util/phase_timer.hpp"
+#include "util/side_by_side.hpp"
 #include <steadyscope/core/util/threads.hpp>
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 // the union of its GPU intervals, the steps without GPU work, the largest
 // GPU event, whether the startup transient (§3.9) lies inside it. Computed
 // on the EventIndex the split was planned on (Splitter::eventIndex), never a
-// second one. The gate reads it as gate::ChunkEvidence (core/review).
+// second one. The gate reads its summary, gate::ChunkFacts (review::gateFacts).
 #include <steadyscope/core/analysis/event_index.hpp>
 #include <steadyscope/core/analysis/extraction_types.hpp>
 #include <steadyscope/core/analysis/splitter.hpp>

@@ -6,7 +6,6 @@
 // and a view can show its args. The model is immutable once loaded and is
 // shared as std::shared_ptr<const Trace> between the splitter, the views and
 // the exporter.
-#include <steadyscope/core/util/big_alloc.hpp>  // for now: analysis sources still reach it through here
 #include <steadyscope/core/util/column.hpp>
 #include <steadyscope/core/util/intervals.hpp>
 #include <steadyscope/core/util/pynum.hpp>

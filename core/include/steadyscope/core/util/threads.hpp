@@ -18,10 +18,4 @@ inline unsigned jobThreads(unsigned requested = 0) {
   return std::clamp(hw, 1u, kMaxDefaultThreads);
 }
 
-/// Lowers the calling thread to the idle class (SCHED_IDLE): it then runs
-/// where a core would otherwise idle and yields to every other thread. For
-/// work done ahead that a later stage may need. False where the system has
-/// no such class (the thread keeps its priority).
-bool runThisThreadOnlyWhenIdle() noexcept;
-
 }  // namespace steadyscope

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <sys/resource.h>
 
-#include <steadyscope/core/util/big_alloc.hpp>
+#include "util/big_alloc.hpp"
 
 namespace steadyscope {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Sorting a sequence that is almost in order already, in place, with scratch
 // memory only for the elements out of order.
-#include <steadyscope/core/util/big_alloc.hpp>
+#include "util/big_alloc.hpp"
 
 #include <algorithm>
 #include <cstddef>
