@@ -1,6 +1,6 @@
 // The parsers of event names: serving annotations (step details, phase
 // skeletons, root-name sanitising) and the call-tree name normaliser.
-#include <steadyscope/core/util/name_normaliser.hpp>
+#include "util/name_normaliser.hpp"
 #include "analysis/roots/annotation.hpp"
 
 #include <cstddef>

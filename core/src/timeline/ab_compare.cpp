@@ -1,6 +1,6 @@
 #include <steadyscope/core/timeline/ab_compare.hpp>
 #include <steadyscope/core/timeline/range_stats.hpp>
-#include <steadyscope/core/util/name_normaliser.hpp>
+#include "util/name_normaliser.hpp"
 
 #include <algorithm>
 #include <cmath>

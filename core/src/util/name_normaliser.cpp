@@ -1,4 +1,4 @@
-#include <steadyscope/core/util/name_normaliser.hpp>
+#include "util/name_normaliser.hpp"
 
 namespace steadyscope::names {
 

@@ -5,7 +5,7 @@
 // a refused trace's manifest.
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/io/loader.hpp>
-#include <steadyscope/core/util/name_normaliser.hpp>
+#include "util/name_normaliser.hpp"
 #include "analysis/pyfmt.hpp"
 #include "analysis/roots/call_tree.hpp"
 #include "analysis/roots/detection.hpp"

@@ -1,7 +1,7 @@
 // Tiers 3–5 (spec §2.6.3–§2.6.7): the pattern finder over call-tree
 // siblings, the branch descent, sibling roots and bookend enhancement.
 #include "analysis/roots/tree_tiers.hpp"
-#include <steadyscope/core/util/name_normaliser.hpp>
+#include "util/name_normaliser.hpp"
 #include "analysis/pyfmt.hpp"
 #include "analysis/roots/call_tree.hpp"
 #include "analysis/roots/coverage.hpp"
