@@ -2,6 +2,7 @@
 #include "analysis/split_stages.hpp"
 #include "analysis/roots/annotation.hpp"
 #include "util/big_alloc.hpp"
+#include "model/column_fill.hpp"
 
 #include <fmt/format.h>
 
@@ -21,8 +22,8 @@ void describeRoots(const EventIndex& index, const RootList& roots, Column<RootIn
     const EventIdx a = roots[k];
     __builtin_prefetch(&t.flags[a]);
     __builtin_prefetch(&t.tsNs[a]);
-    __builtin_prefetch(t.durNs.narrow().data() + a);
-    __builtin_prefetch(t.name.narrow().data() + a);
+    __builtin_prefetch(ColumnFill::narrow(t.durNs).data() + a);
+    __builtin_prefetch(ColumnFill::narrow(t.name).data() + a);
   };
   for (size_t k = 0; k < kAhead; ++k) prefetch(k);
   for (size_t k = 0; k < roots.size(); ++k) {

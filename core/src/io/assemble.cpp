@@ -1,6 +1,7 @@
 // Assembly after the last piece: the workers' local ids become the model's
 // global ids, the side tables and metadata names go in, then finalize.
 #include "io/load_parts.hpp"
+#include "model/column_fill.hpp"
 
 #include <map>
 #include <thread>
@@ -77,8 +78,8 @@ void remapColumns(Trace& T, const OrderedSink& sink, const IdMaps& maps, unsigne
   // Usually every global id fits: no test per event then.
   const bool namesFit = T.strings.size() < NameColumn::kWide;
   const bool lanesFit = T.lanes.size() < LaneColumn::kWide;
-  uint16_t* nameN = T.name.narrow().data();
-  uint16_t* laneN = T.lane.narrow().data();
+  uint16_t* nameN = ColumnFill::narrow(T.name).data();
+  uint16_t* laneN = ColumnFill::narrow(T.lane).data();
   auto store = [](uint16_t* narrow, WideIds& wide, EventIdx i, uint32_t v, bool allFit) {
     if (allFit || NameColumn::fitsNarrow(v)) {
       narrow[i] = static_cast<uint16_t>(v);
@@ -102,8 +103,10 @@ void remapColumns(Trace& T, const OrderedSink& sink, const IdMaps& maps, unsigne
         store(laneN, wl, i, lm[T.lane[i]], lanesFit);
         const uint16_t fl = T.flags[i];
         // String ids are StrIds, below 2^31 (checked before): they stay narrow.
-        if (fl & ev::CorrIsStr) T.corr.narrow()[i] = static_cast<int32_t>(sm[static_cast<size_t>(T.corr[i])]);
-        if (fl & ev::ExtIsStr) T.extId.narrow()[i] = static_cast<int32_t>(sm[static_cast<size_t>(T.extId[i])]);
+        if (fl & ev::CorrIsStr)
+          ColumnFill::narrow(T.corr)[i] = static_cast<int32_t>(sm[static_cast<size_t>(T.corr[i])]);
+        if (fl & ev::ExtIsStr)
+          ColumnFill::narrow(T.extId)[i] = static_cast<int32_t>(sm[static_cast<size_t>(T.extId[i])]);
       }
     }
   };
@@ -115,8 +118,8 @@ void remapColumns(Trace& T, const OrderedSink& sink, const IdMaps& maps, unsigne
     wideName[0].insert(wideName[0].end(), wideName[p].begin(), wideName[p].end());
     wideLane[0].insert(wideLane[0].end(), wideLane[p].begin(), wideLane[p].end());
   }
-  T.name.adoptWide(std::move(wideName[0]));  // sorts: the order of the parts does not matter
-  T.lane.adoptWide(std::move(wideLane[0]));
+  ColumnFill::adoptWide(T.name, std::move(wideName[0]));  // sorts: the order of the parts does not matter
+  ColumnFill::adoptWide(T.lane, std::move(wideLane[0]));
 }
 
 /// Exact timestamps and process / thread names (lane ids are global by now).

@@ -8,6 +8,7 @@
 #include "io/event_parser.hpp"
 
 #include <steadyscope/core/model/trace.hpp>
+#include "model/column_fill.hpp"
 #include "util/phase_timer.hpp"
 
 #include <array>
@@ -59,7 +60,8 @@ struct PairResult {
 /// duration, or the column's side table.
 class DurReader {
  public:
-  DurReader(const DurColumn& col, const PairResult& pairs) : narrow_(col.narrow().data()), col_(col), pairs_(pairs) {}
+  DurReader(const DurColumn& col, const PairResult& pairs)
+      : narrow_(ColumnFill::narrow(col).data()), col_(col), pairs_(pairs) {}
   int64_t operator()(EventIdx i) const {
     const int32_t v = narrow_[i];
     return v != DurColumn::kWide ? v : wide(i);

@@ -2,6 +2,7 @@
 #include "io/finalize.hpp"
 
 #include "util/nearly_sorted.hpp"
+#include "model/column_fill.hpp"
 
 #include <algorithm>
 
@@ -44,9 +45,9 @@ bool pairLane(Trace& tr, const Lane& lane, PairResult& pairs, std::vector<EventI
       if (!(tr.flags[b] & ev::HasDur)) {
         const int64_t d = tr.tsNs[i] - tr.tsNs[b];
         if (DurColumn::fitsNarrow(d)) {
-          tr.durNs.narrow()[b] = static_cast<int32_t>(d);
+          ColumnFill::narrow(tr.durNs)[b] = static_cast<int32_t>(d);
         } else {
-          tr.durNs.narrow()[b] = DurColumn::kWide;
+          ColumnFill::narrow(tr.durNs)[b] = DurColumn::kWide;
           pairs.pairedWide[b] = d;
         }
         pairs.pairedB.push_back(b);
@@ -90,7 +91,7 @@ void pairBeginEnd(Trace& tr, PairResult& pairs, const DurReader& durOf) {
 
 void applyPairs(Trace& tr, PairResult& pairs) {
   for (EventIdx b : pairs.pairedB) tr.flags[b] |= ev::DurFromPair;
-  tr.durNs.mergeWide({pairs.pairedWide.begin(), pairs.pairedWide.end()});
+  ColumnFill::mergeWide(tr.durNs, {pairs.pairedWide.begin(), pairs.pairedWide.end()});
 }
 
 void DepthQueue::publish(const Trace& tr) {

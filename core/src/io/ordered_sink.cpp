@@ -1,5 +1,6 @@
 // OrderedSink: parsed pieces into the model's columns, in text order.
 #include "io/ordered_sink.hpp"
+#include "model/column_fill.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -94,26 +95,26 @@ void OrderedSink::adoptSideTables() {
   wide_.clear();
   // Names and lanes are still the workers' local ids here; the remap
   // X.
-  tr_.name.adoptWide(std::move(name));
-  tr_.lane.adoptWide(std::move(lane));
-  tr_.corr.adoptWide(std::move(corr));
-  tr_.extId.adoptWide(std::move(ext));
-  tr_.durNs.adoptWide(std::move(dur));
-  tr_.length.adoptWide(std::move(len));
-  tr_.offset.adoptChanges(std::move(changes));
+  ColumnFill::adoptWide(tr_.name, std::move(name));
+  ColumnFill::adoptWide(tr_.lane, std::move(lane));
+  ColumnFill::adoptWide(tr_.corr, std::move(corr));
+  ColumnFill::adoptWide(tr_.extId, std::move(ext));
+  ColumnFill::adoptWide(tr_.durNs, std::move(dur));
+  ColumnFill::adoptWide(tr_.length, std::move(len));
+  ColumnFill::adoptChanges(tr_.offset, std::move(changes));
 }
 
 template <typename F>
 void OrderedSink::eachColumn(F&& f) {
   Trace& t = tr_;
   f(t.tsNs);
-  f(t.durNs.narrow());
-  f(t.corr.narrow());
-  f(t.extId.narrow());
-  f(t.offset.low());
-  f(t.length.narrow());
-  f(t.name.narrow());
-  f(t.lane.narrow());
+  f(ColumnFill::narrow(t.durNs));
+  f(ColumnFill::narrow(t.corr));
+  f(ColumnFill::narrow(t.extId));
+  f(ColumnFill::low(t.offset));
+  f(ColumnFill::narrow(t.length));
+  f(ColumnFill::narrow(t.name));
+  f(ColumnFill::narrow(t.lane));
   f(t.cat);
   f(t.flags);
   f(t.ph);
@@ -155,13 +156,13 @@ OrderedSink::Dest OrderedSink::dest(size_t base) {
   Trace& t = tr_;
   return {base,
           t.tsNs.data() + base,
-          t.durNs.narrow().data() + base,
-          t.corr.narrow().data() + base,
-          t.extId.narrow().data() + base,
-          t.offset.low().data() + base,
-          t.name.narrow().data() + base,
-          t.lane.narrow().data() + base,
-          t.length.narrow().data() + base,
+          ColumnFill::narrow(t.durNs).data() + base,
+          ColumnFill::narrow(t.corr).data() + base,
+          ColumnFill::narrow(t.extId).data() + base,
+          ColumnFill::low(t.offset).data() + base,
+          ColumnFill::narrow(t.name).data() + base,
+          ColumnFill::narrow(t.lane).data() + base,
+          ColumnFill::narrow(t.length).data() + base,
           t.cat.data() + base,
           t.flags.data() + base,
           t.ph.data() + base};
@@ -182,7 +183,7 @@ void OrderedSink::copy(const LocalColumns& c, const Dest& d, Wide& wide) {
   narrowInto<LengthColumn>(c.length, d.len, d.base, wide.len);
   narrowInto<IdColumn>(c.corr, d.corr, d.base, wide.corr);
   narrowInto<IdColumn>(c.extId, d.ext, d.base, wide.ext);
-  OffsetColumn::splitInto(c.offset.data(), n, static_cast<uint32_t>(d.base), d.off, wide.offsetChanges);
+  ColumnFill::splitOffsets(c.offset.data(), n, static_cast<uint32_t>(d.base), d.off, wide.offsetChanges);
 }
 
 }  // namespace steadyscope::io

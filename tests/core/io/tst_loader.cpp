@@ -1,5 +1,6 @@
 // Loader behaviour on generated inputs: awkward shapes, anomalies, exact
 // timestamps, compression formats, the bad-input corpus, cancellation.
+#include "model/column_fill.hpp"
 #include "support/load_tuning.hpp"
 #include "test_files.hpp"
 
@@ -720,14 +721,14 @@ class TestLoader : public QObject {
     OffsetColumn ref;
     for (uint64_t o : offs) ref.push_back(o);
     OffsetColumn bulk;
-    bulk.low().resize(offs.size());
+    ColumnFill::low(bulk).resize(offs.size());
     std::vector<std::pair<uint32_t, uint32_t>> changes;
     std::vector<std::pair<size_t, size_t>> pieces;
     for (size_t b = 0; b < offs.size(); b += 777) pieces.emplace_back(b, std::min(offs.size(), b + 777));
     std::reverse(pieces.begin(), pieces.end());
     for (auto [b, e] : pieces)
-      OffsetColumn::splitInto(offs.data() + b, e - b, static_cast<uint32_t>(b), bulk.low().data() + b, changes);
-    bulk.adoptChanges(changes);
+      ColumnFill::splitOffsets(offs.data() + b, e - b, static_cast<uint32_t>(b), ColumnFill::low(bulk).data() + b, changes);
+    ColumnFill::adoptChanges(bulk, changes);
     for (size_t i = 0; i < offs.size(); ++i) {
       QCOMPARE(ref[i], offs[i]);
       QCOMPARE(bulk[i], offs[i]);

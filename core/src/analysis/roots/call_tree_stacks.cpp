@@ -3,6 +3,7 @@
 // threads' roots folded under the host frame that encloses them (spec §2.6.1–§2.6.2).
 #include "analysis/roots/call_tree.hpp"
 #include "util/big_alloc.hpp"
+#include "model/column_fill.hpp"
 
 #include <algorithm>
 
@@ -137,7 +138,7 @@ std::string CallTree::stackLane(uint32_t lane, LaneStack& stack) {
     __builtin_prefetch(&t.tsNs[a]);
     __builtin_prefetch(&t.flags[a]);
     __builtin_prefetch(&t.cat[a]);
-    __builtin_prefetch(t.durNs.narrow().data() + a);
+    __builtin_prefetch(ColumnFill::narrow(t.durNs).data() + a);
     __builtin_prefetch(parent_.data() + a);
   };
   constexpr size_t kAhead = 16;

@@ -26,6 +26,8 @@
 
 namespace steadyscope {
 
+struct ColumnFill;  // core/src/model/column_fill.hpp
+
 using EventIdx = uint32_t;
 using StrId = uint32_t;
 /// A list of event indices; huge-page backed when large (see Column).
@@ -70,6 +72,11 @@ class NarrowColumn {
     else
       wide_.insert(it, {static_cast<uint32_t>(i), v});
   }
+  size_t wideCount() const { return wide_.size(); }
+  size_t bytes() const { return narrow_.size() * sizeof(N) + wide_.size() * sizeof(wide_[0]); }
+
+ private:
+  friend struct ColumnFill;  // the loader's bulk fill (core/src/model/column_fill.hpp)
   /// The narrow storage, for bulk fills: write v when fitsNarrow(v), else kWide
   /// and hand (i, v) to adoptWide / mergeWide.
   Column<N>& narrow() { return narrow_; }
@@ -86,10 +93,6 @@ class NarrowColumn {
     more.insert(more.end(), wide_.begin(), wide_.end());
     adoptWide(std::move(more));
   }
-  size_t wideCount() const { return wide_.size(); }
-  size_t bytes() const { return narrow_.size() * sizeof(N) + wide_.size() * sizeof(wide_[0]); }
-
- private:
   using Wide = std::vector<std::pair<uint32_t, W>>;
   typename Wide::const_iterator findWide(size_t i) const {  // first entry for event >= i
     return std::lower_bound(wide_.begin(), wide_.end(), static_cast<uint32_t>(i),
@@ -124,6 +127,10 @@ class OffsetColumn {
   size_t size() const { return low_.size(); }
   bool empty() const { return low_.empty(); }
   void push_back(uint64_t off);
+  size_t bytes() const { return low_.size() * sizeof(uint32_t) + epochs_.size() * sizeof(epochs_[0]); }
+
+ private:
+  friend struct ColumnFill;
   /// The 32-bit storage, for the loader's bulk fill (see splitInto).
   Column<uint32_t>& low() { return low_; }
   /// Bulk fill of n events starting at event `base`: low bits into `low`, and
@@ -134,9 +141,6 @@ class OffsetColumn {
                         std::vector<std::pair<uint32_t, uint32_t>>& changes);
   /// Installs the changes of all bulk fills (any order).
   void adoptChanges(std::vector<std::pair<uint32_t, uint32_t>> changes);
-  size_t bytes() const { return low_.size() * sizeof(uint32_t) + epochs_.size() * sizeof(epochs_[0]); }
-
- private:
   uint32_t epochOf(size_t i) const;
   Column<uint32_t> low_;
   std::vector<std::pair<uint32_t, uint32_t>> epochs_;  // (first event, epoch) where the epoch changes; 0 before
