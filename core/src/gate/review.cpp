@@ -1,7 +1,7 @@
 // The review of a split directory: the pipeline's listing (§6.3) and row
 // matching (§6.4), the gate, and the directory-level findings.
-#include "gate/manifest.hpp"
 #include <steadyscope/core/gate/review.hpp>
+#include "gate/manifest.hpp"
 
 #include <steadyscope/core/util/paths.hpp>
 #include <steadyscope/core/util/split_names.hpp>
@@ -149,13 +149,13 @@ class DirectoryReview {
   void refusalFinding() {
     const std::string path = paths::join(splitDir_, names::kManifestFile);
     std::error_code ec;
-    if (!fs::exists(path, ec)) return;
+    hasManifest_ = fs::exists(path, ec);
+    if (!hasManifest_) return;
     const auto facts = readManifestFacts(path);
     if (!facts) {
       const Error& e = facts.error();
       findings_.push_back(dirFinding(
-          "manifest_unreadable", false,
-          fmt::format("{}; a refusal cannot be explained from it", e.describe()),
+          "manifest_unreadable", false, fmt::format("{}; a refusal cannot be explained from it", e.describe()),
           JsonValue::object({{"file", path},
                              {"byte", e.byteOffset ? JsonValue(static_cast<int64_t>(*e.byteOffset)) : JsonValue()}})));
       return;
@@ -224,16 +224,13 @@ class DirectoryReview {
   // ---- the layout note for the record ----
 
   RuleEvaluation layoutRule() const {
-    std::error_code ec;
-    const std::string manifest = paths::join(splitDir_, names::kManifestFile);
-    const bool hasManifest = fs::exists(manifest, ec);
-    JsonValue i = JsonValue::object({{"split_manifest", hasManifest},
+    JsonValue i = JsonValue::object({{"split_manifest", hasManifest_},
                                      {"execution_details_csv", in_.details == DetailsState::Readable},
                                      {"busy_ratio_column", hasRatioColumn_},
                                      {"rows", static_cast<int64_t>(rows_.size())}});
-    std::string s = hasManifest ? "split_manifest.json present (newest layout)"
-                                : "no split_manifest.json (Aug-2026 layout or older, or not written)";
-    if (hasManifest && aborted_) {
+    std::string s = hasManifest_ ? "split_manifest.json present (newest layout)"
+                                 : "no split_manifest.json (Aug-2026 layout or older, or not written)";
+    if (hasManifest_ && aborted_) {
       s += "; the manifest says the split was aborted";
       i.set("aborted", true);
     }
@@ -431,7 +428,8 @@ class DirectoryReview {
   std::vector<std::string> resolvedRows_;
   std::vector<bool> outsideRows_;  // output_path resolves outside the split directory
   bool hasRatioColumn_ = false;
-  bool aborted_ = false;  // the manifest says the split was refused
+  bool hasManifest_ = false;  // split_manifest.json exists (refusalFinding)
+  bool aborted_ = false;      // the manifest says the split was refused
   std::array<std::optional<ChunkRow>, 4> byPath_, byName_;
   std::vector<Finding> findings_;  // about the directory, before the gate's own
 };

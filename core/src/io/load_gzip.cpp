@@ -99,7 +99,7 @@ bool scanOuterKeys(const PiecePipe& pipe, const TopLevelLayout& tl, size_t piece
 Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_ptr<const SourceText> compressed,
                                          uint64_t fileBytes, const LoadOptions& opt) {
   JobControl* control = opt.control;
-  const size_t pieceBytes = std::max<size_t>(io::tuningOf(opt.tuning).pieceBytes, 4096);
+  const size_t pieceBytes = io::pieceBytesOf(opt.tuning);
   LoadTimer timer;
   auto plain = [&](const char* why) -> Expected<TracePtr> {
     if (timer.on) std::fprintf(stderr, "[load] gzip: starting over on the plain path (%s)\n", why);

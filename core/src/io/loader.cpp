@@ -187,7 +187,7 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
     control->setDoneBytes(0);
   }
   if (auto e = memoryGuard(path, text.size(), opt)) return *e;
-  size_t pieceBytes = std::max<size_t>(io::tuningOf(opt.tuning).pieceBytes, 4096);
+  size_t pieceBytes = io::pieceBytesOf(opt.tuning);
   timer.mark("memory guard");
   TopLevelLayout layout;
   ScanError serr;

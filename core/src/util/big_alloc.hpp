@@ -50,10 +50,6 @@ void releaseRetained() noexcept;  // unmaps every retained block
 void* allocateZeroed(size_t bytes);  // throws std::bad_alloc
 }  // namespace bigmem
 
-/// The allocator behind Column (the same blocks, for other containers).
-template <typename T>
-using BigAllocator = detail::ColumnAllocator<T>;
-
 /// Reserves room for n elements, for temporaries that are filled once. Blocks
 /// under kMmapThreshold stay on 4 KiB pages: a fresh huge page the host has
 /// not backed yet costs as much as hundreds of 4 KiB pages, so rounding a few
