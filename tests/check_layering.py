@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Fails on a dependency cycle between the project's parts, a part that reaches up, or app/ and
-widgets/ reaching into the core's private headers.
+"""Fails on a dependency cycle between the project's parts, a part that reaches up, app/ and
+widgets/ reaching into the core's private headers, or past its area headers.
 
 A part is a core area (core/<area>: its public headers and its sources), widgets/, or an app/ folder.
 Its edges are the project headers its files include (resolved against the include roots) and the
@@ -9,6 +9,9 @@ app/bench <- app/cli. The core's private headers (core/src, e.g. analysis/roots/
 for the core and the tests: no file of widgets/ or app/ includes one, and no target there links
 steadyscope_core_internal or adds core/src to its include path. app/bench, the project's own
 measuring tool, may (it times the loader's piece cuts, io/json_scan.hpp).
+The core's public API is one header per area (core/include/steadyscope/<area>.hpp: common, model,
+io, split, gate, review, export, timeline, job): app/ and widgets/ include those and nothing under
+steadyscope/core/, and the core itself never includes them (they are its outer shell).
 Usage: check_layering.py SOURCE_DIR
 """
 import collections
@@ -31,6 +34,8 @@ TARGETS = {
 def part_of(root, path):
     rel = os.path.relpath(path, root).split(os.sep)
     if rel[0] == "core" and rel[1] == "include":  # core/include/steadyscope/core/<area>/x.hpp
+        if len(rel) == 4:  # core/include/steadyscope/<area>.hpp
+            return "core/api"
         return "core/" + (rel[4] if len(rel) > 5 else "core")
     if rel[0] == "core" and rel[1] == "src":
         return "core/" + (rel[2] if len(rel) > 3 else "core")
@@ -115,6 +120,29 @@ def private_links(root, problems):
                     problems.append(f"{os.path.relpath(path, root)}: an include path into core/src")
 
 
+AREA_HEADER = re.compile(r"steadyscope/[a-z]+\.hpp")
+
+
+def area_headers_only(root, problems):
+    """app/ and widgets/ include the core through its area headers; the core never includes them."""
+    for top in ("widgets", "app", "core"):
+        for folder, _, files in os.walk(os.path.join(root, top)):
+            for f in files:
+                if not f.endswith((".cpp", ".hpp", ".h")):
+                    continue
+                src = os.path.join(folder, f)
+                rel = os.path.relpath(src, root)
+                if part_of(root, src) == "core/api":
+                    continue
+                text = open(src, encoding="utf-8", errors="replace").read()
+                for m in re.finditer(r'^\s*#\s*include\s+<(steadyscope/[^>]+)>', text, re.M):
+                    inc = m.group(1)
+                    if top != "core" and not AREA_HEADER.fullmatch(inc):
+                        problems.append(f"{rel} includes {inc}: include its area's header <steadyscope/<area>.hpp>")
+                    if top == "core" and AREA_HEADER.fullmatch(inc):
+                        problems.append(f"{rel} (core) includes the area header {inc}: include the part it needs")
+
+
 def core_target(name):
     m = re.fullmatch(r"steadyscope_core_(\w+)", name)
     return "core/" + m.group(1) if m else None
@@ -168,10 +196,11 @@ def main():
                 problems.append(f"{a} reaches up to {b}: {why[(a, b)]}")
     private_includes(root, problems)
     private_links(root, problems)
+    area_headers_only(root, problems)
     if problems:
         print("layering problems:\n  " + "\n  ".join(problems))
         return 1
-    print(f"no cycle, nothing reaches up, no private core header outside the core "
+    print(f"no cycle, nothing reaches up, no private core header outside the core, only area headers "
           f"({sum(len(v) for v in edges.values())} edges between {len(edges)} parts)")
     return 0
 

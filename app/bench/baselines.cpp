@@ -1,8 +1,9 @@
 #include "baselines.hpp"
 
 #include "io/json_scan.hpp"
+#include "io/source.hpp"
 
-#include <steadyscope/core/util/threads.hpp>
+#include <steadyscope/common.hpp>
 
 #include <cerrno>
 #include <chrono>
@@ -85,6 +86,7 @@ bool walkPiece(simdjson::ondemand::parser& parser, char* bytes, size_t len, size
 Expected<BaselineResult> baselineBareParse(const SourceText& source, unsigned threads, size_t pieceBytes) {
   auto t0 = Clock::now();
   std::string_view text = source.text();
+  const io::FileSpan file = io::fileSpanOf(source);
   io::TopLevelLayout layout;
   io::ScanError err;
   if (!io::scanTopLevel(text, pieceBytes, false, layout, err))
@@ -99,7 +101,7 @@ Expected<BaselineResult> baselineBareParse(const SourceText& source, unsigned th
     size_t cap = buf.size() - simdjson::SIMDJSON_PADDING;
     for (size_t i = t; i < layout.pieces.size(); i += threads) {
       const auto& p = layout.pieces[i];
-      readPiece(text, source.fd(), source.fdOffset(), p, buf, cap);
+      readPiece(text, file.fd, file.offset, p, buf, cap);
       if (!walkPiece(parser, buf.data(), p.end - p.begin + 2, cap + simdjson::SIMDJSON_PADDING, counts[t])) {
         failed[t] = 1;
         return;

@@ -2,8 +2,8 @@
 // Raw baselines the loader is measured against (used by `steadyscope-cli bench`):
 // the same pieces parsed by a bare simdjson On-Demand pass that touches every
 // field of every event and stores nothing, and decompression alone.
-#include <steadyscope/core/model/trace.hpp>
-#include <steadyscope/core/util/error.hpp>
+#include <steadyscope/common.hpp>
+#include <steadyscope/model.hpp>
 
 #include <cstdint>
 #include <string>

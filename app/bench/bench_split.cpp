@@ -2,8 +2,8 @@
 #include "bench_split.hpp"
 #include "split_args.hpp"
 
-#include <steadyscope/core/analysis/splitter.hpp>
-#include <steadyscope/core/io/loader.hpp>
+#include <steadyscope/io.hpp>
+#include <steadyscope/split.hpp>
 
 #include <algorithm>
 #include <atomic>

@@ -4,8 +4,8 @@
 #include "bench_split.hpp"
 #include "io/load_tuning.hpp"  // the loader's piece size, which the bare pass uses too
 
-#include <steadyscope/core/io/loader.hpp>
-#include <steadyscope/core/util/threads.hpp>
+#include <steadyscope/common.hpp>
+#include <steadyscope/io.hpp>
 
 #include <algorithm>
 #include <atomic>

@@ -4,10 +4,9 @@
 #include "commands.hpp"
 #include "split_args.hpp"
 
-#include <steadyscope/core/export/chunk_export.hpp>
-#include <steadyscope/core/io/loader.hpp>
-#include <steadyscope/core/util/paths.hpp>
-#include <steadyscope/core/version.hpp>
+#include <steadyscope/common.hpp>
+#include <steadyscope/export.hpp>
+#include <steadyscope/io.hpp>
 
 #include <fmt/format.h>
 

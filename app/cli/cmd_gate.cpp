@@ -6,12 +6,10 @@
 #include "commands.hpp"
 #include "thread_count.hpp"
 
-#include <steadyscope/core/gate/csv.hpp>
-#include <steadyscope/core/gate/review.hpp>
-#include <steadyscope/core/io/loader.hpp>
-#include <steadyscope/core/review/split_gate.hpp>
-#include <steadyscope/core/review/trace_review.hpp>
-#include <steadyscope/core/util/split_names.hpp>
+#include <steadyscope/common.hpp>
+#include <steadyscope/gate.hpp>
+#include <steadyscope/io.hpp>
+#include <steadyscope/review.hpp>
 
 #include <fmt/format.h>
 

@@ -2,11 +2,11 @@
 #include "commands.hpp"
 #include "thread_count.hpp"
 
-#include <steadyscope/core/analysis/event_index.hpp>
-#include <steadyscope/core/io/loader.hpp>
-#include <steadyscope/core/model/trace.hpp>
-#include <steadyscope/core/timeline/format.hpp>
-#include <steadyscope/core/util/json_value.hpp>
+#include <steadyscope/common.hpp>
+#include <steadyscope/io.hpp>
+#include <steadyscope/model.hpp>
+#include <steadyscope/split.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <cstdio>
 #include <cstring>

@@ -5,8 +5,8 @@
 #include "split_load.hpp"
 #include "split_many.hpp"
 
-#include <steadyscope/core/analysis/splitter.hpp>
-#include <steadyscope/core/io/loader.hpp>
+#include <steadyscope/io.hpp>
+#include <steadyscope/split.hpp>
 
 #include <cmath>
 #include <cstdio>

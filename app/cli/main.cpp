@@ -2,7 +2,7 @@
 #include "cmd_bench.hpp"
 #include "commands.hpp"
 
-#include <steadyscope/core/version.hpp>
+#include <steadyscope/common.hpp>
 
 #include <cstdio>
 #include <cstring>

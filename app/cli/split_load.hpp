@@ -1,6 +1,6 @@
 #pragma once
 // Loading a trace as `split` does, for the single-trace and the many-trace form alike.
-#include <steadyscope/core/io/loader.hpp>
+#include <steadyscope/io.hpp>
 
 #include <string>
 

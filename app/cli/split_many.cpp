@@ -3,11 +3,10 @@
 #include "split_load.hpp"
 #include "thread_count.hpp"
 
-#include <steadyscope/core/analysis/splitter.hpp>
-#include <steadyscope/core/gate/gate.hpp>
-#include <steadyscope/core/review/split_gate.hpp>
-#include <steadyscope/core/util/atomic_file.hpp>
-#include <steadyscope/core/util/job_budget.hpp>
+#include <steadyscope/common.hpp>
+#include <steadyscope/gate.hpp>
+#include <steadyscope/review.hpp>
+#include <steadyscope/split.hpp>
 
 #include <fmt/format.h>
 

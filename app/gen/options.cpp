@@ -1,6 +1,6 @@
 #include "options.hpp"
 
-#include <steadyscope/core/version.hpp>
+#include <steadyscope/common.hpp>
 
 #include <charconv>
 #include <cstdio>

@@ -4,7 +4,7 @@
 #include "split_adapter.hpp"
 #include "split_directory.hpp"
 
-#include <steadyscope/core/timeline/format.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QDir>
 #include <QFileInfo>

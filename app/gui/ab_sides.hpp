@@ -9,9 +9,8 @@
 #include "common/trace_document.hpp"
 #include "panels/split_view_data.hpp"
 
-#include <steadyscope/core/analysis/splitter.hpp>
-#include <steadyscope/core/analysis/workload_kind.hpp>
-#include <steadyscope/core/timeline/ab_compare.hpp>
+#include <steadyscope/split.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QString>
 #include <QVector>

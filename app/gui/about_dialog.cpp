@@ -1,6 +1,6 @@
 #include "about_dialog.hpp"
 
-#include <steadyscope/core/version.hpp>
+#include <steadyscope/common.hpp>
 
 #include <QDialogButtonBox>
 #include <QIcon>

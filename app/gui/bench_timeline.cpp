@@ -7,8 +7,7 @@
 
 #include "timeline/timeline_view.hpp"
 
-#include <steadyscope/core/timeline/find.hpp>
-#include <steadyscope/core/timeline/format.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

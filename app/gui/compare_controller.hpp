@@ -6,7 +6,7 @@
 // computed on the GUI thread: a few ms, they read the index, not the events.
 #include "controller.hpp"
 
-#include <steadyscope/core/timeline/ab_compare.hpp>
+#include <steadyscope/timeline.hpp>
 
 namespace steadyscope::widgets {
 class SelectionModel;

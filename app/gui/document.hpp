@@ -13,8 +13,8 @@
 #include "common/trace_document.hpp"
 #include "panels/split_view_data.hpp"
 
-#include <steadyscope/core/analysis/splitter.hpp>
-#include <steadyscope/core/gate/gate.hpp>
+#include <steadyscope/gate.hpp>
+#include <steadyscope/split.hpp>
 
 #include <QObject>
 #include <QString>

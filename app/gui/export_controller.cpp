@@ -9,8 +9,8 @@
 #include "panels/chunks_panel.hpp"
 #include "timeline/timeline_view.hpp"
 
-#include <steadyscope/core/timeline/format.hpp>
-#include <steadyscope/core/util/split_names.hpp>
+#include <steadyscope/common.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QApplication>
 #include <QClipboard>

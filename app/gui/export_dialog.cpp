@@ -3,8 +3,8 @@
 
 #include "common/colors.hpp"
 
-#include <steadyscope/core/timeline/format.hpp>
-#include <steadyscope/core/version.hpp>
+#include <steadyscope/common.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QCoreApplication>
 #include <QDesktopServices>

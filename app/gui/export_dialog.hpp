@@ -9,7 +9,7 @@
 #include "job_lane.hpp"
 #include "split_adapter.hpp"
 
-#include <steadyscope/core/export/chunk_export.hpp>
+#include <steadyscope/export.hpp>
 
 #include <QDialog>
 #include <QStringList>

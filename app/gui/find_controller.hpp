@@ -5,7 +5,7 @@
 // matched once; the events and marks come from core (timeline/find).
 #include "document.hpp"
 
-#include <steadyscope/core/timeline/find.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QObject>
 #include <QRegularExpression>

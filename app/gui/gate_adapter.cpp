@@ -3,13 +3,10 @@
 
 #include "split_directory.hpp"
 
-#include <steadyscope/core/analysis/chunk_evidence.hpp>
-#include <steadyscope/core/analysis/splitter.hpp>
-#include <steadyscope/core/gate/csv.hpp>
-#include <steadyscope/core/gate/review.hpp>
-#include <steadyscope/core/review/split_gate.hpp>
-#include <steadyscope/core/review/trace_review.hpp>
-#include <steadyscope/core/util/split_names.hpp>
+#include <steadyscope/common.hpp>
+#include <steadyscope/gate.hpp>
+#include <steadyscope/review.hpp>
+#include <steadyscope/split.hpp>
 
 #include <QDir>
 #include <QFileInfo>

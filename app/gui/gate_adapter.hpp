@@ -5,9 +5,9 @@
 // the chunk table, the Explanation pane's GateExplanation).
 #include "panels/split_view_data.hpp"
 
-#include <steadyscope/core/gate/gate.hpp>
-#include <steadyscope/core/model/trace.hpp>
-#include <steadyscope/core/util/progress.hpp>
+#include <steadyscope/common.hpp>
+#include <steadyscope/gate.hpp>
+#include <steadyscope/model.hpp>
 
 #include <QString>
 #include <QVector>

@@ -13,7 +13,7 @@
 #include "split_controller.hpp"
 #include "theme.hpp"
 
-#include <steadyscope/core/analysis/workload_kind.hpp>
+#include <steadyscope/split.hpp>
 
 #include <QApplication>
 #include <QComboBox>

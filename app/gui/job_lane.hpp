@@ -7,7 +7,7 @@
 // stale result never reaches the window. A dropped result is destroyed off the
 // GUI thread (a big trace's columns take long to free). Progress is read from
 // the job's JobControl on a ~30 Hz timer (no callbacks from the job thread).
-#include <steadyscope/core/util/progress.hpp>
+#include <steadyscope/common.hpp>
 
 #include <QElapsedTimer>
 #include <QObject>

@@ -1,6 +1,6 @@
 #include "load_job.hpp"
 
-#include <steadyscope/core/io/loader.hpp>
+#include <steadyscope/io.hpp>
 
 #include <QCoreApplication>
 

@@ -3,7 +3,7 @@
 #include "common/selection_model.hpp"
 #include "common/text.hpp"
 
-#include <steadyscope/core/timeline/format.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QFileInfo>
 

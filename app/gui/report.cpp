@@ -3,9 +3,8 @@
 #include "common/colors.hpp"
 #include "panels/charts_panel.hpp"
 
-#include <steadyscope/core/timeline/format.hpp>
-#include <steadyscope/core/timeline/step_series.hpp>
-#include <steadyscope/core/util/atomic_file.hpp>
+#include <steadyscope/common.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QAbstractTextDocumentLayout>
 #include <QBuffer>

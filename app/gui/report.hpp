@@ -5,9 +5,8 @@
 // of the timeline view. Both are written whole or not at all, together.
 #include "panels/split_view_data.hpp"
 
-#include <steadyscope/core/analysis/splitter.hpp>
-#include <steadyscope/core/timeline/overlays.hpp>
-#include <steadyscope/core/timeline/timeline_index.hpp>
+#include <steadyscope/split.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QByteArray>
 #include <QImage>

@@ -3,7 +3,7 @@
 
 #include "split_adapter.hpp"
 
-#include <steadyscope/core/util/split_names.hpp>
+#include <steadyscope/common.hpp>
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -7,9 +7,8 @@
 // runs the split (the kind's "auto" is decided in core, on the trace).
 #include "job_lane.hpp"
 
-#include <steadyscope/core/analysis/splitter.hpp>
-#include <steadyscope/core/analysis/workload_kind.hpp>
-#include <steadyscope/core/gate/gate.hpp>
+#include <steadyscope/gate.hpp>
+#include <steadyscope/split.hpp>
 
 #include <QWidget>
 

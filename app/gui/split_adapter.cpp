@@ -2,11 +2,10 @@
 
 #include "common/rich_text.hpp"
 
-#include <steadyscope/core/analysis/chunk_evidence.hpp>
-#include <steadyscope/core/analysis/splitter.hpp>
-#include <steadyscope/core/review/trace_review.hpp>
-#include <steadyscope/core/timeline/format.hpp>
-#include <steadyscope/core/util/split_names.hpp>
+#include <steadyscope/common.hpp>
+#include <steadyscope/review.hpp>
+#include <steadyscope/split.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QFileInfo>
 #include <QObject>

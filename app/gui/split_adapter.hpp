@@ -7,10 +7,9 @@
 #include "gate_adapter.hpp"
 #include "panels/split_view_data.hpp"
 
-#include <steadyscope/core/model/trace.hpp>
-#include <steadyscope/core/timeline/chunk_figures.hpp>
-#include <steadyscope/core/timeline/overlays.hpp>
-#include <steadyscope/core/util/progress.hpp>
+#include <steadyscope/common.hpp>
+#include <steadyscope/model.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QString>
 #include <QVector>
@@ -19,7 +18,7 @@
 #include <mutex>
 #include <optional>
 
-#include <steadyscope/core/analysis/splitter.hpp>
+#include <steadyscope/split.hpp>
 
 namespace steadyscope::app {
 

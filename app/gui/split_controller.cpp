@@ -5,8 +5,8 @@
 
 #include "common/selection_model.hpp"
 
-#include <steadyscope/core/review/command_line.hpp>
-#include <steadyscope/core/util/split_names.hpp>
+#include <steadyscope/common.hpp>
+#include <steadyscope/review.hpp>
 
 #include <QFileInfo>
 #include <QTimer>

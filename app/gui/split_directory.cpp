@@ -1,8 +1,8 @@
 #include "split_directory.hpp"
 #include "common/text.hpp"
 
-#include <steadyscope/core/model/trace.hpp>
-#include <steadyscope/core/util/split_names.hpp>
+#include <steadyscope/common.hpp>
+#include <steadyscope/model.hpp>
 
 #include <QDir>
 #include <QFileInfo>

@@ -2,7 +2,7 @@
 
 #include "common/text.hpp"
 
-#include <steadyscope/core/timeline/format.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QFileInfo>
 #include <QLabel>

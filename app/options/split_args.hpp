@@ -2,8 +2,7 @@
 // argparse-compatible parsing of the `split` flags (shared by `split` and `bench split`).
 #include "args.hpp"
 
-#include <steadyscope/core/analysis/splitter.hpp>
-#include <steadyscope/core/analysis/workload_kind.hpp>
+#include <steadyscope/split.hpp>
 
 #include <optional>
 

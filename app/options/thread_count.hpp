@@ -3,7 +3,7 @@
 // info, gate): one accepted range and one message, so every command refuses a
 // bad count the same way. Not given: 0, which the loader and splitter turn
 // into jobThreads() (the hardware's count, capped).
-#include <steadyscope/core/util/threads.hpp>
+#include <steadyscope/common.hpp>
 
 #include <optional>
 #include <string>

@@ -1,6 +1,6 @@
 #include "common/colors.hpp"
 
-#include <steadyscope/core/util/split_names.hpp>
+#include <steadyscope/common.hpp>
 
 namespace steadyscope::widgets::colors {
 

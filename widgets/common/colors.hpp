@@ -2,8 +2,7 @@
 // Colours: Okabe–Ito (colour-blind safe) for step kinds, verdicts and slice
 // kinds, chosen against the current palette so light and dark themes both
 // read well. Nothing here hard-codes white or black backgrounds.
-#include <steadyscope/core/timeline/overlays.hpp>
-#include <steadyscope/core/timeline/timeline_index.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QColor>
 #include <QPalette>

@@ -2,9 +2,8 @@
 // What the app publishes to the widgets once a load finishes: the immutable
 // trace, the timeline index built next to it (off the GUI thread), and the
 // overlays (steps, regions, chunks) that a split fills in later.
-#include <steadyscope/core/model/trace.hpp>
-#include <steadyscope/core/timeline/overlays.hpp>
-#include <steadyscope/core/timeline/timeline_index.hpp>
+#include <steadyscope/model.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <memory>
 

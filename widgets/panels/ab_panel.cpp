@@ -3,7 +3,7 @@
 
 #include "common/table_tsv.hpp"
 
-#include <steadyscope/core/timeline/format.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QApplication>
 #include <QClipboard>

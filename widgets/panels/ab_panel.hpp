@@ -3,7 +3,7 @@
 // side by side with the change from A to B, and every kernel of either side by
 // GPU time with absolute and relative deltas (kernels of one side only say
 // so). Both tables sort by any column; Ctrl+C copies the selected rows as TSV.
-#include <steadyscope/core/timeline/ab_compare.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QAbstractTableModel>
 #include <QWidget>

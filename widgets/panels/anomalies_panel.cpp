@@ -1,6 +1,6 @@
 #include "panels/anomalies_panel.hpp"
 
-#include <steadyscope/core/timeline/format.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QHeaderView>
 #include <QLabel>

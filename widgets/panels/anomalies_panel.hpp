@@ -1,6 +1,6 @@
 #pragma once
 // The loader's named anomaly counters (Perfetto-style import stats).
-#include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/model.hpp>
 
 #include <QAbstractTableModel>
 #include <QWidget>

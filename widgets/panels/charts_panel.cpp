@@ -2,7 +2,7 @@
 
 #include "common/colors.hpp"
 
-#include <steadyscope/core/timeline/format.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QAreaSeries>
 #include <QBarCategoryAxis>

@@ -10,7 +10,7 @@
 #include "common/trace_document.hpp"
 #include "panels/split_view_data.hpp"
 
-#include <steadyscope/core/timeline/step_series.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QPointer>
 #include <QVector>

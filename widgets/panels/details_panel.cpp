@@ -1,8 +1,7 @@
 #include "panels/details_panel.hpp"
 #include "common/text.hpp"
 
-#include <steadyscope/core/timeline/format.hpp>
-#include <steadyscope/core/timeline/track_layout.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QHeaderView>
 #include <QJsonDocument>

@@ -6,7 +6,7 @@
 #include "common/trace_document.hpp"
 #include "panels/split_view_data.hpp"
 
-#include <steadyscope/core/timeline/range_stats.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QPointer>
 #include <QWidget>

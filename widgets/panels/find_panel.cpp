@@ -1,7 +1,7 @@
 #include "panels/find_panel.hpp"
 #include "common/text.hpp"
 
-#include <steadyscope/core/timeline/format.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QHeaderView>
 #include <QLabel>

@@ -5,7 +5,7 @@
 // next match.
 #include "common/trace_document.hpp"
 
-#include <steadyscope/core/timeline/find.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QWidget>
 

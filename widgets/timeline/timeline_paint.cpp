@@ -7,8 +7,7 @@
 #include "common/text.hpp"
 #include "timeline/timeline_view.hpp"
 
-#include <steadyscope/core/timeline/flows.hpp>
-#include <steadyscope/core/timeline/format.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QPainter>
 #include <QPainterPath>

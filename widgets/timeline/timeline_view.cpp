@@ -3,8 +3,7 @@
 
 #include "common/colors.hpp"
 
-#include <steadyscope/core/timeline/flows.hpp>
-#include <steadyscope/core/timeline/format.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QContextMenuEvent>
 #include <QKeyEvent>

@@ -8,10 +8,7 @@
 #include "common/selection_model.hpp"
 #include "common/trace_document.hpp"
 
-#include <steadyscope/core/timeline/draw_list.hpp>
-#include <steadyscope/core/timeline/find.hpp>
-#include <steadyscope/core/timeline/track_layout.hpp>
-#include <steadyscope/core/timeline/view_math.hpp>
+#include <steadyscope/timeline.hpp>
 
 #include <QAbstractScrollArea>
 #include <QImage>

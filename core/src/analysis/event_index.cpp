@@ -1,5 +1,5 @@
 // Single-pass event index (spec §1.4).
-#include <steadyscope/core/analysis/event_index.hpp>
+#include "analysis/event_index.hpp"
 #include "util/bits.hpp"
 #include "util/phase_timer.hpp"
 #include "util/side_by_side.hpp"

@@ -13,6 +13,7 @@
 // and the structured result's JSON (chunks/split_json.cpp).
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/util/split_names.hpp>
+#include "analysis/event_index.hpp"
 
 #include "analysis/steady_state/steady_state.hpp"
 #include "util/big_alloc.hpp"

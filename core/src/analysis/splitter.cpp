@@ -208,6 +208,11 @@ std::vector<std::string> enabledFixNames(const SplitFixes& fixes) {
 }
 
 Splitter::Splitter(TracePtr trace) : trace_(std::move(trace)) {}
+Splitter::~Splitter() = default;
+
+const EventIndex& Splitter::eventIndex(const SplitOptions& options) {
+  return index(options.fixes, jobThreads(options.threads));
+}
 
 const EventIndex& Splitter::index(const SplitFixes& fixes, unsigned threads) {
   if (!index_ || indexMetadataAllM_ != fixes.metadataAllM || indexLegacyCategories_ != fixes.legacyCategories) {

@@ -144,7 +144,7 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
   if (!scanOuterKeys(pipe, tl, pieceBytes, layout)) return plain("the top-level keys do not scan");
   timer.mark("tail");
   pipe.release();  // its buffers' pages go to finalize (see assemble)
-  auto source = makeGzipIndexedSource(compressed->fd(), path, inflated.textBytes, std::move(inflated.checkpoints));
+  auto source = makeGzipIndexedSource(fileSpanOf(*compressed).fd, path, inflated.textBytes, std::move(inflated.checkpoints));
   return assemble(path, std::move(tr), std::move(source), std::move(layout), workers, sink, opt, timer);
 }
 

@@ -176,6 +176,7 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
   LoadTimer timer;
   JobControl* control = opt.control;
   std::string_view text = source->text();
+  const FileSpan file = fileSpanOf(*source);
   if (text.empty()) {
     Error e = makeError(Error::Kind::Format, path, "the file is empty (no JSON text)");
     e.code = "empty_file";
@@ -191,7 +192,7 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
   timer.mark("memory guard");
   TopLevelLayout layout;
   ScanError serr;
-  if (!scanTopLevel(text, pieceBytes, false, layout, serr, std::string_view::npos, source->fd(), source->fdOffset())) {
+  if (!scanTopLevel(text, pieceBytes, false, layout, serr, std::string_view::npos, file.fd, file.offset)) {
     Error why = scanToError(path, serr);
     if (partial && serr.code == "truncated_json") {  // the compressed stream ended early: that is the reason
       why.message = partial->reason;
@@ -209,7 +210,7 @@ Expected<TracePtr> buildTrace(const std::string& path, std::shared_ptr<const Sou
     std::vector<Worker> workers(opt.threads);
     OrderedSink sink(*tr, layout.arrayClose > layout.arrayOpen ? layout.arrayClose - layout.arrayOpen : text.size(),
                      workers.size());
-    ParseOutcome po = parseRange(text, source->fd(), source->fdOffset(), layout.pieces, 0, layout.pieces.size(),
+    ParseOutcome po = parseRange(text, file.fd, file.offset, layout.pieces, 0, layout.pieces.size(),
                                  workers, sink, control);
     timer.mark("parse");
     if (po.cancelled) return cancelledError(path);

@@ -23,7 +23,7 @@ namespace steadyscope::io {
 
 namespace {
 
-class MappedText final : public SourceText {
+class MappedText final : public FileBackedText {
  public:
   MappedText(const char* base, size_t mapLen, size_t off, size_t len, int fd)
       : base_(base), mapLen_(mapLen), off_(off), len_(len), fd_(fd >= 0 ? ::dup(fd) : -1) {}
@@ -32,8 +32,7 @@ class MappedText final : public SourceText {
     if (fd_ >= 0) ::close(fd_);
   }
   std::string_view text() const override { return {base_ + off_, len_}; }
-  int fd() const override { return fd_; }
-  uint64_t fdOffset() const override { return off_; }
+  FileSpan fileSpan() const override { return {fd_, off_}; }
 
  private:
   const char* base_;
@@ -202,12 +201,14 @@ Expected<OpenedSource> openZipMember(const uint8_t* d, size_t n, const ZipMember
     if (crc32_z(0, d + m.dataOff, m.csize) != m.crc)
       return fail(Error::Kind::Compression, path, "zip member " + m.name + " fails its CRC check", "zip_crc",
                   m.dataOff);
-    struct Slice final : SourceText {
+    struct Slice final : FileBackedText {
       std::shared_ptr<const SourceText> whole;
       size_t off, len;
       std::string_view text() const override { return whole->text().substr(off, len); }
-      int fd() const override { return whole->fd(); }
-      uint64_t fdOffset() const override { return whole->fdOffset() + off; }
+      FileSpan fileSpan() const override {
+        const FileSpan w = fileSpanOf(*whole);
+        return w.fd < 0 ? w : FileSpan{w.fd, w.offset + off};
+      }
     };
     auto s = std::make_shared<Slice>();
     s->whole = whole;
@@ -329,6 +330,11 @@ Expected<OpenedSource> openZip(const uint8_t* d, size_t n, const std::string& pa
 }
 
 }  // namespace
+
+FileSpan fileSpanOf(const SourceText& source) {
+  const auto* file = dynamic_cast<const FileBackedText*>(&source);
+  return file ? file->fileSpan() : FileSpan{};
+}
 
 std::shared_ptr<const SourceText> makeStringSource(std::string text) {
   return std::make_shared<StringText>(std::move(text));

@@ -13,6 +13,23 @@
 
 namespace steadyscope::io {
 
+/// Where a source's bytes also lie in an open file, for bulk sequential reads
+/// with pread (cheaper than first-touching the mapping). fd is -1 when the
+/// text is only in memory.
+struct FileSpan {
+  int fd = -1;
+  uint64_t offset = 0;
+};
+
+/// A source whose text is a mapped file (or a slice of one).
+class FileBackedText : public SourceText {
+ public:
+  virtual FileSpan fileSpan() const = 0;
+};
+
+/// The file behind `source`, or {-1, 0}.
+FileSpan fileSpanOf(const SourceText& source);
+
 struct OpenedSource {
   /// gzip when asked to leave it compressed: the mapped compressed file (set
   /// instead of `text`); the loader inflates it once, keeping checkpoints.

@@ -1,6 +1,7 @@
 // A plan as the gate's input, and the analysis's evidence in the gate's terms.
 #include <steadyscope/core/review/split_gate.hpp>
 
+#include <steadyscope/core/analysis/gpu_categories.hpp>
 #include <steadyscope/core/util/paths.hpp>
 #include <steadyscope/core/util/split_names.hpp>
 

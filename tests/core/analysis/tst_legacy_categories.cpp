@@ -4,7 +4,9 @@
 // legacy-categories counts them.
 #include "trace_builder.hpp"
 
+#include <steadyscope/core/analysis/gpu_categories.hpp>
 #include <steadyscope/core/analysis/splitter.hpp>
+#include "analysis/event_index.hpp"
 #include <steadyscope/core/io/loader.hpp>
 #include "support/load_json.hpp"
 

@@ -2,7 +2,7 @@
 // Stage 3 (spec §4.1–§4.5): gap-free tiles, the events of one chunk and its
 // statistics, the batch-size override, and writing a chunk as .json.gz.
 // The tiles and statistics it hands on are public (extraction_types.hpp).
-#include <steadyscope/core/analysis/event_index.hpp>
+#include "analysis/event_index.hpp"
 #include <steadyscope/core/analysis/extraction_types.hpp>
 #include <steadyscope/core/analysis/roots.hpp>
 #include <steadyscope/core/util/atomic_file.hpp>

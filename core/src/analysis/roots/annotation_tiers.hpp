@@ -3,7 +3,7 @@
 // a known serving pattern, else the annotation family (by name skeleton) with
 // the most GPU time; each candidate audited and graded.
 #include <steadyscope/core/analysis/detection_types.hpp>
-#include <steadyscope/core/analysis/event_index.hpp>
+#include "analysis/event_index.hpp"
 
 #include <cstddef>
 #include <optional>

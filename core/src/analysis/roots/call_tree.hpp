@@ -6,7 +6,7 @@
 // events (EventIdx); the tree only adds links and a mark.
 #include "util/big_alloc.hpp"
 
-#include <steadyscope/core/analysis/event_index.hpp>
+#include "analysis/event_index.hpp"
 
 #include <algorithm>
 #include <optional>

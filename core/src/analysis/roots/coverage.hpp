@@ -3,7 +3,7 @@
 // a root list explains, by GPU-annotation spans or correlation ids, and the
 // SPLITTABLE / DEGRADED / NOT_SPLITTABLE bounds every tier grades by.
 #include <steadyscope/core/analysis/detection_types.hpp>
-#include <steadyscope/core/analysis/event_index.hpp>
+#include "analysis/event_index.hpp"
 #include <steadyscope/core/analysis/roots.hpp>
 
 #include <string>

@@ -4,7 +4,7 @@
 // fallback, then the startup-transient trim (steady_state/startup_transient.hpp).
 // What it decides is public (detection_types.hpp).
 #include <steadyscope/core/analysis/detection_types.hpp>
-#include <steadyscope/core/analysis/event_index.hpp>
+#include "analysis/event_index.hpp"
 
 namespace steadyscope::analysis {
 

@@ -1,5 +1,6 @@
 // RootList: its spans, shared between copies until one changes (see roots.hpp).
 #include <steadyscope/core/analysis/roots.hpp>
+#include "analysis/event_index.hpp"
 
 #include <stdexcept>
 
@@ -18,6 +19,16 @@ void RootList::insertSpan(size_t pos, EventIdx e, RootSpan s) {
   Spans& spans = ownSpans();
   events_.insert(events_.begin() + static_cast<std::ptrdiff_t>(pos), e);
   spans.insert(spans.begin() + static_cast<std::ptrdiff_t>(pos), std::move(s));
+}
+
+PyNum RootList::dur(const EventIndex& index, size_t k) const {
+  return hasSpans() ? (*spans_)[k].dur : index.durPy(events_[k]);
+}
+
+PyNum RootList::endPy(const EventIndex& index, size_t k) const { return index.tsPy(events_[k]) + dur(index, k); }
+
+double RootList::durUs(const EventIndex& index, size_t k) const {
+  return hasSpans() ? (*spans_)[k].dur.asDouble() : index.durUs(events_[k]);
 }
 
 void RootList::eraseFront() {

@@ -4,7 +4,7 @@
 // and the candidate audited again. The kernels by ts it reads can be made
 // ahead, while the cascade searches the call tree (KernelsAhead).
 #include <steadyscope/core/analysis/detection_types.hpp>
-#include <steadyscope/core/analysis/event_index.hpp>
+#include "analysis/event_index.hpp"
 #include <steadyscope/core/analysis/roots.hpp>
 
 #include <algorithm>

@@ -4,7 +4,6 @@
 // GPU event, whether the startup transient (§3.9) lies inside it. Computed
 // on the EventIndex the split was planned on (Splitter::eventIndex), never a
 // second one. The gate reads its summary, gate::ChunkFacts (review::gateFacts).
-#include <steadyscope/core/analysis/event_index.hpp>
 #include <steadyscope/core/analysis/extraction_types.hpp>
 #include <steadyscope/core/analysis/splitter.hpp>
 

@@ -3,7 +3,8 @@
 // a chunk's statistics and the extraction fixes. A SplitResult and the chunk
 // evidence hold them; the extraction itself is the splitter's own
 // (analysis/chunks/extraction.hpp).
-#include <steadyscope/core/analysis/event_index.hpp>
+#include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/util/pynum.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -5,7 +5,8 @@
 // its parent's name and spans the block, a bookend is named warmup / wrapup
 // and spans the events before / after the loop. The copy keeps the event's
 // ts, pid, tid and args, so everything but name and end reads the event.
-#include <steadyscope/core/analysis/event_index.hpp>
+#include <steadyscope/core/model/trace.hpp>
+#include <steadyscope/core/util/pynum.hpp>
 
 #include <initializer_list>
 #include <memory>
@@ -13,6 +14,8 @@
 #include <vector>
 
 namespace steadyscope::analysis {
+
+class EventIndex;  // the splitter's, private (analysis/event_index.hpp)
 
 /// A call-tree root's enclosing frames, innermost first (null: none). One
 /// list is shared by the roots that have the same parent: a candidate of
@@ -72,14 +75,10 @@ class RootList {
   std::string_view name(const Trace& t, size_t k) const {
     return hasSpans() ? (*spans_)[k].name : t.nameOf(events_[k]);
   }
-  PyNum dur(const EventIndex& index, size_t k) const {
-    return hasSpans() ? (*spans_)[k].dur : index.durPy(events_[k]);
-  }
+  PyNum dur(const EventIndex& index, size_t k) const;
   /// ts + dur with Python number types.
-  PyNum endPy(const EventIndex& index, size_t k) const { return index.tsPy(events_[k]) + dur(index, k); }
-  double durUs(const EventIndex& index, size_t k) const {
-    return hasSpans() ? (*spans_)[k].dur.asDouble() : index.durUs(events_[k]);
-  }
+  PyNum endPy(const EventIndex& index, size_t k) const;
+  double durUs(const EventIndex& index, size_t k) const;
 
   friend bool operator==(const RootList& a, const RootList& b);
 

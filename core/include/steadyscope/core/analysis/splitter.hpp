@@ -12,7 +12,6 @@
 //   auto w = splitter.write(r);                                 // chunk .json.gz, manifest, details
 #include <steadyscope/core/analysis/annotation_types.hpp>
 #include <steadyscope/core/analysis/detection_types.hpp>
-#include <steadyscope/core/analysis/event_index.hpp>
 #include <steadyscope/core/analysis/extraction_types.hpp>
 #include <steadyscope/core/analysis/roots.hpp>
 #include <steadyscope/core/analysis/steady_state_types.hpp>
@@ -183,6 +182,7 @@ JsonValue splitResultToJson(const SplitResult& r);
 class Splitter {
  public:
   explicit Splitter(TracePtr trace);
+  ~Splitter();
   const Trace& trace() const { return *trace_; }
   /// Computes everything; no file is touched. `control`, when given, is
   /// checked at every stage boundary (JobControl::enterStage); a cancelled
@@ -199,9 +199,7 @@ class Splitter {
   /// The event index plan(options) works on, for analyses of its plans (chunk
   /// evidence): built on first use, kept until a plan with another
   /// fixes.metadataAllM or fixes.legacyCategories.
-  const EventIndex& eventIndex(const SplitOptions& options) {
-    return index(options.fixes, jobThreads(options.threads));
-  }
+  const EventIndex& eventIndex(const SplitOptions& options);
 
  private:
   /// Each chunk complete under its temporary name in `staged` (one writer per chunk).

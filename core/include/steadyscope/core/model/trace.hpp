@@ -293,11 +293,6 @@ class SourceText {
   virtual uint64_t size() const { return text().size(); }
   /// A reader of ranges; the default one returns views of text().
   virtual std::unique_ptr<TextReader> reader() const;
-  /// A file descriptor holding the same bytes at `fdOffset()`, for bulk
-  /// sequential reads with pread (cheaper than first-touching the mapping),
-  /// or -1 when the text is only in memory.
-  virtual int fd() const { return -1; }
-  virtual uint64_t fdOffset() const { return 0; }
 };
 
 /// What a partial load kept (LoadOptions::allowPartial): every complete event

@@ -5,7 +5,9 @@
 // only), with a counting sort when the ids are dense integers (the usual
 // case), else with a sort. Range queries by time use the model's lanes, which
 // are already sorted by ts, and then filter with the reference's exact
-// (Python float) comparisons.
+// (Python float) comparisons. Private to the core: the public types name it
+// only by reference (Splitter::eventIndex, EvidenceContext).
+#include <steadyscope/core/analysis/gpu_categories.hpp>
 #include <steadyscope/core/model/trace.hpp>
 #include <steadyscope/core/util/pynum.hpp>
 
@@ -31,13 +33,6 @@ enum class CatRole : uint8_t {
 };
 inline bool isGpuKernelRole(CatRole r) { return r == CatRole::Kernel || r == CatRole::Memcpy || r == CatRole::Memset; }
 
-/// The 2021 Kineto names of the GPU categories ("Kernel", "Memcpy", "Memset"),
-/// which the reference does not count as GPU work.
-bool isLegacyGpuCategory(std::string_view cat);
-/// The newer name of a 2021 Kineto category ("Kernel" -> "kernel", "Memcpy" ->
-/// "gpu_memcpy", "Memset" -> "gpu_memset", "Runtime" -> "cuda_runtime",
-/// "Operator" -> "cpu_op"); any other category unchanged.
-std::string_view modernCategoryName(std::string_view cat);
 
 /// A correlation id / flow id with Python equality (1 == 1.0, 1 != "1").
 struct CorrKey {
@@ -305,12 +300,6 @@ class EventIndex {
 /// the reference does not count them and which fix does, or (with the fix)
 /// that they are counted. "" when there are none.
 std::string legacyCategoryNote(const EventIndex& index);
-/// The same for the window and the gate's findings, when a split found no GPU
-/// work: how many events the 2021 names hide and the command that counts them
-/// (the command between backticks). "" when there are none.
-std::string legacyCategoryHint(uint64_t nLegacyGpuEvents);
-/// The hint's first part, without the command (the window offers the fix as a link instead).
-std::string legacyCategoryCount(uint64_t nLegacyGpuEvents);
 
 template <typename ForEach, typename KeyFn>
 void CorrGroups::build(const KeyRange& range, ForEach&& forEach, KeyFn&& key) {
