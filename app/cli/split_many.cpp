@@ -109,12 +109,14 @@ std::string reportLine(const TraceReport& r) {
 }
 
 // The job row's columns after the chunk table's own: its `file` is `trace`, and the gate's chunk's
-// figures are named so that they do not clash with each chunk's own cells.
+// figures are named so that they do not clash with each chunk's own cells. No skew_us: it compares
+// ranks, so tables merged from slices of a job (docs/cluster.md) would each hold their own; the
+// reader takes it from first_step_ts_us (job::summarise).
 std::vector<std::string> jobColumns(std::vector<std::string> cells, bool header) {
   const std::vector<std::string> names = job::rowColumns();
   std::vector<std::string> out;
   for (size_t k = 0; k < names.size(); ++k) {
-    if (names[k] == "file") continue;
+    if (names[k] == "file" || names[k] == "skew_us") continue;
     const bool renamed = header && (names[k] == "busy_ratio" || names[k] == "num_gpu_events");
     out.push_back(renamed ? "selected_" + cells[k] : cells[k]);
   }
