@@ -10,5 +10,6 @@ int cmdInfo(const Args& args);    // cmd_info.cpp   — loader summary and anoma
 int cmdSplit(const Args& args);   // cmd_split.cpp  — the TraceLens-compatible splitter
 int cmdGate(const Args& args);    // cmd_gate.cpp   — the chunk-quality gate / review
 int cmdExport(const Args& args);  // cmd_export.cpp — one chunk with its row and a provenance manifest
+int cmdJob(const Args& args);     // cmd_job.cpp    — every rank of a distributed job side by side
 
 }  // namespace steadyscope::cli

@@ -22,6 +22,8 @@ const char* kUsage =
     "  split TRACE -o OUTDIR ...  split a trace into steady-state chunks (TraceLens-compatible)\n"
     "  gate DIR [--mode M] ...    gate the chunks of a split directory and explain the verdict\n"
     "  export TRACE --mode M -o DIR  export one chunk with its execution_details row and a manifest\n"
+    "  job RANK... [--json]       every rank of a distributed job side by side: steps, skew,\n"
+    "                             comm/compute overlap, each rank's chunk and verdict\n"
     "  bench load|split FILE      measure loading / splitting against raw baselines\n"
     "\n"
     "Options:\n"
@@ -32,6 +34,7 @@ const char* kUsage =
     "  steadyscope-cli info run.pt.trace.json.gz\n"
     "  steadyscope-cli split run.pt.trace.json.gz -o chunks --find-steady-state\n"
     "  steadyscope-cli gate chunks --trace run.pt.trace.json.gz\n"
+    "  steadyscope-cli job rank*.pt.trace.json.gz\n"
     "  steadyscope-cli bench load run.pt.trace.json.gz\n"
     "\n"
     "Exit status: 0 success, 1 failure (bad input, refused chunk), 2 usage error.\n";
@@ -58,6 +61,7 @@ int main(int argc, char** argv) {
   if (cmd == "split") return steadyscope::cli::cmdSplit(rest);
   if (cmd == "gate") return steadyscope::cli::cmdGate(rest);
   if (cmd == "export") return steadyscope::cli::cmdExport(rest);
+  if (cmd == "job") return steadyscope::cli::cmdJob(rest);
   std::fprintf(stderr, "steadyscope-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return 2;
 }

@@ -1,37 +1,27 @@
 #include "split_many.hpp"
 
+#include "rank_jobs.hpp"
 #include "split_load.hpp"
+#include "tables.hpp"
 #include "thread_count.hpp"
 
 #include <steadyscope/common.hpp>
 #include <steadyscope/gate.hpp>
+#include <steadyscope/job.hpp>
 #include <steadyscope/review.hpp>
 #include <steadyscope/split.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <thread>
-
-#include <sched.h>
 
 namespace steadyscope::cli {
 
 namespace {
-
-// The memory budget's figures, measured on generated and real traces (docs/BENCHMARKS.md,
-// "Many traces in one command"), each at the end of its range that over-estimates the memory:
-// a split's peak anonymous memory per event plus what it needs whatever the size (the gzip
-// path's buffers), the JSON text per event, and how much gzip shrinks that text at the most.
-constexpr double kSplitPeakBytesPerEvent = 100.0;
-constexpr double kSplitFixedBytes = 64.0 * 1024 * 1024;
-constexpr double kJsonBytesPerEvent = 200.0;
-constexpr double kCompressedToJson = 20.0;
 
 // A chunk as the table shows it: its busy ratio and how the gate sees it.
 struct ChunkLine {
@@ -43,6 +33,7 @@ struct ChunkLine {
 
 struct TraceReport {
   std::string trace;
+  size_t position = 0;  // among the traces given
   std::string folder;   // DIR/NAME as given to the splitter
   std::string outcome;  // the splitter's word (split, refused, no_gpu_work) or error
   bool failed = false;
@@ -50,22 +41,14 @@ struct TraceReport {
   std::string gate;     // accepted / refused ("" when failed)
   std::vector<ChunkLine> chunks;
   std::vector<std::string> log;
+  job::RankRow row;  // the job view's figures of the trace (steadyscope/job.hpp)
 };
-
-// The peak memory one split of `path` is expected to need (0 when the size is unknown).
-uint64_t estimatedPeakBytes(const std::string& path) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return 0;
-  const bool compressed = !path.ends_with("json");
-  const double json = static_cast<double>(size) * (compressed ? kCompressedToJson : 1.0);
-  return static_cast<uint64_t>(kSplitFixedBytes + json / kJsonBytesPerEvent * kSplitPeakBytesPerEvent);
-}
 
 TraceReport failure(TraceReport r, std::string message) {
   r.outcome = analysis::splitOutcomeName(analysis::SplitOutcome::Error);
   r.failed = true;
   r.message = std::move(message);
+  r.row = job::failedRow(r.trace, r.position, r.message);
   return r;
 }
 
@@ -82,10 +65,10 @@ void addChunks(TraceReport& rep, const analysis::SplitResult& r, const gate::Gat
 }
 
 // Load, plan, write and gate one trace into `folder` on `threads` threads.
-TraceReport splitOne(const std::string& trace, const std::string& folder, analysis::SplitOptions o,
+TraceReport splitOne(const std::string& trace, size_t position, const std::string& folder, analysis::SplitOptions o,
                      const std::optional<analysis::WorkloadKind>& kind, unsigned threads,
                      const gate::GateOptions& gopt) {
-  TraceReport rep{trace, folder};
+  TraceReport rep{trace, position, folder};
   if (!hasTraceSuffix(trace)) return failure(rep, "Unknown file type: " + trace);
   std::string note;
   auto loaded = loadForSplit(trace, threads, note);
@@ -105,6 +88,7 @@ TraceReport splitOne(const std::string& trace, const std::string& folder, analys
   const gate::GateResult g = gate::evaluateGate(review::gateInputFromSplit(r, o), gopt);
   rep.gate = g.accepted ? "accepted" : "refused";
   addChunks(rep, r, g, gopt.threshold);
+  rep.row = job::rankRowOf(*loaded.value(), position, r, g);
   return rep;
 }
 
@@ -124,47 +108,44 @@ std::string reportLine(const TraceReport& r) {
   return line;
 }
 
-// TSV cells hold no tab or newline.
-std::string cell(std::string s) {
-  std::replace(s.begin(), s.end(), '\t', ' ');
-  std::replace(s.begin(), s.end(), '\n', ' ');
-  return s;
-}
-
-// One row per chunk; a trace without chunks (refused, failed) has one row with the chunk cells empty.
-std::vector<std::vector<std::string>> tableRows(const std::vector<TraceReport>& reports) {
-  std::vector<std::vector<std::string>> rows = {
-      {"trace", "output_dir", "outcome", "gate", "chunk", "num_gpu_events", "busy_ratio", "chunk_verdict", "message"}};
-  for (const auto& r : reports) {
-    if (r.chunks.empty()) rows.push_back({r.trace, r.folder, r.outcome, r.gate, "", "", "", "", r.message});
-    for (const auto& c : r.chunks)
-      rows.push_back({r.trace, r.folder, r.outcome, r.gate, c.file, std::to_string(c.gpuEvents), ratioText(c.busyRatio),
-                      c.verdict, r.message});
-  }
-  return rows;
-}
-
-std::string summaryTsv(const std::vector<std::vector<std::string>>& rows) {
-  std::string out;
-  for (const auto& row : rows) {
-    for (size_t k = 0; k < row.size(); ++k) out += (k ? "\t" : "") + cell(row[k]);
-    out += '\n';
+// The job row's columns after the chunk table's own: its `file` is `trace`, and the gate's chunk's
+// figures are named so that they do not clash with each chunk's own cells. No skew_us: it compares
+// ranks, so tables merged from slices of a job (docs/cluster.md) would each hold their own; the
+// reader takes it from first_step_ts_us (job::summarise).
+std::vector<std::string> jobColumns(std::vector<std::string> cells, bool header) {
+  const std::vector<std::string> names = job::rowColumns();
+  std::vector<std::string> out;
+  for (size_t k = 0; k < names.size(); ++k) {
+    if (names[k] == "file" || names[k] == "skew_us") continue;
+    const bool renamed = header && (names[k] == "busy_ratio" || names[k] == "num_gpu_events");
+    out.push_back(renamed ? "selected_" + cells[k] : cells[k]);
   }
   return out;
 }
 
-// The table, columns aligned (the message, last, is not padded).
-void printTable(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> width(rows.front().size(), 0);
-  for (const auto& row : rows)
-    for (size_t k = 0; k + 1 < row.size(); ++k) width[k] = std::max(width[k], row[k].size());
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t k = 0; k < row.size(); ++k)
-      line += k + 1 < row.size() ? fmt::format("{:<{}}  ", row[k], width[k]) : row[k];
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    std::printf("%s\n", line.c_str());
+// One row per chunk; a trace without chunks (refused, failed) has one row with the chunk cells
+// empty. Each row ends with its trace's job row.
+TextTable tableRows(const std::vector<TraceReport>& reports) {
+  TextTable rows = {
+      {"trace", "output_dir", "outcome", "gate", "chunk", "num_gpu_events", "busy_ratio", "chunk_verdict", "message"}};
+  const std::vector<std::string> jobHeader = jobColumns(job::rowColumns(), true);
+  rows[0].insert(rows[0].end(), jobHeader.begin(), jobHeader.end());
+  for (const auto& r : reports) {
+    const std::vector<std::string> jobCells = jobColumns(job::rowCells(r.row), false);
+    if (r.chunks.empty()) rows.push_back({r.trace, r.folder, r.outcome, r.gate, "", "", "", "", r.message});
+    for (const auto& c : r.chunks)
+      rows.push_back({r.trace, r.folder, r.outcome, r.gate, c.file, std::to_string(c.gpuEvents), ratioText(c.busyRatio),
+                      c.verdict, r.message});
+    for (size_t k = rows.size() - std::max<size_t>(1, r.chunks.size()); k < rows.size(); ++k)
+      rows[k].insert(rows[k].end(), jobCells.begin(), jobCells.end());
   }
+  return rows;
+}
+
+// The printed table: the chunk columns only (the job's figures: summary.tsv, --json, `job`).
+TextTable chunkColumnsOnly(TextTable rows) {
+  for (auto& row : rows) row.resize(9);
+  return rows;
 }
 
 JsonValue reportJson(const TraceReport& r) {
@@ -181,48 +162,23 @@ JsonValue reportJson(const TraceReport& r) {
                             {"gate", r.gate.empty() ? JsonValue() : JsonValue(r.gate)},
                             {"message", r.message},
                             {"chunks", chunks},
-                            {"log", JsonValue::stringList(r.log)}});
-}
-
-// The CPUs this process may run on (a batch scheduler's share of the node), else the hardware's count.
-unsigned usableCpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
-// The jobs and their threads for these traces on this machine.
-JobBudget budgetFor(const SplitArgs& sa) {
-  JobBudgetInput in;
-  in.hardwareThreads = usableCpus();
-  in.threadsPerSplit = sa.threads;
-  in.requestedJobs = sa.jobs;
-  in.traces = sa.traces.size();
-  in.availableBytes = availableMemoryBytes();
-  for (const auto& t : sa.traces) in.bytesPerJob = std::max(in.bytesPerJob, estimatedPeakBytes(t));
-  return planJobs(in);
+                            {"log", JsonValue::stringList(r.log)},
+                            {"job_row", job::rowJson(r.row)}});
 }
 
 // Runs every trace on budget.jobs threads, each trace's line printed as it finishes.
 std::vector<TraceReport> runAll(const SplitArgs& sa, const std::vector<std::string>& folders, const JobBudget& budget,
                                 const gate::GateOptions& gopt) {
   std::vector<TraceReport> reports(sa.traces.size());
-  std::atomic<size_t> next{0};
   std::mutex printing;
   FILE* lines = sa.json ? stderr : stdout;  // --json keeps stdout for the JSON document
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < sa.traces.size();) {
-      reports[i] = splitOne(sa.traces[i], sa.options.outputDir + "/" + folders[i], sa.options, sa.kind,
-                            budget.threadsPerJob, gopt);
-      std::lock_guard<std::mutex> lock(printing);
-      std::fprintf(lines, "%s\n", reportLine(reports[i]).c_str());
-      std::fflush(lines);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned j = 1; j < budget.jobs; ++j) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  runEach(sa.traces.size(), budget, [&](size_t i) {
+    reports[i] = splitOne(sa.traces[i], i, sa.options.outputDir + "/" + folders[i], sa.options, sa.kind,
+                          budget.threadsPerJob, gopt);
+    std::lock_guard<std::mutex> lock(printing);
+    std::fprintf(lines, "%s\n", reportLine(reports[i]).c_str());
+    std::fflush(lines);
+  });
   return reports;
 }
 
@@ -262,22 +218,27 @@ int splitMany(const SplitArgs& sa, const std::string& prog) {
                  ec.message().c_str());
     return 1;
   }
-  const JobBudget budget = budgetFor(sa);
+  const JobBudget budget = budgetForTraces(sa.traces, sa.threads, sa.jobs);
   std::fprintf(sa.json ? stderr : stdout, "Splitting %zu traces into %s, %s\n", sa.traces.size(), dir.c_str(),
                budget.describe().c_str());
-  const std::vector<TraceReport> reports = runAll(sa, outputFolders(sa.traces), budget, *gopt);
+  std::vector<TraceReport> reports = runAll(sa, outputFolders(sa.traces), budget, *gopt);
+  std::vector<job::RankRow> jobRows;
+  for (const auto& r : reports) jobRows.push_back(r.row);
+  const job::JobSummary summary = job::summarise(jobRows);  // the skew needs every rank
+  for (size_t i = 0; i < reports.size(); ++i) reports[i].row = jobRows[i];
   const auto rows = tableRows(reports);
   const std::string tsvPath = sa.summaryPath.empty() ? dir + "/summary.tsv" : sa.summaryPath;
   if (auto parent = std::filesystem::path(tsvPath).parent_path(); !parent.empty())
     std::filesystem::create_directories(parent, ec);
-  auto written = writeFileAtomic(tsvPath, summaryTsv(rows));
+  auto written = writeFileAtomic(tsvPath, tsvText(rows));
   if (sa.json) {
     JsonValue all = JsonValue::array();
     for (const auto& r : reports) all.push(reportJson(r));
-    std::printf("%s\n", JsonValue::object({{"traces", all}}).dump(JsonStyle::indented()).c_str());
+    const JsonValue job = *job::jobJson(jobRows, summary).find("job");
+    std::printf("%s\n", JsonValue::object({{"traces", all}, {"job", job}}).dump(JsonStyle::indented()).c_str());
   } else {
     std::printf("\n");
-    printTable(rows);
+    printTable(chunkColumnsOnly(rows));
   }
   if (!written) {
     std::fprintf(stderr, "%s: error: %s\n", prog.c_str(), written.error().describe().c_str());

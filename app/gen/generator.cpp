@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <initializer_list>
 #include <iterator>
 #include <string_view>
@@ -379,7 +380,8 @@ class TraceRun {
   }
 
   Ns trainingBody(int i, Ns t) {
-    const int warm = i < opt_.warmupSteps ? 1300 : 1000;
+    // Compute kernels' length in permille: slower warm-up steps, and a straggler's factor.
+    const int warm = static_cast<int>(std::lround((i < opt_.warmupSteps ? 1300 : 1000) * opt_.slowRankFactor));
     const auto parity = static_cast<std::size_t>(i % 2);
     t = b_.copy(t, true, 8 * 8192);
     t = inPython(t, {kPyWrappedCall, kPyCallImpl[parity], kPyForward},

@@ -55,6 +55,8 @@ Distributed job
                             durations are jittered per rank (same schedule), and
                             training's first all-reduce waits for the last rank
                             ((W-1-R) x half a collective longer)
+  --slow-rank-factor F      training: this rank's compute kernels take F times as
+                            long (a straggler; default 1)
 
 Awkward shapes
   --graph-steps FRAC        fraction of eligible steps (decode-only; every step for
@@ -182,6 +184,10 @@ const std::map<std::string_view, ValueHandler>& valueOptions() {
        [](Options& o, std::string_view v) { return parseNumber(v, o.graphSteps) && inUnit(o.graphSteps); }},
       {"--bad-dur", [](Options& o, std::string_view v) { return parseNumber(v, o.badDur) && inUnit(o.badDur); }},
       {"--rank", [](Options& o, std::string_view v) { return parseNumber(v, o.rank) && o.rank >= 0; }},
+      {"--slow-rank-factor",
+       [](Options& o, std::string_view v) {
+         return parseNumber(v, o.slowRankFactor) && o.slowRankFactor > 0 && o.slowRankFactor <= 100;
+       }},
       {"--world-size",
        [](Options& o, std::string_view v) {
          return parseNumber(v, o.worldSize) && o.worldSize >= 1 && o.worldSize <= 1 << 20;
@@ -257,6 +263,8 @@ std::optional<Options> parseOptions(int argc, char** argv, int& exitCode) {
   if (o.pythonFunctions && o.style != Style::Training)
     return fail(exitCode, "--python-functions needs --style training");
   if (o.rank > 0 && !o.distributed()) return fail(exitCode, "--rank needs --world-size");
+  if (o.slowRankFactor != 1.0 && o.style != Style::Training)
+    return fail(exitCode, "--slow-rank-factor needs --style training");
   if (o.distributed() && o.rank >= o.worldSize) return fail(exitCode, "--rank must be below --world-size");
   return o;
 }

@@ -36,6 +36,7 @@ struct Options {
   // distributed job: this trace is rank `rank` of `worldSize` (0: not given, the style's own header)
   int rank = 0;
   int worldSize = 0;
+  double slowRankFactor = 1.0;  // training: compute kernels this many times longer (a straggler)
   // awkward shapes
   double graphSteps = 0.0;
   bool bePairs = false;
