@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(
-  cmake ninja-build g++ pkg-config ccache python3
+  cmake ninja-build g++ pkg-config ccache python3 lld
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev  # (libqt6charts6-dev is a virtual name qt6-charts-dev provides)
   libsimdjson-dev libfmt-dev libisal-dev zlib1g-dev libzstd-dev libssl-dev
   xvfb xauth
