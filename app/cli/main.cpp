@@ -42,6 +42,7 @@ const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
+  steadyscope::reportOutOfMemoryOnTerminate("steadyscope-cli");
   if (argc < 2) {
     std::fputs(kUsage, stderr);
     return 2;

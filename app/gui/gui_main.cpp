@@ -213,6 +213,7 @@ QString guiHelpText() {
 }
 
 int runSteadyscope(int argc, char** argv) {
+  reportOutOfMemoryOnTerminate("steadyscope");
   const GuiOptions o = parseGuiOptions(argc, argv);
   if (o.help) {
     std::fputs(qPrintable(guiHelpText()), stdout);

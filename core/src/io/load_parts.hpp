@@ -26,6 +26,8 @@ struct Worker {
 
 /// Refuses a text whose model would not fit (see loader.cpp).
 std::optional<Error> memoryGuard(const std::string& path, uint64_t textBytes, const LoadOptions& options);
+/// "not enough memory for this trace (needs about X GB[, Y GB available])", code out_of_memory.
+Error outOfMemoryError(const std::string& path, uint64_t needBytes, std::optional<uint64_t> availBytes);
 Error cancelledError(const std::string& path);
 Error tooManyEventsError(const std::string& path);
 Error tooManyCategoriesError(const std::string& path);

@@ -9,10 +9,14 @@
 
 #include <steadyscope/core/util/threads.hpp>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <new>
 #include <thread>
 
 #include <fmt/format.h>
@@ -40,6 +44,24 @@ uint64_t memAvailableBytes() {
     if (key == "MemAvailable:") return kb * 1024;
   }
   return UINT64_MAX;
+}
+
+/// Address space left under the process's limit (ulimit -v), or UINT64_MAX
+/// without one: where that limit is set, it fails allocations long before
+/// physical memory runs out.
+uint64_t addressSpaceLeftBytes() {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_AS, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return UINT64_MAX;
+  std::ifstream in("/proc/self/statm");
+  uint64_t pages = 0;
+  in >> pages;
+  const uint64_t used = pages * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  return lim.rlim_cur > used ? lim.rlim_cur - used : 0;
+}
+
+std::string gigabytes(uint64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  return b >= 1e9 ? fmt::format("{:.1f} GB", b / 1e9) : fmt::format("{:.0f} MB", b / 1e6);
 }
 
 struct ParseOutcome {
@@ -107,12 +129,20 @@ ParseOutcome parseRange(std::string_view text, int fd, uint64_t fdBase, const st
 /// and lane lists, and finalize's temporaries), events of at least ~100 bytes
 /// of JSON each.
 std::optional<Error> memoryGuard(const std::string& path, uint64_t textBytes, const LoadOptions& options) {
-  const uint64_t need = textBytes / 100 * 64;
-  const uint64_t avail = options.assumeAvailableBytes ? options.assumeAvailableBytes : memAvailableBytes();
+  // Each thread also reserves its stack and its piece buffers.
+  const uint64_t perThread = (8u << 20) + 4 * io::pieceBytesOf(options.tuning);
+  const uint64_t need = textBytes / 100 * 64 + options.threads * perThread;
+  uint64_t avail = options.assumeAvailableBytes ? options.assumeAvailableBytes : memAvailableBytes();
+  avail = std::min(avail, addressSpaceLeftBytes());
   if (need <= avail) return std::nullopt;
+  return outOfMemoryError(path, need, avail);
+}
+
+Error outOfMemoryError(const std::string& path, uint64_t needBytes, std::optional<uint64_t> availBytes) {
   Error e = makeError(Error::Kind::Resource, path,
-                      fmt::format("the trace needs about {} MiB for its model but only {} MiB of memory is available",
-                                  need >> 20, avail >> 20));
+                      availBytes ? fmt::format("not enough memory for this trace (needs about {}, {} available)",
+                                               gigabytes(needBytes), gigabytes(*availBytes))
+                                 : fmt::format("not enough memory for this trace (needs about {})", gigabytes(needBytes)));
   e.code = "out_of_memory";
   return e;
 }
@@ -243,8 +273,9 @@ LoadOptions resolved(const LoadOptions& options) {
 
 bool endsEarly(const Error& e) { return e.code == "gzip_truncated" || e.code == "truncated_json"; }
 
-Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options) {
-  const LoadOptions opt = resolved(options);
+namespace {
+
+Expected<TracePtr> loadResolved(const std::string& path, const LoadOptions& opt) {
   if (opt.control) opt.control->setStage(StageOpen);
   io::LoadTimer openTimer;
   auto src = io::openSource(path, opt.cacheDir, opt.control, /*indexGzip=*/true);
@@ -261,6 +292,27 @@ Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options
     return io::buildTrace(path, whole->text, whole->compression, whole->fileBytes, opt, partial);
   }
   return io::buildTrace(path, src->text, src->compression, src->fileBytes, opt);
+}
+
+/// The model's size for a file of `fileBytes` (compressed files inflate ~10x).
+uint64_t modelBytesGuess(const std::string& path, uint64_t fileBytes) {
+  const bool plain = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+  return (plain ? fileBytes : fileBytes * 10) / 100 * 64;
+}
+
+}  // namespace
+
+Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options) {
+  const LoadOptions opt = resolved(options);
+  try {
+    return loadResolved(path, opt);
+  } catch (const std::bad_alloc&) {
+    // The guard's estimate was short (or the limit moved): an allocation on this
+    // thread failed, and everything it had built is freed by now.
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(path, ec);
+    return io::outOfMemoryError(path, modelBytesGuess(path, ec ? 0 : bytes), std::nullopt);
+  }
 }
 
 Expected<TracePtr> loadTraceFromString(std::string json, const std::string& name, const LoadOptions& options) {

@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <new>
+
 namespace steadyscope {
 
 std::string Error::describe() const {
@@ -20,6 +25,35 @@ Error makeError(Error::Kind kind, std::string file, std::string message, std::op
   e.message = std::move(message);
   e.byteOffset = byteOffset;
   return e;
+}
+
+namespace {
+
+const char* oomProgram = "steadyscope";
+std::terminate_handler previousTerminate = nullptr;
+
+[[noreturn]] void onTerminate() {
+  if (auto ex = std::current_exception()) {
+    try {
+      std::rethrow_exception(ex);
+    } catch (const std::bad_alloc&) {
+      std::fprintf(stderr,
+                   "%s: not enough memory for this trace: an allocation failed (close other programs, "
+                   "use fewer threads with --threads, or a machine with more memory)\n",
+                   oomProgram);
+      std::_Exit(1);
+    } catch (...) {
+    }
+  }
+  if (previousTerminate) previousTerminate();
+  std::abort();
+}
+
+}  // namespace
+
+void reportOutOfMemoryOnTerminate(const char* program) {
+  oomProgram = program;
+  previousTerminate = std::set_terminate(onTerminate);
 }
 
 }  // namespace steadyscope

@@ -67,4 +67,10 @@ class Expected<void> {
   std::optional<Error> e_;
 };
 
+/// Makes a process that runs out of memory on a worker thread (where no
+/// caller can turn it into an Error) say so in words on stderr and exit 1,
+/// instead of aborting with a bare std::bad_alloc. Other terminations keep
+/// the default handler. Call once from main().
+void reportOutOfMemoryOnTerminate(const char* program);
+
 }  // namespace steadyscope
