@@ -227,7 +227,8 @@ void MainWindow::createControllers() {
 }
 
 void MainWindow::bindControllers() {
-  for (Controller* c : std::initializer_list<Controller*>{c_.open, c_.split, c_.review, c_.compare, c_.exporting, c_.job}) {
+  for (Controller* c :
+       std::initializer_list<Controller*>{c_.open, c_.split, c_.review, c_.compare, c_.exporting, c_.job}) {
     connect(c, &Controller::message, status_, &StatusBar::flash);
     connect(c, &Controller::problem, this, &MainWindow::showError);
   }

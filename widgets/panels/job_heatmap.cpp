@@ -54,9 +54,13 @@ void JobHeatmap::setJob(const JobOverview& job) {
   job_ = job;
   order_ = rankOrder(job_);
   maxSteps_ = 0;
+  series_.clear();
   QVector<double> medians;
   for (const JobRank& r : job_.ranks) {
-    maxSteps_ = std::max(maxSteps_, int(r.stepDurationsUs.size()));
+    QVector<double> s = r.stepDurationsUs;
+    if (job_.fromSummary && r.stepMedianUs && r.stepP90Us) s = {*r.stepMedianUs, *r.stepP90Us};
+    maxSteps_ = std::max(maxSteps_, int(s.size()));
+    series_ << s;
     if (r.stepMedianUs) medians << *r.stepMedianUs;
   }
   referenceUs_ = medianOf(medians);
@@ -82,7 +86,7 @@ void JobHeatmap::buildImage(int columns) {
   image_ = QImage(columns, std::max<int>(1, int(order_.size())), QImage::Format_ARGB32);
   image_.fill(Qt::transparent);
   for (int y = 0; y < order_.size(); ++y) {
-    const QVector<double>& d = job_.ranks[order_[y]].stepDurationsUs;
+    const QVector<double>& d = series_[order_[y]];
     for (int x = 0; x < columns; ++x) {
       const qsizetype from = qsizetype(double(x) * maxSteps_ / columns);
       const qsizetype to = std::max(from + 1, qsizetype(double(x + 1) * maxSteps_ / columns));
@@ -102,11 +106,7 @@ void JobHeatmap::paintEvent(QPaintEvent*) {
   p.fillRect(rect(), palette().color(QPalette::Base));
   p.setPen(palette().color(QPalette::Text));
   if (job_.empty() || maxSteps_ == 0 || referenceUs_ <= 0) {
-    const QString why = job_.fromSummary
-                            ? tr("summary.tsv holds no per-step durations: the step heatmap needs the traces.\n"
-                                 "Double-click a rank to open its timeline.")
-                            : tr("No rank has steps to show.");
-    p.drawText(rect().adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, why);
+    p.drawText(rect().adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, tr("No rank has steps to show."));
     return;
   }
   const RankLayout l = layout();
@@ -119,6 +119,12 @@ void JobHeatmap::paintEvent(QPaintEvent*) {
     const QRectF row = l.row(i);
     if (highlighted_.contains(order_[i]))
       p.fillRect(QRectF(l.plot.left() - 6, row.top(), 4, row.height()), palette().color(QPalette::Highlight));
+    if (!r.loaded && row.height() >= RankLayout::kMinLabelledRow) {
+      p.setPen(palette().color(QPalette::PlaceholderText));
+      p.drawText(
+          row.adjusted(6, 0, -6, 0), Qt::AlignLeft | Qt::AlignVCenter,
+          QFontMetrics(font()).elidedText(tr("did not load: %1").arg(r.reason), Qt::ElideRight, int(row.width()) - 12));
+    }
     if (r.straggler) {
       p.setPen(QPen(palette().color(QPalette::Text), 2));
       p.setBrush(Qt::NoBrush);
@@ -132,7 +138,11 @@ void JobHeatmap::paintEvent(QPaintEvent*) {
 void JobHeatmap::paintLegend(QPainter& p) const {
   const QFontMetrics fm(font());
   const int y = 6, h = fm.height();
-  const QString title = tr("Step duration against the job's median step (%1):").arg(ms(referenceUs_));
+  const QString title = job_.fromSummary
+                            ? tr("Median and p90 step against the job's median step (%1; summary.tsv has no "
+                                 "per-step durations):")
+                                  .arg(ms(referenceUs_))
+                            : tr("Step duration against the job's median step (%1):").arg(ms(referenceUs_));
   p.setPen(palette().color(QPalette::Text));
   p.drawText(8, y + fm.ascent(), title);
   int x = 8 + fm.horizontalAdvance(title) + 10;
@@ -148,19 +158,29 @@ void JobHeatmap::paintLegend(QPainter& p) const {
 
 void JobHeatmap::paintLabels(QPainter& p, const RankLayout& l) const {
   const QFontMetrics fm(font());
-  for (int i = 0; i < order_.size(); ++i) {
-    const JobRank& r = job_.ranks[order_[i]];
-    const bool marked = r.straggler || r.skewed || r.otherJob;
-    if (!l.labelled() && !marked) continue;  // too many rows to name: only the marked ones
-    QFont f = font();
-    f.setBold(marked);
-    p.setFont(f);
-    p.setPen(r.straggler || r.otherJob ? colors::verdict(colors::Verdict::Refused)
-             : r.skewed                ? colors::verdict(colors::Verdict::LowQuality)
-                                       : palette().color(QPalette::Text));
-    const QRectF row = l.row(i);
-    const QRectF box(4, row.center().y() - fm.height() / 2.0, RankLayout::kLabelWidth - 12, fm.height());
-    p.drawText(box, Qt::AlignRight | Qt::AlignVCenter, fm.elidedText(rankLabel(r), Qt::ElideRight, int(box.width())));
+  const QColor late = colors::verdict(colors::Verdict::LowQuality);
+  QVector<QRectF> drawn;
+  // The straggler's label first, then the others wherever they do not overlap one drawn.
+  for (const bool stragglerPass : {true, false}) {
+    for (int i = 0; i < order_.size(); ++i) {
+      const JobRank& r = job_.ranks[order_[i]];
+      if (r.straggler != stragglerPass) continue;
+      const QRectF row = l.row(i);
+      if (!l.labelled() && r.skewed && !stragglerPass)  // too many rows to name: a tick per late rank
+        p.fillRect(QRectF(RankLayout::kLabelWidth - 6, row.top(), 3, std::max(1.0, row.height())), late);
+      if (!l.labelled() && !(r.straggler || r.otherJob)) continue;
+      const QRectF box(4, row.center().y() - fm.height() / 2.0, RankLayout::kLabelWidth - 14, fm.height());
+      if (std::any_of(drawn.begin(), drawn.end(), [&box](const QRectF& d) { return d.intersects(box); })) continue;
+      drawn << box;
+      QFont f = font();
+      f.setBold(r.straggler || r.skewed || r.otherJob);
+      p.setFont(f);
+      p.setPen(r.straggler || r.otherJob ? colors::verdict(colors::Verdict::Refused)
+               : r.skewed                ? late
+                                         : palette().color(QPalette::Text));
+      p.drawText(box, Qt::AlignRight | Qt::AlignVCenter,
+                 QFontMetrics(f).elidedText(rankLabel(r), Qt::ElideRight, int(box.width())));
+    }
   }
   p.setFont(font());
 }
@@ -169,6 +189,13 @@ void JobHeatmap::paintAxis(QPainter& p, const RankLayout& l) const {
   p.setPen(palette().color(QPalette::Text));
   const QFontMetrics fm(font());
   const double y = l.plot.bottom() + fm.ascent() + 4;
+  if (job_.fromSummary) {
+    p.drawText(QRectF(l.plot.left(), y - fm.ascent(), l.plot.width() / 2, fm.height()), Qt::AlignCenter,
+               tr("median step"));
+    p.drawText(QRectF(l.plot.center().x(), y - fm.ascent(), l.plot.width() / 2, fm.height()), Qt::AlignCenter,
+               tr("p90 step"));
+    return;
+  }
   p.drawText(QPointF(l.plot.left(), y), tr("step 1"));
   const QString last = tr("step %1").arg(maxSteps_);
   p.drawText(QPointF(l.plot.right() - fm.horizontalAdvance(last), y), last);
@@ -193,11 +220,11 @@ bool JobHeatmap::event(QEvent* e) {
   const JobRank& r = job_.ranks[pos];
   const int step = std::min(maxSteps_ - 1, int((h->pos().x() - l.plot.left()) / l.plot.width() * maxSteps_));
   QString t = tr("rank %1 (%2)").arg(r.rank).arg(r.file);
-  if (step < r.stepDurationsUs.size())
-    t += tr("\nstep %1: %2, %3× the job's median step")
-             .arg(step + 1)
-             .arg(ms(r.stepDurationsUs[step]))
-             .arg(r.stepDurationsUs[step] / referenceUs_, 0, 'f', 2);
+  const QVector<double>& d = series_[pos];
+  const QString what =
+      job_.fromSummary ? (step == 0 ? tr("median step") : tr("p90 step")) : tr("step %1").arg(step + 1);
+  if (step < d.size())
+    t += tr("\n%1: %2, %3× the job's median step").arg(what, ms(d[step])).arg(d[step] / referenceUs_, 0, 'f', 2);
   if (r.stepMedianUs) t += tr("\nmedian step %1").arg(ms(*r.stepMedianUs));
   if (r.straggler) t += tr("\nthe straggler: the largest median step");
   if (r.skewed && r.skewUs) t += tr("\nstarted %1 after the earliest rank").arg(ms(*r.skewUs));

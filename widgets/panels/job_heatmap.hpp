@@ -4,6 +4,7 @@
 // (blue faster, neutral at the median, vermillion slower). The straggler's row
 // is framed, marked ranks are named beside their rows. More steps than pixels:
 // each pixel column keeps its farthest-from-median step, so one slow step shows.
+// A summary.tsv has no steps: each rank's median and p90 step stand in for them.
 #include "panels/job_rank_layout.hpp"
 
 #include <QImage>
@@ -45,6 +46,7 @@ class JobHeatmap : public QWidget {
   JobOverview job_;
   QVector<int> order_;
   QVector<int> highlighted_;
+  QVector<QVector<double>> series_;  // per position: its steps, or (median, p90) from a summary.tsv
   int maxSteps_ = 0;
   double referenceUs_ = 0;
   QImage image_;  // a pixel per (rank row, column), rebuilt when the column count changes

@@ -123,8 +123,11 @@ void JobOverlapChart::paintEvent(QPaintEvent*) {
   p.drawText(QPointF(l.plot.left(), y), QStringLiteral("0"));
   const QString end = ms(maxUs_);
   p.drawText(QPointF(l.plot.right() - fm.horizontalAdvance(end), y), end);
+  // The axis' words only where they fit between its two ends.
   const QString what = tr("GPU kernel time over the whole trace");
-  p.drawText(QPointF(l.plot.center().x() - fm.horizontalAdvance(what) / 2.0, y), what);
+  const double room = l.plot.width() - 2 * fm.horizontalAdvance(end) - 24;
+  if (fm.horizontalAdvance(what) <= room)
+    p.drawText(QPointF(l.plot.center().x() - fm.horizontalAdvance(what) / 2.0, y), what);
 }
 
 int JobOverlapChart::positionAt(const QPoint& pt) const {

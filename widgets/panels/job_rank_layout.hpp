@@ -13,7 +13,7 @@
 namespace steadyscope::widgets {
 
 struct RankLayout {
-  static constexpr int kTop = 30, kBottom = 24, kLabelWidth = 120;
+  static constexpr int kTop = 30, kBottom = 24, kLabelWidth = 150;
   static constexpr double kMinLabelledRow = 11;
   QRectF plot;
   int count = 0;

@@ -15,6 +15,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -47,7 +48,7 @@ JobView::JobView(QWidget* parent) : QWidget(parent) {
   view_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   view_->verticalHeader()->hide();
   view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 6);
-  view_->setTextElideMode(Qt::ElideMiddle);
+  view_->setTextElideMode(Qt::ElideRight);  // a reason's start says what went wrong
   view_->horizontalHeader()->setStretchLastSection(true);
   view_->installEventFilter(this);
   summary_ = new QLabel(this);
@@ -72,16 +73,17 @@ JobView::JobView(QWidget* parent) : QWidget(parent) {
   charts->addWidget(overlap_);
   charts->setStretchFactor(0, 3);
   charts->setStretchFactor(1, 2);
-  auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(view_);
-  split->addWidget(charts);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
+  split_ = new QSplitter(Qt::Vertical, this);
+  split_->addWidget(view_);
+  split_->addWidget(charts);
+  split_->setStretchFactor(0, 1);
+  split_->setStretchFactor(1, 1);
   auto* l = new QVBoxLayout(this);
   l->setContentsMargins(6, 6, 6, 6);
   l->addLayout(top);
-  l->addWidget(split, 1);
+  l->addWidget(split_, 1);
 
+  connect(split_, &QSplitter::splitterMoved, this, [this] { userSized_ = true; });
   connect(view_, &QTableView::doubleClicked, this, [this] { activateCurrent(); });
   connect(open_, &QPushButton::clicked, this, &JobView::activateCurrent);
   connect(compare_, &QPushButton::clicked, this, &JobView::requestCompare);
@@ -99,6 +101,7 @@ void JobView::setJob(JobOverview job) {
   overlap_->setJob(model_->job());
   summary_->setText(summaryText());
   fitColumns();
+  fitTableHeight();
   // The first row is current (Enter opens it) but not selected: Ctrl+C copies the whole table.
   if (proxy_->rowCount() > 0)
     view_->selectionModel()->setCurrentIndex(proxy_->index(0, 0), QItemSelectionModel::NoUpdate);
@@ -141,6 +144,21 @@ void JobView::fitColumns() {
   const int maxWidth = 260;  // a long reason or file name is elided; its tooltip has it whole
   for (int c = 0; c < JobTableModel::NUM_COLUMNS; ++c)
     if (h->sectionSize(c) > maxWidth) h->resizeSection(c, maxWidth);
+}
+
+void JobView::fitTableHeight() {
+  // A few ranks: the table as tall as its rows, the charts get the rest; many: at most 45 %.
+  const int total = std::max(height() - summary_->sizeHint().height() - 20, 400);  // the splitter's, once laid out
+  const int rows = view_->horizontalHeader()->height() +
+                   proxy_->rowCount() * view_->verticalHeader()->defaultSectionSize() + 2 * view_->frameWidth() +
+                   view_->horizontalScrollBar()->sizeHint().height();
+  const int table = std::min(rows, total * 45 / 100);
+  split_->setSizes({table, total - table});
+}
+
+void JobView::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  if (!userSized_) fitTableHeight();
 }
 
 QVector<int> JobView::selectedPositions() const {

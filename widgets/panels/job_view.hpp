@@ -11,6 +11,7 @@
 class QLabel;
 class QPushButton;
 class QSortFilterProxyModel;
+class QSplitter;
 class QTableView;
 
 namespace steadyscope::widgets {
@@ -45,12 +46,14 @@ class JobView : public QWidget {
 
  protected:
   bool eventFilter(QObject* watched, QEvent* e) override;
+  void resizeEvent(QResizeEvent* e) override;
 
  private:
   void activateCurrent();
   void requestCompare();
   void selectionMoved();
   void fitColumns();
+  void fitTableHeight();
 
   JobTableModel* model_;
   QSortFilterProxyModel* proxy_;
@@ -60,6 +63,8 @@ class JobView : public QWidget {
   QPushButton* compare_;
   JobHeatmap* heatmap_;
   JobOverlapChart* overlap_;
+  QSplitter* split_;
+  bool userSized_ = false;  // the user dragged the splitter: window resizes keep it
 };
 
 }  // namespace steadyscope::widgets
