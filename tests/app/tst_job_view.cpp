@@ -107,6 +107,7 @@ class TstJobView : public QObject {
   void smallSummary();
   void thousandRankSummary();
   void generatedRanks();
+  void cancelRanks();
 
  private:
   QTemporaryDir ranksDir_;
@@ -293,6 +294,26 @@ void TstJobView::generatedRanks() {
   QCOMPARE(run(QStringLiteral(STEADYSCOPE_GUI_BIN), args, &out), 0);
   QVERIFY2(out.contains(QStringLiteral("job: 6 ranks, 1 did not load, straggler rank 2")), qPrintable(out));
   QCOMPARE(QImage(png).size(), QSize(1280, 800));
+}
+
+void TstJobView::cancelRanks() {
+  // Esc while the ranks are read: nothing is shown, the lane's job stops, the window says so.
+  MainWindow w(app::testsupport::tempSettings(ranksDir_.filePath(QStringLiteral("s3.ini"))));
+  const QStringList files = {ranksDir_.filePath(QStringLiteral("rank0.json")),
+                             ranksDir_.filePath(QStringLiteral("rank1.json"))};
+  QVERIFY(QFileInfo::exists(files[0]));
+  app::JobLane* lane = w.jobs()->lane(app::JobKind::Job);
+  app::testsupport::StageHold hold("ranks");
+  lane->setStageObserverForTests(hold.observer());
+  w.openPaths(files);
+  QTRY_VERIFY_WITH_TIMEOUT(hold.reached(), app::testsupport::kJobTimeoutMs);
+  QVERIFY(!w.isIdle());
+  w.jobs()->cancelAll();
+  hold.release();
+  QTRY_COMPARE_WITH_TIMEOUT(lane->stoppedJobs(), quint64(1), app::testsupport::kJobTimeoutMs);
+  QVERIFY(w.document().job().empty());
+  QVERIFY(!w.isJobViewShown());
+  QVERIFY2(w.messageText().contains(QStringLiteral("cancelled")), qPrintable(w.messageText()));
 }
 
 QTEST_MAIN(TstJobView)
