@@ -1,8 +1,7 @@
 // `steadyscope-cli job RANK… [-j N] [--json] [--tsv FILE]`: every rank of a
 // distributed job side by side, one row per rank, without writing chunks
-// (the rows: steadyscope/job.hpp; the many-trace runner: rank_jobs.hpp).
+// (the rows: steadyscope/job.hpp; the many-trace runner: job::runEach).
 #include "commands.hpp"
-#include "rank_jobs.hpp"
 #include "tables.hpp"
 #include "thread_count.hpp"
 
@@ -170,13 +169,13 @@ void printSummary(const std::vector<job::RankRow>& rows, const job::JobSummary& 
 }
 
 std::vector<job::RankRow> computeRows(const JobArgs& a) {
-  const JobBudget budget = budgetForTraces(a.ranks, a.threads, a.jobs);
+  const JobBudget budget = job::budgetForRanks(a.ranks, a.threads, a.jobs);
   std::fprintf(stderr, "Reading %zu ranks, %s\n", a.ranks.size(), budget.describe().c_str());
   job::RankOptions o = a.options;
   o.threads = budget.threadsPerJob;
   std::vector<job::RankRow> rows(a.ranks.size());
   std::mutex printing;
-  runEach(a.ranks.size(), budget, [&](size_t i) {
+  job::runEach(a.ranks.size(), budget, [&](size_t i) {
     rows[i] = job::rankRow(a.ranks[i], i, o);  // the trace is freed inside, once its row is made
     if (rows[i].loaded) return;
     std::lock_guard<std::mutex> lock(printing);

@@ -1,6 +1,5 @@
 #include "split_many.hpp"
 
-#include "rank_jobs.hpp"
 #include "split_load.hpp"
 #include "tables.hpp"
 #include "thread_count.hpp"
@@ -172,7 +171,7 @@ std::vector<TraceReport> runAll(const SplitArgs& sa, const std::vector<std::stri
   std::vector<TraceReport> reports(sa.traces.size());
   std::mutex printing;
   FILE* lines = sa.json ? stderr : stdout;  // --json keeps stdout for the JSON document
-  runEach(sa.traces.size(), budget, [&](size_t i) {
+  job::runEach(sa.traces.size(), budget, [&](size_t i) {
     reports[i] = splitOne(sa.traces[i], i, sa.options.outputDir + "/" + folders[i], sa.options, sa.kind,
                           budget.threadsPerJob, gopt);
     std::lock_guard<std::mutex> lock(printing);
@@ -218,7 +217,7 @@ int splitMany(const SplitArgs& sa, const std::string& prog) {
                  ec.message().c_str());
     return 1;
   }
-  const JobBudget budget = budgetForTraces(sa.traces, sa.threads, sa.jobs);
+  const JobBudget budget = job::budgetForRanks(sa.traces, sa.threads, sa.jobs);
   std::fprintf(sa.json ? stderr : stdout, "Splitting %zu traces into %s, %s\n", sa.traces.size(), dir.c_str(),
                budget.describe().c_str());
   std::vector<TraceReport> reports = runAll(sa, outputFolders(sa.traces), budget, *gopt);

@@ -130,4 +130,9 @@ void Document::clearResults() {
   emit rowsReset();
 }
 
+void Document::setJob(widgets::JobOverview job) {
+  job_ = std::move(job);
+  emit jobChanged();
+}
+
 }  // namespace steadyscope::app

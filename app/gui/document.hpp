@@ -11,6 +11,7 @@
 #include "split_adapter.hpp"
 
 #include "common/trace_document.hpp"
+#include "panels/job_view_data.hpp"
 #include "panels/split_view_data.hpp"
 
 #include <steadyscope/gate.hpp>
@@ -79,6 +80,9 @@ class Document : public QObject {
   const Comparison& comparison() const { return *comparison_; }
   Comparison& comparison() { return *comparison_; }
 
+  // ---- the job: every rank of a distributed job (the Job view), beside the one trace open
+  const widgets::JobOverview& job() const { return job_; }
+
   // ---- changes (the controllers')
   void setLastError(const QString& e) { lastError_ = e; }
   /// A new trace (or none); the results stay until clearResults().
@@ -101,6 +105,8 @@ class Document : public QObject {
   Result* mutableResult(int index);
   /// Forgets every result and the shown rows, gate and directory.
   void clearResults();
+  /// A new job (or none: an empty overview); the open trace, if any, stays.
+  void setJob(widgets::JobOverview job);
 
  signals:
   void traceChanged();
@@ -110,6 +116,7 @@ class Document : public QObject {
   void placeholderChanged();
   void resultsChanged();
   void gateShown();
+  void jobChanged();
 
  private:
   void storeShown();  // the shown fields into the shown result
@@ -128,6 +135,7 @@ class Document : public QObject {
   std::optional<gate::GateResult> shownGate_;
   QString shownGateError_;
   Comparison* comparison_;
+  widgets::JobOverview job_;
 };
 
 }  // namespace steadyscope::app

@@ -36,18 +36,23 @@ namespace steadyscope::app {
 // The two headless outputs, from a window that is loaded, split and selected.
 int saveScreenshot(MainWindow& w, const GuiOptions& o, qint64 splitMs);
 int saveReport(MainWindow& w, const GuiOptions& o);
+int saveJobScreenshot(MainWindow& w, const GuiOptions& o, qint64 openMs);
+void openInputs(MainWindow& w, const GuiOptions& o);
 bool compareForScreenshot(MainWindow& w, const GuiOptions& o);
 
 namespace {
 const char* kDescription =
     "  steadyscope [TRACE [--partial] | SPLIT_DIR [--source TRACE]]\n"
+    "  steadyscope RANK0 RANK1 … | JOB_DIR [--screenshot OUT.png [--size WxH]]\n"
     "  steadyscope [TRACE] [--split [--kind K]] [--select MODE] --screenshot OUT.png [--size WxH]\n"
     "              [--dark] [--find REGEX] [--range-ms A:B] [--compare OTHER] [--raise DOCK]\n"
     "  steadyscope TRACE --split --select MODE --report OUT.pdf [--size WxH]\n"
     "  steadyscope --bench-timeline TRACE | --bench-charts TRACE | --bench-export TRACE [--select MODE]\n"
     "\n"
     "Opens a PyTorch-profiler / Kineto trace (.json, .json.gz, .zip, .json.zst) or a split\n"
-    "directory for review. --screenshot renders the window offscreen into a PNG and exits\n"
+    "directory for review. Several traces, a folder of rank traces or a many-rank split\n"
+    "directory (with summary.tsv) open in the Job view, every rank side by side. --screenshot\n"
+    "renders the window offscreen into a PNG and exits\n"
     "(no display needed). --report writes the selected chunk's one-page report, OUT.pdf, and\n"
     "OUT.png, the timeline view, the same way. For scripts without a GUI use steadyscope-cli.";
 
@@ -55,6 +60,7 @@ const char* kExamples =
     "Examples:\n"
     "  steadyscope run.pt.trace.json.gz\n"
     "  steadyscope chunks/ --source run.pt.trace.json.gz\n"
+    "  steadyscope rank*.json --screenshot job.png                          # the Job view\n"
     "  steadyscope run.json --split --select decode_only --screenshot split.png\n"
     "  steadyscope run.json --split --select mixed --report mixed.pdf      # and mixed.png\n"
     "  steadyscope train.json --split --kind generic --screenshot train.png\n";
@@ -105,8 +111,10 @@ struct Options {
 
   void addTo(QCommandLineParser& p) const {
     p.setApplicationDescription(QString::fromLatin1(kDescription));
-    p.addPositionalArgument(QStringLiteral("TRACE"), QStringLiteral("A trace file or a split directory."),
-                            QStringLiteral("[TRACE | SPLIT_DIR]"));
+    p.addPositionalArgument(QStringLiteral("TRACE"),
+                            QStringLiteral("A trace file or a split directory; several traces or a folder of "
+                                           "rank traces: the Job view."),
+                            QStringLiteral("[TRACE… | SPLIT_DIR | JOB_DIR]"));
     for (const QCommandLineOption* o :
          {&help, &version, &source, &partial, &split, &kind, &select, &compare, &raise, &screenshot, &report, &size,
           &dark, &find, &rangeMs, &benchTimeline, &benchCharts, &benchExport})
@@ -169,7 +177,7 @@ void readOptions(const QCommandLineParser& p, const Options& opt, GuiOptions& o)
   o.benchExport = p.value(opt.benchExport);
   const QStringList files = p.positionalArguments();
   if (!files.isEmpty()) o.input = files.first();
-  if (files.size() > 1) o.error = QStringLiteral("more than one file given (%1)").arg(files[1]);
+  o.inputs = files;
   if (o.error.isEmpty() && p.isSet(opt.kind) && !analysis::parseWorkloadKind(o.kind.toStdString()))
     o.error = QStringLiteral("--kind wants auto, llm or generic (got \"%1\")").arg(o.kind);
   if (o.error.isEmpty() && p.isSet(opt.size)) o.error = checkSize(p.value(opt.size), o.size);
@@ -210,6 +218,18 @@ QString guiHelpText() {
   QCommandLineParser p;
   Options().addTo(p);
   return p.helpText() + QLatin1Char('\n') + QString::fromLatin1(kExamples);
+}
+
+void openInputs(MainWindow& w, const GuiOptions& o) {
+  if (o.input.isEmpty()) return;
+  if (o.inputs.size() > 1)
+    w.openPaths(o.inputs);
+  else if (QFileInfo(o.input).isDir() && !o.source.isEmpty())
+    w.controllers().review->openSplitDirectory(o.input, o.source);
+  else if (o.partial)
+    w.controllers().open->openPartially(o.input);
+  else
+    w.openFile(o.input);  // a folder: a job, else a split directory
 }
 
 int runSteadyscope(int argc, char** argv) {
@@ -255,14 +275,7 @@ int runSteadyscope(int argc, char** argv) {
 
   MainWindow w;
   w.show();
-  if (!o.input.isEmpty()) {
-    if (QFileInfo(o.input).isDir())
-      w.controllers().review->openSplitDirectory(o.input, o.source);
-    else if (o.partial)
-      w.controllers().open->openPartially(o.input);
-    else
-      w.openFile(o.input);
-  }
+  openInputs(w, o);
   return app.exec();
 }
 
@@ -276,21 +289,14 @@ int takeScreenshot(const GuiOptions& o) {
   w.resize(o.size);
   w.show();
   QCoreApplication::processEvents();
-  if (o.input.isEmpty()) {
-    // The welcome screen.
-  } else if (QFileInfo(o.input).isDir()) {
-    w.controllers().review->openSplitDirectory(o.input, o.source);
-  } else if (o.partial) {
-    w.controllers().open->openPartially(o.input);
-  } else {
-    w.openFile(o.input);
-  }
+  openInputs(w, o);  // none: the welcome screen
   QElapsedTimer opening;
   opening.start();
   if (!w.waitForJobs()) {
     std::fprintf(stderr, "steadyscope: timed out loading %s\n", qPrintable(o.input));
     return 1;
   }
+  if (o.inputs.size() > 1 || w.isJobViewShown()) return saveJobScreenshot(w, o, opening.elapsed());
   // With --compare, what opening side A cost, to set beside what side B costs.
   if (!o.compare.isEmpty()) std::printf("open: %lld ms (load and timeline index)\n", opening.elapsed());
   if (!o.input.isEmpty() && !w.document() && !QFileInfo(o.input).isDir()) {
@@ -371,6 +377,22 @@ int saveReport(MainWindow& w, const GuiOptions& o) {
   std::printf("report: %s and %s (%dx%d)\nstatus: %s\n", qPrintable(o.report), qPrintable(pngPathFor(o.report)),
               o.size.width(), o.size.height(), qPrintable(w.statusText()));
   return 0;
+}
+
+int saveJobScreenshot(MainWindow& w, const GuiOptions& o, qint64 openMs) {
+  if (!w.isJobViewShown()) {
+    const QString why = w.document().lastError();
+    std::fprintf(stderr, "steadyscope: %s\n", qPrintable(why.isEmpty() ? QStringLiteral("no job opened") : why));
+    return 1;
+  }
+  w.resize(o.size);
+  for (int i = 0; i < 5; ++i) QCoreApplication::processEvents();
+  const int rc = saveScreenshot(w, o, -1);
+  std::printf("open: %lld ms (every rank's row, to the Job view shown)\n", openMs);
+  const auto& job = w.document().job();
+  std::printf("job: %lld ranks, %d did not load%s\n", static_cast<long long>(job.ranks.size()), job.failedRanks,
+              job.stragglerRank ? qPrintable(QStringLiteral(", straggler rank %1").arg(*job.stragglerRank)) : "");
+  return rc;
 }
 
 int saveScreenshot(MainWindow& w, const GuiOptions& o, qint64 splitMs) {

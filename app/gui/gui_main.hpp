@@ -1,6 +1,7 @@
 #pragma once
 // The GUI entry point, kept out of main.cpp so tests can drive it.
 //   steadyscope [TRACE | SPLIT_DIR [--source TRACE]]
+//   steadyscope RANK… | JOB_DIR [--screenshot OUT.png]   (the Job view)
 //   steadyscope [TRACE] [--split [--kind K]] [--select MODE] --screenshot OUT.png [--size 1920x1080] [--dark]
 //   steadyscope TRACE --split --select MODE --report OUT.pdf [--size 1920x1080]
 //   steadyscope TRACE --split --select MODE --compare OTHER --screenshot OUT.png  (A/B of MODE's chunks)
@@ -9,11 +10,13 @@
 //   steadyscope --bench-export TRACE [--select MODE]
 #include <QSize>
 #include <QString>
+#include <QStringList>
 
 namespace steadyscope::app {
 
 struct GuiOptions {
-  QString input;                            // trace file or split directory
+  QString input;                            // trace file or split directory (the first of inputs)
+  QStringList inputs;                       // every file given: several open as a job
   QString source;                           // --source: the split directory's source trace
   bool split = false;                       // --split
   QString kind;                             // --kind auto|llm|generic: the Run panel's workload

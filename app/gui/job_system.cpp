@@ -6,7 +6,8 @@ namespace steadyscope::app {
 
 namespace {
 // The lanes the status bar follows, in the order it prefers them; an export shows in its dialog.
-constexpr JobKind kShown[] = {JobKind::Load, JobKind::Split, JobKind::Review, JobKind::Compare, JobKind::Report};
+constexpr JobKind kShown[] = {JobKind::Load,   JobKind::Job,     JobKind::Split,
+                              JobKind::Review, JobKind::Compare, JobKind::Report};
 constexpr qint64 kReviewShownAfterMs = 150;
 }  // namespace
 

@@ -1,6 +1,6 @@
 #pragma once
 // The window's one job system: every long task (load, split, gate review,
-// compare, export, report) runs through it, on the lane of its kind. Kinds
+// compare, export, report, a job's ranks) runs through it, on the lane of its kind. Kinds
 // that may run at once have lanes of their own (a review runs while the next
 // load does); within a lane a new job supersedes the current one. The status
 // bar shows the lane shownLane() names, and Esc / Cancel stop every lane.
@@ -12,8 +12,8 @@
 
 namespace steadyscope::app {
 
-enum class JobKind { Load, Split, Review, Compare, Export, Report };
-inline constexpr int kJobKinds = 6;
+enum class JobKind { Load, Split, Review, Compare, Export, Report, Job };
+inline constexpr int kJobKinds = 7;
 
 class JobSystem : public QObject {
   Q_OBJECT

@@ -4,6 +4,7 @@
 #include "compare_controller.hpp"
 #include "export_controller.hpp"
 #include "find_controller.hpp"
+#include "job_controller.hpp"
 #include "open_controller.hpp"
 #include "review_controller.hpp"
 #include "run_panel.hpp"
@@ -19,6 +20,7 @@
 #include "panels/details_panel.hpp"
 #include "panels/explanation_panel.hpp"
 #include "panels/find_panel.hpp"
+#include "panels/job_view.hpp"
 #include "panels/welcome_widget.hpp"
 #include "timeline/timeline_view.hpp"
 
@@ -95,8 +97,10 @@ void MainWindow::createPanes() {
   panes_.timeline = new widgets::TimelineView(centre_);
   panes_.timeline->setObjectName(QStringLiteral("timeline"));
   panes_.timeline->setSelectionModel(selection_);
+  panes_.job = new widgets::JobView(centre_);
   centre_->addWidget(panes_.welcome);
   centre_->addWidget(panes_.timeline);
+  centre_->addWidget(panes_.job);
   setCentralWidget(centre_);
   panes_.chunks = new widgets::ChunksPanel(this);
   panes_.chunks->setSelectionModel(selection_);
@@ -163,7 +167,10 @@ void MainWindow::bindDocument() {
     panes_.anomalies->setTrace(d->trace());
     panes_.details->setDocument(d->view());
     panes_.charts->setDocument(d->view());
-    centre_->setCurrentWidget(*d ? static_cast<QWidget*>(panes_.timeline) : static_cast<QWidget*>(panes_.welcome));
+    if (*d)
+      showCentre(panes_.timeline);
+    else
+      showCentre(d->job().empty() ? static_cast<QWidget*>(panes_.welcome) : panes_.job);
     panes_.chunks->model()->setTimeOrigin(*d ? d->index()->firstNs : 0);
     updateTitle();
   });
@@ -198,6 +205,11 @@ void MainWindow::bindDocument() {
       panes_.explanation->clear(d->shownGateError());
   });
   connect(d, &Document::resultsChanged, this, &MainWindow::updateResultBox);
+  connect(d, &Document::jobChanged, this, [this, d] {
+    panes_.job->setJob(d->job());
+    if (jobViewAction_) jobViewAction_->setEnabled(!d->job().empty());
+    showCentre(!d->job().empty() ? panes_.job : *d ? static_cast<QWidget*>(panes_.timeline) : panes_.welcome);
+  });
   connect(panes_.anomalies, &widgets::AnomaliesPanel::eventActivated, panes_.timeline,
           &widgets::TimelineView::revealEvent);
   connect(panes_.run, &RunPanel::gateOptionsChanged, this,
@@ -211,16 +223,20 @@ void MainWindow::createControllers() {
   c_.compare = new CompareController(doc_, jobs_, panes_.run, selection_, this);
   c_.exporting = new ExportController(doc_, jobs_, panes_.run, selection_, panes_.timeline, settings_.get(), this);
   c_.find = new FindController(doc_, panes_.timeline, panes_.find, this);
+  c_.job = new JobController(doc_, jobs_, c_.split, c_.compare, this);
 }
 
 void MainWindow::bindControllers() {
-  for (Controller* c : std::initializer_list<Controller*>{c_.open, c_.split, c_.review, c_.compare, c_.exporting}) {
+  for (Controller* c :
+       std::initializer_list<Controller*>{c_.open, c_.split, c_.review, c_.compare, c_.exporting, c_.job}) {
     connect(c, &Controller::message, status_, &StatusBar::flash);
     connect(c, &Controller::problem, this, &MainWindow::showError);
   }
   connect(c_.find, &FindController::message, status_, &StatusBar::flash);
-  connect(c_.open, &OpenController::directoryRequested, c_.review,
-          [this](const QString& dir) { c_.review->openSplitDirectory(dir); });
+  connect(c_.open, &OpenController::directoryRequested, this, &MainWindow::openDirectory);
+  connect(c_.job, &JobController::traceRequested, c_.open, &OpenController::openFile);
+  connect(panes_.job, &widgets::JobView::rankActivated, c_.job, &JobController::openRank);
+  connect(panes_.job, &widgets::JobView::compareRequested, c_.job, &JobController::compareRanks);
   connect(c_.open, &OpenController::partialOpenOffered, this, &MainWindow::offerPartialOpen);
   connect(c_.open, &OpenController::recentFilesChanged, this, &MainWindow::updateRecentMenu);
   connect(c_.review, &ReviewController::sourceTraceRequested, c_.open, &OpenController::openFile);
@@ -261,6 +277,36 @@ void MainWindow::raiseAb() {
 }
 
 void MainWindow::openFile(const QString& path) { c_.open->openFile(path); }
+
+void MainWindow::openPaths(const QStringList& paths) {
+  if (paths.size() > 1)
+    c_.job->openRanks(paths);
+  else if (!paths.isEmpty())
+    openFile(paths.first());
+}
+
+void MainWindow::openDirectory(const QString& dir) {
+  if (!c_.job->openDirectory(dir)) c_.review->openSplitDirectory(dir);
+}
+
+void MainWindow::showJobView() {
+  if (!doc_->job().empty()) showCentre(panes_.job);
+}
+
+void MainWindow::showCentre(QWidget* w) {
+  const bool job = w == panes_.job;
+  if (job && !isJobViewShown()) {
+    // The docks are about the one trace open; the job's panes need the room.
+    for (QDockWidget* d : docks_)
+      if (d->isVisible()) hiddenDocks_ << d, d->hide();
+  } else if (!job) {
+    for (QDockWidget* d : std::exchange(hiddenDocks_, {})) d->show();
+  }
+  centre_->setCurrentWidget(w);
+  updateTitle();
+}
+
+bool MainWindow::isJobViewShown() const { return centre_->currentWidget() == panes_.job; }
 void MainWindow::openSample() { c_.open->openSample(); }
 void MainWindow::runSplit() { c_.split->runSplit(); }
 
@@ -277,7 +323,9 @@ bool MainWindow::raiseDock(const QString& name) {
 }
 
 void MainWindow::updateTitle() {
-  if (!*doc_)
+  if (isJobViewShown())
+    setWindowTitle(tr("Job: %1 — Steadyscope").arg(doc_->job().title));
+  else if (!*doc_)
     setWindowTitle(tr("Steadyscope"));
   else
     setWindowTitle(
@@ -341,6 +389,7 @@ void MainWindow::offerPartialOpen(const QString& path, const QString& message) {
 
 void MainWindow::closeEvent(QCloseEvent* e) {
   jobs_->discardAll();
+  for (QDockWidget* d : std::exchange(hiddenDocks_, {})) d->show();  // the layout is saved as the trace view's
   jobs_->lane(JobKind::Export)->discard();
   settings_->setGeometry(saveGeometry());
   settings_->setWindowState(saveState());
@@ -353,10 +402,12 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
 }
 
 void MainWindow::dropEvent(QDropEvent* e) {
-  const QList<QUrl> urls = e->mimeData()->urls();
-  if (urls.isEmpty() || !urls.first().isLocalFile()) return;
+  QStringList paths;
+  for (const QUrl& u : e->mimeData()->urls())
+    if (u.isLocalFile()) paths << u.toLocalFile();
+  if (paths.isEmpty()) return;
   e->acceptProposedAction();
-  openFile(urls.first().toLocalFile());  // a directory is opened for review
+  openPaths(paths);  // several files: a job; a directory: a job or a split directory's review
 }
 
 }  // namespace steadyscope::app

@@ -29,6 +29,7 @@ class ChunksPanel;
 class DetailsPanel;
 class ExplanationPanel;
 class FindPanel;
+class JobView;
 class SelectionModel;
 class TimelineView;
 class WelcomeWidget;
@@ -39,6 +40,7 @@ namespace steadyscope::app {
 class CompareController;
 class ExportController;
 class FindController;
+class JobController;
 class OpenController;
 class ReviewController;
 class RunPanel;
@@ -56,6 +58,7 @@ struct Panes {
   widgets::ChartsPanel* charts = nullptr;
   widgets::AbPanel* ab = nullptr;
   widgets::FindPanel* find = nullptr;
+  widgets::JobView* job = nullptr;
   RunPanel* run = nullptr;
   QComboBox* results = nullptr;
   QLineEdit* findEdit = nullptr;
@@ -70,6 +73,7 @@ struct Controllers {
   CompareController* compare = nullptr;
   ExportController* exporting = nullptr;
   FindController* find = nullptr;
+  JobController* job = nullptr;
 };
 
 class MainWindow : public QMainWindow {
@@ -89,6 +93,8 @@ class MainWindow : public QMainWindow {
   QString messageText() const;  // the transient status message
   QMessageBox* errorBox() const { return errorBox_; }
   bool isWelcomeShown() const;
+  /// The Job view is in the centre (the docks hidden).
+  bool isJobViewShown() const;
   /// No load, split, gate review, compare or report is running.
   bool isIdle() const { return jobs_->isIdle(); }
   /// Runs the event loop until every job has ended (headless runs); false on timeout.
@@ -98,6 +104,10 @@ class MainWindow : public QMainWindow {
 
  public slots:
   void openFile(const QString& path);
+  /// Several traces open as a job; one path as openFile (a folder: a job, else a split directory).
+  void openPaths(const QStringList& paths);
+  /// Brings the Job view back to the centre (View ▸ Job view).
+  void showJobView();
   void openSample();
   void runSplit();
 
@@ -124,6 +134,9 @@ class MainWindow : public QMainWindow {
   void updateResultBox();
   void updateChunkActions();
   void raiseAb();
+  void openDirectory(const QString& dir);
+  /// The centre shows `w`; the docks are hidden while it is the Job view and come back after.
+  void showCentre(QWidget* w);
 
   std::unique_ptr<AppSettings> settings_;
   Document* doc_;
@@ -143,6 +156,8 @@ class MainWindow : public QMainWindow {
   QAction* compareWithAction_ = nullptr;
   QAction* exportAction_ = nullptr;
   QAction* reportAction_ = nullptr;
+  QAction* jobViewAction_ = nullptr;
+  QList<QDockWidget*> hiddenDocks_;  // the docks the Job view hid
   QPointer<QMessageBox> errorBox_;
 };
 

@@ -3,6 +3,7 @@
 #include "compare_controller.hpp"
 #include "export_controller.hpp"
 #include "find_controller.hpp"
+#include "job_controller.hpp"
 #include "main_window.hpp"
 #include "open_controller.hpp"
 #include "review_controller.hpp"
@@ -12,6 +13,7 @@
 
 #include "common/selection_model.hpp"
 #include "panels/chunks_panel.hpp"
+#include "panels/job_view.hpp"
 #include "timeline/timeline_view.hpp"
 
 #include <QAction>
@@ -35,8 +37,9 @@ void MainWindow::createFileMenu() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   OpenController* open = c_.open;
   openAction_ = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open trace…"), this, [=, this] {
-    const QString f = QFileDialog::getOpenFileName(this, tr("Open trace"), open->startFolder(), kTraceFilter);
-    if (!f.isEmpty()) open->openFile(f);
+    // Several traces (the ranks of a job) open in the Job view.
+    const QStringList f = QFileDialog::getOpenFileNames(this, tr("Open traces"), open->startFolder(), kTraceFilter);
+    openPaths(f);
   });
   openAction_->setShortcut(QKeySequence::Open);
   openAction_->setObjectName(QStringLiteral("action.open"));
@@ -113,6 +116,18 @@ void MainWindow::createViewMenu() {
         panes_.laneFilter->selectAll();
       },
       QStringLiteral("action.filterLanes"));
+  // The Job view and the open rank's timeline, one key apart.
+  jobViewAction_ = key(
+      tr("&Job view"), QKeySequence(Qt::CTRL | Qt::Key_J), this,
+      [this] {
+        if (isJobViewShown() && *doc_)
+          showCentre(panes_.timeline);
+        else
+          showJobView();
+      },
+      QStringLiteral("action.jobView"));
+  jobViewAction_->setToolTip(tr("Every rank of the job opened; again: back to the open rank's timeline"));
+  jobViewAction_->setEnabled(false);
   addThemeMenu(view, settings_.get());
   view->addSeparator();
   for (QDockWidget* d : docks_) view->addAction(d->toggleViewAction());
@@ -166,8 +181,14 @@ void MainWindow::createCompareMenu() {
   QMenu* m = menuBar()->addMenu(tr("C&ompare"));
   m->setObjectName(QStringLiteral("menu.compare"));
   CompareController* cmp = c_.compare;
-  QAction* rows = m->addAction(tr("Compare the two selected &chunks"), cmp,
-                               [this] { c_.compare->compareSelectedRows(panes_.chunks->selectedModelRows()); });
+  QAction* rows = m->addAction(tr("Compare the two selected &chunks or ranks"), cmp, [this] {
+    if (isJobViewShown()) {
+      const QVector<int> ranks = panes_.job->selectedPositions();
+      if (ranks.size() == 2) return c_.job->compareRanks(ranks[0], ranks[1]);
+      return c_.job->compareRanks(-1, -1);  // says what to select
+    }
+    c_.compare->compareSelectedRows(panes_.chunks->selectedModelRows());
+  });
   rows->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
   rows->setObjectName(QStringLiteral("action.compareRows"));
   QAction* a = m->addAction(tr("Use the selection as &A"), cmp, [cmp] { cmp->useSelectionAs(0); });

@@ -93,7 +93,7 @@ class TestCompareWindow : public QObject {
     // The chunk table's right-click menu offers the comparison.
     QStringList menu;
     for (QAction* a : w.panes().chunks->view()->actions()) menu << a->text().remove(QLatin1Char('&'));
-    QVERIFY2(menu.contains(QStringLiteral("Compare the two selected chunks")), qPrintable(menu.join(QLatin1Char('|'))));
+    QVERIFY2(menu.contains(QStringLiteral("Compare the two selected chunks or ranks")), qPrintable(menu.join(QLatin1Char('|'))));
     QVERIFY(menu.contains(QStringLiteral("Use the selection as A")));
   }
 

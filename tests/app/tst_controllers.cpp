@@ -389,8 +389,8 @@ void TstControllers::commandLine_data() {
                                          << "t.json";
   QTest::newRow("unknown option") << QStringList{"--frobnicate"} << "frobnicate"
                                   << "";
-  QTest::newRow("two files") << QStringList{"a.json", "b.json"} << "more than one file"
-                             << "a.json";
+  QTest::newRow("two files: a job") << QStringList{"a.json", "b.json"} << ""
+                                    << "a.json";
   QTest::newRow("a value missing") << QStringList{"t.json", "--select"} << "select"
                                    << "";
   QTest::newRow("bad size") << QStringList{"t.json", "--size", "big"} << "--size wants WxH"

@@ -8,8 +8,9 @@
 
 namespace steadyscope::widgets {
 
-/// `rows` of `model` (its DisplayRole), in the order given, after one header
-/// line: `headers`, or the model's horizontal headers when empty.
-QString tableRowsTsv(const QAbstractItemModel& model, const QList<int>& rows, const QStringList& headers = {});
+/// `rows` of `model` (its `role`, DisplayRole by default), in the order given, after
+/// one header line: `headers`, or the model's horizontal headers when empty.
+QString tableRowsTsv(const QAbstractItemModel& model, const QList<int>& rows, const QStringList& headers = {},
+                     int role = Qt::DisplayRole);
 
 }  // namespace steadyscope::widgets

@@ -11,8 +11,12 @@
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/analysis/workload_kind.hpp>
 #include <steadyscope/core/gate/gate.hpp>
+#include <steadyscope/core/util/error.hpp>
+#include <steadyscope/core/util/job_budget.hpp>
 #include <steadyscope/core/util/json_value.hpp>
 
+#include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,8 +31,9 @@ struct RankRow {
   std::string file;
   bool loaded = false;
   uint64_t events = 0;
-  uint64_t gpuEvents = 0;  // kernels, memcpys, memsets
-  uint64_t steps = 0;      // the splitter's roots
+  uint64_t gpuEvents = 0;               // kernels, memcpys, memsets
+  uint64_t steps = 0;                   // the splitter's roots
+  std::vector<double> stepDurationsUs;  // each root's duration, in order (not in JSON or TSV)
   std::optional<double> stepMedianUs, stepP90Us, firstStepTsUs;
   std::optional<double> skewUs;  // set by summarise
   double gpuBusyUs = 0, commBusyUs = 0, computeBusyUs = 0, overlapUs = 0;
@@ -60,8 +65,9 @@ struct RankOptions {
   analysis::SplitOptions split;  // findSteadyState on by default
   std::optional<analysis::WorkloadKind> kind = analysis::WorkloadKind::Auto;
   gate::GateOptions gate;
-  bool gateModeByWorkload = true;  // mixed for LLM inference, generic otherwise (else gate.mode)
-  unsigned threads = 0;            // loader and splitter (0: jobThreads())
+  bool gateModeByWorkload = true;             // mixed for LLM inference, generic otherwise (else gate.mode)
+  unsigned threads = 0;                       // loader and splitter (0: jobThreads())
+  const std::atomic<bool>* cancel = nullptr;  // when set and true, the load and split stop at their next stage
   RankOptions() { split.findSteadyState = true; }
 };
 
@@ -75,6 +81,20 @@ RankRow failedRow(const std::string& path, size_t position, std::string reason);
 
 /// The job's figures; fills each row's skewUs (its first step minus the earliest rank's).
 JobSummary summarise(std::vector<RankRow>& rows);
+
+/// The CPUs and memory budget for loading these rank files together (D-031): `threadsPerTrace`
+/// is --threads (0: not given), `requestedJobs` -j (0: what fits), `availableBytes` the memory
+/// to plan with (0: what the machine has available now).
+JobBudget budgetForRanks(const std::vector<std::string>& paths, unsigned threadsPerTrace, unsigned requestedJobs,
+                         uint64_t availableBytes = 0);
+/// Calls run(i) for every i < count on budget.jobs threads (this one among them),
+/// each index once, in increasing order of start.
+void runEach(size_t count, const JobBudget& budget, const std::function<void(size_t)>& run);
+
+/// The job rows of a many-rank split's summary.tsv (docs/cluster.md): one per trace, in
+/// table order, figures empty where the table has none; no step durations (the table has
+/// none). Call summarise for the skew. Errors name the file and the line.
+Expected<std::vector<RankRow>> readSummaryTsv(const std::string& path);
 
 /// {"ranks": [rows], "job": {...}}; a row's figures are null when it did not load.
 JsonValue rowJson(const RankRow& row);

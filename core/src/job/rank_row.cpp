@@ -47,6 +47,7 @@ void setSteps(RankRow& row, const analysis::SplitResult& split) {
   std::vector<double> durs;
   durs.reserve(split.roots.size());
   for (const auto& root : split.roots) durs.push_back(root.durUs);
+  row.stepDurationsUs = durs;
   std::sort(durs.begin(), durs.end());
   row.stepMedianUs = percentile(durs, 0.5);
   row.stepP90Us = percentile(durs, 0.9);
@@ -118,8 +119,15 @@ RankRow rankRowOf(const Trace& trace, size_t position, const analysis::SplitResu
 }
 
 RankRow rankRow(const std::string& path, size_t position, const RankOptions& options) {
+  // The caller's cancel flag, seen by the load and the split at each of their stages.
+  JobControl control;
+  if (options.cancel)
+    control.setStageObserver([&control, cancel = options.cancel](std::string_view) {
+      if (cancel->load(std::memory_order_relaxed)) control.requestCancel();
+    });
   LoadOptions load;
   load.threads = options.threads;
+  load.control = &control;
   auto loaded = loadTrace(path, load);
   if (!loaded) return failedRow(path, position, loaded.error().describe());
   const TracePtr trace = loaded.value();
@@ -130,7 +138,8 @@ RankRow rankRow(const std::string& path, size_t position, const RankOptions& opt
   gate::GateOptions g = options.gate;
   if (options.gateModeByWorkload) g.mode = o.llmInference ? gate::Mode::Mixed : gate::Mode::Generic;
   analysis::Splitter splitter(trace);
-  const analysis::SplitResult split = splitter.plan(o);
+  const analysis::SplitResult split = splitter.plan(o, &control);
+  if (control.cancelled()) return failedRow(path, position, path + ": cancelled");
   const gate::GateResult verdict = gate::evaluateGate(review::gateInputFromSplit(split, o), g);
   return rankRowOf(*trace, position, split, verdict);
 }

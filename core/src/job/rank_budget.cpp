@@ -1,4 +1,6 @@
-#include "rank_jobs.hpp"
+// Many rank traces at once, for `split RANK… -o DIR`, `job RANK…` and the window's
+// Job view: how many run together within the CPUs and the memory (D-031).
+#include <steadyscope/job.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -7,7 +9,7 @@
 
 #include <sched.h>
 
-namespace steadyscope::cli {
+namespace steadyscope::job {
 
 namespace {
 
@@ -39,13 +41,14 @@ unsigned usableCpus() {
 
 }  // namespace
 
-JobBudget budgetForTraces(const std::vector<std::string>& traces, unsigned threadsPerTrace, unsigned requestedJobs) {
+JobBudget budgetForRanks(const std::vector<std::string>& traces, unsigned threadsPerTrace, unsigned requestedJobs,
+                         uint64_t availableBytes) {
   JobBudgetInput in;
   in.hardwareThreads = usableCpus();
   in.threadsPerSplit = threadsPerTrace;
   in.requestedJobs = requestedJobs;
   in.traces = traces.size();
-  in.availableBytes = availableMemoryBytes();
+  in.availableBytes = availableBytes ? availableBytes : availableMemoryBytes();
   for (const auto& t : traces) in.bytesPerJob = std::max(in.bytesPerJob, estimatedPeakBytes(t));
   return planJobs(in);
 }
@@ -61,4 +64,4 @@ void runEach(size_t count, const JobBudget& budget, const std::function<void(siz
   for (auto& t : pool) t.join();
 }
 
-}  // namespace steadyscope::cli
+}  // namespace steadyscope::job
