@@ -2,7 +2,7 @@
 # Writes a help2man include file with one section per CLI command, each the command's own --help
 # as preformatted text, so `man steadyscope-cli` documents every command.
 set(text "")
-foreach(cmd info split gate job bench)
+foreach(cmd info split gate job compare bench)
   execute_process(COMMAND ${CLI} ${cmd} --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${CLI} ${cmd} --help exited ${rc}")

@@ -11,5 +11,6 @@ int cmdSplit(const Args& args);   // cmd_split.cpp  — the TraceLens-compatible
 int cmdGate(const Args& args);    // cmd_gate.cpp   — the chunk-quality gate / review
 int cmdExport(const Args& args);  // cmd_export.cpp — one chunk with its row and a provenance manifest
 int cmdJob(const Args& args);     // cmd_job.cpp    — every rank of a distributed job side by side
+int cmdCompare(const Args& args);  // cmd_compare.cpp — two traces op by op, GPU time per step
 
 }  // namespace steadyscope::cli

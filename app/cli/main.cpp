@@ -24,6 +24,7 @@ const char* kUsage =
     "  export TRACE --mode M -o DIR  export one chunk with its execution_details row and a manifest\n"
     "  job RANK... [--json]       every rank of a distributed job side by side: steps, skew,\n"
     "                             comm/compute overlap, each rank's chunk and verdict\n"
+    "  compare A B [--steps R]    two traces op by op: each launching op's GPU time per step\n"
     "  bench load|split FILE      measure loading / splitting against raw baselines\n"
     "\n"
     "Options:\n"
@@ -35,6 +36,7 @@ const char* kUsage =
     "  steadyscope-cli split run.pt.trace.json.gz -o chunks --find-steady-state\n"
     "  steadyscope-cli gate chunks --trace run.pt.trace.json.gz\n"
     "  steadyscope-cli job rank*.pt.trace.json.gz\n"
+    "  steadyscope-cli compare h100.json.gz mi300.json.gz\n"
     "  steadyscope-cli bench load run.pt.trace.json.gz\n"
     "\n"
     "Exit status: 0 success, 1 failure (bad input, refused chunk), 2 usage error.\n";
@@ -63,6 +65,7 @@ int main(int argc, char** argv) {
   if (cmd == "gate") return steadyscope::cli::cmdGate(rest);
   if (cmd == "export") return steadyscope::cli::cmdExport(rest);
   if (cmd == "job") return steadyscope::cli::cmdJob(rest);
+  if (cmd == "compare") return steadyscope::cli::cmdCompare(rest);
   std::fprintf(stderr, "steadyscope-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return 2;
 }
