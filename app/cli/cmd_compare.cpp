@@ -146,10 +146,11 @@ void printSide(const char* label, const compare::SideFigures& f) {
     std::printf("), step median %s", ms(f.stepMedianUs.value_or(0)).c_str());
   }
   std::printf(", GPU busy per step %s\n", ms(f.gpuBusyPerStepUs).c_str());
-  std::printf("   %llu GPU events, %s of GPU time; %.1f %% of it attributed to an op (%llu without a launch, "
-              "%llu launched outside any op)\n",
-              static_cast<unsigned long long>(f.gpuEvents), ms(f.gpuUs).c_str(), 100.0 * f.attributedShare,
-              static_cast<unsigned long long>(f.withoutLaunch), static_cast<unsigned long long>(f.launchOutsideOp));
+  std::printf(
+      "   %llu GPU events, %s of GPU time; %.1f %% of it attributed to an op (%llu without a launch, "
+      "%llu launched outside any op)\n",
+      static_cast<unsigned long long>(f.gpuEvents), ms(f.gpuUs).c_str(), 100.0 * f.attributedShare,
+      static_cast<unsigned long long>(f.withoutLaunch), static_cast<unsigned long long>(f.launchOutsideOp));
 }
 
 void printComparison(const compare::Comparison& c, size_t top) {

@@ -105,7 +105,8 @@ std::vector<Item> laneItems(const Trace& t, const Lane& lane, const std::vector<
   for (size_t i = 0; i < items.size();) {  // the lane is in ts order: only runs of one ts need sorting
     size_t j = i + 1;
     while (j < items.size() && items[j].ts == items[i].ts) ++j;
-    if (j - i > 1) std::sort(items.begin() + static_cast<ptrdiff_t>(i), items.begin() + static_cast<ptrdiff_t>(j), before);
+    if (j - i > 1)
+      std::sort(items.begin() + static_cast<ptrdiff_t>(i), items.begin() + static_cast<ptrdiff_t>(j), before);
     i = j;
   }
   return items;
@@ -132,8 +133,7 @@ void sweepLane(const Trace& t, const Lane& lane, const std::vector<uint8_t>& rol
 
 bool isOp(const Trace& t, EventIdx i) {
   const Ph ph = t.ph[i];
-  return t.classOf(i) == CatClass::CpuOp && hasTs(t, i) && (ph == Ph::Complete || ph == Ph::Begin) &&
-         t.durNs[i] >= 0;
+  return t.classOf(i) == CatClass::CpuOp && hasTs(t, i) && (ph == Ph::Complete || ph == Ph::Begin) && t.durNs[i] >= 0;
 }
 
 }  // namespace

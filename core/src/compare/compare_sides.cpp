@@ -76,7 +76,8 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-void addSideFigures(SideSums& s, const Trace& t, const SideSteps& steps, int64_t attributedNs, std::vector<Span>& spans) {
+void addSideFigures(SideSums& s, const Trace& t, const SideSteps& steps, int64_t attributedNs,
+                    std::vector<Span>& spans) {
   SideFigures& f = s.fig;
   f.file = t.path;
   f.stepSource = steps.source;
@@ -137,7 +138,9 @@ class RowJoin {
  public:
   void add(bool sideB, const Trace& t, const SideSums& s) {
     const size_t noOp = t.strings.size();
-    auto opName = [&](size_t slot) { return slot == noOp ? std::string(kNoOp) : std::string(t.strings.view(static_cast<StrId>(slot))); };
+    auto opName = [&](size_t slot) {
+      return slot == noOp ? std::string(kNoOp) : std::string(t.strings.view(static_cast<StrId>(slot)));
+    };
     for (size_t slot = 0; slot < s.perOp.size(); ++slot) {
       if (!s.perOp[slot].count) continue;
       OpRow& r = row(opName(slot));
@@ -227,7 +230,8 @@ Expected<Comparison> compareTraces(const TracePtr& a, const TracePtr& b, const C
     attr = attribute(*t);
   };
   const bool big = a->size() + b->size() > 200000;
-  runSideBySide(options.threads, big, [&] { side(b, splitB, attrB); }, [&] { side(a, splitA, attrA); });
+  runSideBySide(
+      options.threads, big, [&] { side(b, splitB, attrB); }, [&] { side(a, splitA, attrA); });
   if (cancelled("Compare")) return makeError(Error::Kind::Cancelled, a->path, "cancelled");
   auto steps = chooseSteps(*a, &splitA, *b, &splitB, options);
   if (!steps) return steps.error();

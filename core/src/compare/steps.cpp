@@ -50,8 +50,9 @@ Expected<SideSteps> sideSteps(const Trace& t, const analysis::SplitResult& s, co
   const size_t n = s.roots.size();
   out.totalSteps = n;
   if (n == 0)
-    return sideError(t, "no steps found (no ProfilerStep#N, step annotation or call-tree step); "
-                        "--whole-trace compares every GPU event");
+    return sideError(t,
+                     "no steps found (no ProfilerStep#N, step annotation or call-tree step); "
+                     "--whole-trace compares every GPU event");
   std::vector<size_t> picked;
   if (range) {
     const size_t b = range->begin.value_or(0), e = range->end.value_or(n);

@@ -88,7 +88,9 @@ BruteForce bruteForce(const Trace& t) {
   BruteForce r;
   for (EventIdx g : gpu) {
     if (!t.has(g, ev::HasCorr)) continue;
-    auto same = [&](EventIdx l) { return t.corr[l] == t.corr[g] && t.has(l, ev::CorrIsStr) == t.has(g, ev::CorrIsStr); };
+    auto same = [&](EventIdx l) {
+      return t.corr[l] == t.corr[g] && t.has(l, ev::CorrIsStr) == t.has(g, ev::CorrIsStr);
+    };
     auto it = std::find_if(launches.begin(), launches.end(), same);  // the first in file order
     if (it == launches.end()) continue;
     const EventIdx l = *it;
@@ -98,8 +100,7 @@ BruteForce bruteForce(const Trace& t) {
     for (EventIdx o : ops) {
       if (t.lane[o] != t.lane[l] || t.tsNs[o] > t.tsNs[l] || t.tsNs[o] + t.durNs[o] < lEnd) continue;
       // Innermost: the latest start, then the earliest end, then the later in file order.
-      if (!best || t.tsNs[o] > t.tsNs[*best] ||
-          (t.tsNs[o] == t.tsNs[*best] && t.endNs(o) < t.endNs(*best)) ||
+      if (!best || t.tsNs[o] > t.tsNs[*best] || (t.tsNs[o] == t.tsNs[*best] && t.endNs(o) < t.endNs(*best)) ||
           (t.tsNs[o] == t.tsNs[*best] && t.endNs(o) == t.endNs(*best)))
         best = o;
     }
@@ -236,8 +237,8 @@ class TstCompare : public QObject {
 
   void launchOnAnotherThread() {
     TraceText tt;
-    tt.op("aten::backward_wrapper", 1, 0, 1000);     // thread 1 spans everything
-    tt.launch("cudaLaunchKernel", 2, 100, 5, 1);     // thread 2, inside no op of its own
+    tt.op("aten::backward_wrapper", 1, 0, 1000);  // thread 1 spans everything
+    tt.launch("cudaLaunchKernel", 2, 100, 5, 1);  // thread 2, inside no op of its own
     tt.gpu("orphan_k", 110, 10, 1);
     tt.op("autograd::engine::evaluate_function", 2, 200, 100);  // thread 2's own op
     tt.launch("cudaLaunchKernel", 2, 250, 5, 2);
@@ -366,8 +367,10 @@ class TstCompare : public QObject {
     tt.gpu("k", 20, 10, 1);
     const TracePtr t = sstest::loadJson(tt.json(), "flat.json");
     auto c = compare::compareTraces(t, t, {});
-    if (c) QCOMPARE(c->a.stepSource, std::string("all_steps"));  // the call tree may find one
-    else QVERIFY2(c.error().describe().starts_with("flat.json: "), c.error().describe().c_str());
+    if (c)
+      QCOMPARE(c->a.stepSource, std::string("all_steps"));  // the call tree may find one
+    else
+      QVERIFY2(c.error().describe().starts_with("flat.json: "), c.error().describe().c_str());
   }
 
   void attributionMatchesBruteForce_data() {
@@ -377,10 +380,10 @@ class TstCompare : public QObject {
     QTest::newRow("training be-pairs unsorted")
         << "train_be.json"
         << QStringList{"--style", "training", "--steps", "12", "--be-pairs", "--unsorted", "--seed", "4"};
-    QTest::newRow("training ugly") << "train_ugly.json"
-                                   << QStringList{"--style",      "training",    "--steps", "12",
-                                                  "--string-ids", "--bad-dur",   "0.05",    "--overlap-kernels",
-                                                  "--python-functions", "--seed", "5"};
+    QTest::newRow("training ugly")
+        << "train_ugly.json"
+        << QStringList{"--style",           "training",           "--steps", "12", "--string-ids", "--bad-dur", "0.05",
+                       "--overlap-kernels", "--python-functions", "--seed",  "5"};
     QTest::newRow("vllm graphs") << "vllm.json" << QStringList{"--style", "vllm", "--steps", "40", "--seed", "6"};
   }
 
@@ -407,8 +410,8 @@ class TstCompare : public QObject {
   // The rows of a steady-state comparison against a plain sum over the brute-force attribution.
   void steadyStateRowsMatchBruteForce() {
     const QString pa = generate("ss_a.json", {"--style", "training", "--steps", "60", "--seed", "1"});
-    const QString pb = generate("ss_b.json", {"--style", "training", "--steps", "50", "--seed", "2",
-                                              "--slow-rank-factor", "1.5"});
+    const QString pb =
+        generate("ss_b.json", {"--style", "training", "--steps", "50", "--seed", "2", "--slow-rank-factor", "1.5"});
     const TracePtr a = loadOrDie(pa), b = loadOrDie(pb);
     auto c = compare::compareTraces(a, b, {});
     QVERIFY2(c, c ? "" : c.error().describe().c_str());
@@ -456,8 +459,8 @@ class TstCompare : public QObject {
     QStringList top = root.keys();
     top.sort();
     QCOMPARE(top, (QStringList{"a", "b", "kernels", "ops", "whole_trace"}));
-    const QStringList opFields = {"op",           "a_count",       "b_count",       "a_gpu_us",
-                                  "b_gpu_us",     "a_us_per_step", "b_us_per_step", "delta_us_per_step"};
+    const QStringList opFields = {"op",       "a_count",       "b_count",       "a_gpu_us",
+                                  "b_gpu_us", "a_us_per_step", "b_us_per_step", "delta_us_per_step"};
     const QJsonArray ops = root["ops"].toArray();
     QVERIFY(ops.size() > 3);
     for (const auto& v : ops) {
