@@ -115,15 +115,7 @@ int parseCompareArgs(const Args& args, CompareArgs& a) {
       a.traces.push_back(word);
       continue;
     }
-    if (auto eq = word.find('='); eq != std::string::npos && word.starts_with("--")) {
-      value = word.substr(eq + 1);
-      word = word.substr(0, eq);
-    } else if (std::find(kValued.begin(), kValued.end(), word) != kValued.end()) {
-      if (i + 1 >= args.size()) return usage("argument " + word + ": expected one argument");
-      value = args[++i];
-    }
-    if (std::find(kValued.begin(), kValued.end(), word) == kValued.end())
-      return usage("unrecognized argument: " + word);
+    if (std::string e = takeOption(args, i, kValued, word, value); !e.empty()) return usage(e);
     if (std::string e = applyOption(word, value, a, both); !e.empty()) return usage("argument " + word + ": " + e);
   }
   if (a.traces.size() != 2) return usage("expected two traces, A and B, not " + std::to_string(a.traces.size()));
