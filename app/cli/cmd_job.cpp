@@ -25,6 +25,7 @@ struct JobArgs {
   std::vector<std::string> ranks;
   unsigned jobs = 0;
   unsigned threads = 0;
+  uint64_t memoryBudget = 0;
   bool json = false;
   bool help = false;
   std::string tsvPath;
@@ -33,7 +34,8 @@ struct JobArgs {
 
 void printJobHelp() {
   std::printf(
-      "Usage: steadyscope-cli job RANK... [-j JOBS] [--json] [--tsv FILE] [--threads N]\n"
+      "Usage: steadyscope-cli job RANK... [-j JOBS] [--memory-budget SIZE] [--json] [--tsv FILE]\n"
+      "                           [--threads N]\n"
       "                           [--num-steps N] [--kind {auto,llm,generic}] [--mode MODE]\n"
       "\n"
       "Every rank of a distributed job side by side: one row per rank trace (.json, .json.gz,\n"
@@ -47,6 +49,8 @@ void printJobHelp() {
       "Options:\n"
       "  -j, --jobs JOBS       ranks loaded at once (default: as many as the CPUs and the free\n"
       "                        memory hold, as for split RANK... -o DIR)\n"
+      "  --memory-budget SIZE  at most this much memory for the ranks loaded at once (8G, 512M;\n"
+      "                        default: the free memory); fewer load together, even with -j\n"
       "  --json                print {\"ranks\": [...], \"job\": {...}} instead of the table\n"
       "  --tsv FILE            also write the rows as TSV to FILE (atomically)\n"
       "  --threads THREADS     %s\n"
@@ -82,6 +86,10 @@ std::string applyOption(const std::string& name, const std::string& value, JobAr
     auto n = parseThreadCount(value);
     if (!n) return threadCountError(value);
     a.threads = *n;
+  } else if (name == "--memory-budget") {
+    auto bytes = parseByteSize(value);
+    if (!bytes) return memoryBudgetError(value);
+    a.memoryBudget = *bytes;
   } else if (name == "--tsv") {
     a.tsvPath = value;
   } else if (name == "--num-steps") {
@@ -102,8 +110,8 @@ std::string applyOption(const std::string& name, const std::string& value, JobAr
 }
 
 int parseJobArgs(const Args& args, JobArgs& a) {
-  static const std::vector<std::string> kValued = {"-j",          "--jobs", "--threads", "--tsv",
-                                                   "--num-steps", "--kind", "--mode"};
+  static const std::vector<std::string> kValued = {"-j",     "--jobs", "--threads", "--tsv", "--num-steps",
+                                                   "--kind", "--mode", "--memory-budget"};
   for (size_t i = 0; i < args.size(); ++i) {
     std::string word = args[i], value;
     if (word == "-h" || word == "--help") {
@@ -161,7 +169,7 @@ void printSummary(const std::vector<job::RankRow>& rows, const job::JobSummary& 
 }
 
 std::vector<job::RankRow> computeRows(const JobArgs& a) {
-  const JobBudget budget = job::budgetForRanks(a.ranks, a.threads, a.jobs);
+  const JobBudget budget = job::budgetForRanks(a.ranks, a.threads, a.jobs, a.memoryBudget);
   std::fprintf(stderr, "Reading %zu ranks, %s\n", a.ranks.size(), budget.describe().c_str());
   job::RankOptions o = a.options;
   o.threads = budget.threadsPerJob;

@@ -217,7 +217,7 @@ int splitMany(const SplitArgs& sa, const std::string& prog) {
                  ec.message().c_str());
     return 1;
   }
-  const JobBudget budget = job::budgetForRanks(sa.traces, sa.threads, sa.jobs);
+  const JobBudget budget = job::budgetForRanks(sa.traces, sa.threads, sa.jobs, sa.memoryBudget);
   std::fprintf(sa.json ? stderr : stdout, "Splitting %zu traces into %s, %s\n", sa.traces.size(), dir.c_str(),
                budget.describe().c_str());
   std::vector<TraceReport> reports = runAll(sa, outputFolders(sa.traces), budget, *gopt);

@@ -80,6 +80,12 @@ void showShortcuts(QWidget* parent) {
                   "<tr><td>Ctrl+L</td><td>filter the lanes by name</td></tr>"
                   "<tr><td>wheel</td><td>zoom around the cursor (Shift+wheel scrolls)</td></tr>"
                   "<tr><td>drag</td><td>pan; drag on the ruler selects a range; Ctrl/right-drag box-zooms</td></tr>"
+                  "<tr><th colspan=\"2\" align=\"left\">Job view</th></tr>"
+                  "<tr><td>Ctrl+J</td><td>show the Job view of the ranks last opened</td></tr>"
+                  "<tr><td>Enter, double-click</td><td>open the selected rank's timeline</td></tr>"
+                  "<tr><td>Ctrl+click, Ctrl+B</td><td>select two ranks, compare them</td></tr>"
+                  "<tr><td>Ctrl+C</td><td>copy the selected rows (TSV)</td></tr>"
+                  "<tr><td>Ctrl+,</td><td>settings (the memory for ranks loading together)</td></tr>"
                   "</table>"));
 }
 

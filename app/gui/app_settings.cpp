@@ -35,6 +35,11 @@ void AppSettings::setWindowState(const QByteArray& s) { settings_->setValue(QStr
 QString AppSettings::exportFolder() const { return settings_->value(QStringLiteral("export/folder")).toString(); }
 void AppSettings::setExportFolder(const QString& dir) { settings_->setValue(QStringLiteral("export/folder"), dir); }
 
+quint64 AppSettings::jobMemoryBudget() const {
+  return settings_->value(QStringLiteral("job/memoryBudget"), 0).toULongLong();
+}
+void AppSettings::setJobMemoryBudget(quint64 bytes) { settings_->setValue(QStringLiteral("job/memoryBudget"), bytes); }
+
 void AppSettings::sync() { settings_->sync(); }
 
 }  // namespace steadyscope::app

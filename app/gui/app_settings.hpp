@@ -30,6 +30,10 @@ class AppSettings {
   QString exportFolder() const;
   void setExportFolder(const QString& dir);
 
+  /// At most this many bytes for the ranks a Job view loads at once (0: the free memory).
+  quint64 jobMemoryBudget() const;
+  void setJobMemoryBudget(quint64 bytes);
+
   void sync();
   QSettings& raw() { return *settings_; }
 

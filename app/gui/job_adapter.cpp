@@ -131,7 +131,7 @@ JobProgress jobProgress(const JobControl& c) {
 }
 
 std::optional<JobOutcome> computeJob(const std::vector<std::string>& paths, const job::RankOptions& options,
-                                     JobContext& ctx) {
+                                     uint64_t memoryBudget, JobContext& ctx) {
   // The control counts ranks (events: done, stage: all) and their bytes; each rank's own load and
   // split report to a control of their own inside rankRow, which sees this job's cancel.
   std::vector<uint64_t> sizes;
@@ -144,7 +144,7 @@ std::optional<JobOutcome> computeJob(const std::vector<std::string>& paths, cons
   ctx.control.setTotalBytes(total);
   ctx.control.setStage(int(paths.size()));
   ctx.control.enterStage(kRanksStage);
-  const JobBudget budget = job::budgetForRanks(paths, options.threads, 0);
+  const JobBudget budget = job::budgetForRanks(paths, options.threads, 0, memoryBudget);
   job::RankOptions o = options;
   o.threads = budget.threadsPerJob;
   o.cancel = &ctx.cancelFlag;
@@ -158,6 +158,7 @@ std::optional<JobOutcome> computeJob(const std::vector<std::string>& paths, cons
   if (ctx.control.cancelled()) return std::nullopt;
   JobOutcome out;
   out.job = overviewOf(std::move(rows), QObject::tr("%1 traces").arg(paths.size()), false);
+  out.plan = QString::fromStdString(budget.describe());
   return out;
 }
 

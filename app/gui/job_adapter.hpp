@@ -28,12 +28,14 @@ std::optional<JobInput> jobInputOfDirectory(const QString& dir);
 struct JobOutcome {
   widgets::JobOverview job;
   QString error;  // set: nothing to show (the table could not be read)
+  QString plan;   // how the ranks were read together ("2 at a time, 1 thread each (…)"); "" for a table
 };
 
 /// The ranks' rows, `paths` in the given order; nullopt when cancelled. Progress: the ranks'
-/// bytes done (JobControl's bytes) and "k of N ranks" (jobProgress).
+/// bytes done (JobControl's bytes) and "k of N ranks" (jobProgress). `memoryBudget`: at most
+/// this many bytes for the ranks loading together (0: the free memory).
 std::optional<JobOutcome> computeJob(const std::vector<std::string>& paths, const job::RankOptions& options,
-                                     JobContext& ctx);
+                                     uint64_t memoryBudget, JobContext& ctx);
 /// summary.tsv's rows, the traces' paths resolved against the table's folder.
 JobOutcome readJobSummary(const QString& path);
 /// The status bar's words for computeJob.

@@ -39,7 +39,9 @@ void JobController::openRanks(const QStringList& paths) {
   lane(JobKind::Job)
       ->start<JobOutcome>(
           tr("Reading %1 ranks").arg(paths.size()),
-          [files](JobContext& ctx) { return computeJob(files, job::RankOptions{}, ctx); },
+          [files, budget = memoryBudget_](JobContext& ctx) {
+            return computeJob(files, job::RankOptions{}, budget, ctx);
+          },
           [this, what](JobOutcome out) { onJob(out, what); }, &jobProgress);
 }
 
@@ -67,7 +69,9 @@ void JobController::onJob(const JobOutcome& out, const QString& what) {
         tr("%1: %2 of %3 ranks did not load; their rows say why.").arg(what).arg(failed).arg(out.job.ranks.size()),
         8000);
   else
-    emit message(tr("%1: %2 ranks").arg(what).arg(out.job.ranks.size()), 4000);
+    emit message(out.plan.isEmpty() ? tr("%1: %2 ranks").arg(what).arg(out.job.ranks.size())
+                                    : tr("%1: %2 ranks, read %3").arg(what).arg(out.job.ranks.size()).arg(out.plan),
+                 4000);
 }
 
 void JobController::openRank(int position) {

@@ -21,6 +21,8 @@ class JobController : public Controller {
 
   /// True when `dir` is a job (summary.tsv, or rank traces and no split files) and its opening started.
   bool openDirectory(const QString& dir);
+  /// At most this many bytes for the ranks loading together (0: the free memory; the setting).
+  void setMemoryBudget(quint64 bytes) { memoryBudget_ = bytes; }
   /// Two ranks are being opened and split to be compared.
   bool isComparing() const { return pending_.has_value(); }
 
@@ -49,6 +51,7 @@ class JobController : public Controller {
   };
   std::optional<PendingCompare> pending_;
   QString opening_;
+  quint64 memoryBudget_ = 0;
 };
 
 }  // namespace steadyscope::app

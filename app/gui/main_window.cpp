@@ -8,6 +8,7 @@
 #include "open_controller.hpp"
 #include "review_controller.hpp"
 #include "run_panel.hpp"
+#include "settings_dialog.hpp"
 #include "split_controller.hpp"
 #include "status_bar.hpp"
 #include "theme.hpp"
@@ -224,6 +225,12 @@ void MainWindow::createControllers() {
   c_.exporting = new ExportController(doc_, jobs_, panes_.run, selection_, panes_.timeline, settings_.get(), this);
   c_.find = new FindController(doc_, panes_.timeline, panes_.find, this);
   c_.job = new JobController(doc_, jobs_, c_.split, c_.compare, this);
+  c_.job->setMemoryBudget(settings_->jobMemoryBudget());
+}
+
+void MainWindow::showSettings() {
+  SettingsDialog d(settings_.get(), availableMemoryBytes(), this);
+  if (d.exec() == QDialog::Accepted) c_.job->setMemoryBudget(settings_->jobMemoryBudget());
 }
 
 void MainWindow::bindControllers() {

@@ -108,6 +108,8 @@ class MainWindow : public QMainWindow {
   void openPaths(const QStringList& paths);
   /// Brings the Job view back to the centre (View ▸ Job view).
   void showJobView();
+  /// File ▸ Settings: the memory budget for ranks (applied to the Job view on OK).
+  void showSettings();
   void openSample();
   void runSplit();
 

@@ -67,6 +67,11 @@ void MainWindow::createFileMenu() {
   file->addSeparator();
   file->addAction(tr("&Close trace"), open, &OpenController::closeTrace)
       ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_W));
+  file->addSeparator();
+  QAction* settings = file->addAction(tr("Se&ttings…"), this, &MainWindow::showSettings);
+  settings->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Comma));
+  settings->setMenuRole(QAction::PreferencesRole);
+  settings->setObjectName(QStringLiteral("action.settings"));
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
   quit->setMenuRole(QAction::QuitRole);

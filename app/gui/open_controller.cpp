@@ -3,6 +3,7 @@
 #include "common/selection_model.hpp"
 #include "common/text.hpp"
 
+#include <steadyscope/common.hpp>
 #include <steadyscope/timeline.hpp>
 
 #include <QFileInfo>
@@ -82,6 +83,8 @@ void OpenController::closeTrace() {
   doc_->setShownGate(std::nullopt);
   selection_->clear();
   doc_->setTrace({}, {});
+  // A window stays open for hours: a closed trace's memory goes back to the system.
+  if (!doc_->trace()) releaseFreedMemory();
 }
 
 void OpenController::clearRecentFiles() {

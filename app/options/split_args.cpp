@@ -4,6 +4,8 @@
 
 #include "thread_count.hpp"
 
+#include <steadyscope/job.hpp>
+
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -107,6 +109,8 @@ void printSplitManyHelp() {
       "                        threads one split uses (--threads), no more than the free memory\n"
       "                        holds); the jobs share those CPUs. Exit status 0 when every trace was\n"
       "                        split or refused as the reference would, 1 when any failed, 2 usage error.\n"
+      "  --memory-budget SIZE  at most this much memory for the traces split at once (8G, 512M;\n"
+      "                        default: the free memory); fewer jobs run together, even with -j\n"
       "  --summary SUMMARY     write the table to SUMMARY instead of DIR/summary.tsv (several commands\n"
       "                        sharing one DIR, docs/cluster.md); -j or --summary with one trace\n"
       "                        also gives this form.\n");
@@ -259,6 +263,14 @@ const Flag kFlags[] = {
        auto n = parseThreadCount(v);
        if (!n) return jobCountError(v);
        s.out.jobs = *n;
+       return std::nullopt;
+     },
+     true},
+    {"--memory-budget", nullptr, true,
+     [](ParseState& s, const std::string& v) -> FlagError {
+       auto bytes = parseByteSize(v);
+       if (!bytes) return memoryBudgetError(v);
+       s.out.memoryBudget = *bytes;
        return std::nullopt;
      },
      true},

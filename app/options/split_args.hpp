@@ -18,6 +18,7 @@ struct SplitArgs {
   std::vector<std::string> traces;  // every trace given (one unless manyTraces)
   unsigned jobs = 0;                // -j/--jobs N (manyTraces only; 0: not given)
   std::string summaryPath;          // --summary FILE (manyTraces only; "": DIR/summary.tsv)
+  uint64_t memoryBudget = 0;        // --memory-budget SIZE in bytes (manyTraces only; 0: the free memory)
   analysis::SplitOptions options;
   /// --kind K: decides options.llmInference once the trace is loaded (withKind).
   std::optional<analysis::WorkloadKind> kind;

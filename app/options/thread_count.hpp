@@ -37,6 +37,11 @@ inline std::string jobCountError(std::string_view value) {
   return "expected a number of jobs from 1 to " + std::to_string(kMaxThreadsArg) + ", not '" + std::string(value) + "'";
 }
 
+/// What is wrong with a refused --memory-budget value.
+inline std::string memoryBudgetError(std::string_view value) {
+  return "expected a size such as 8G or 512M, not '" + std::string(value) + "'";
+}
+
 /// The option's --help text (the caller aligns it after "--threads N").
 inline std::string threadsHelp() {
   return "loader and splitter threads (default: the hardware's count, at most " + std::to_string(kMaxDefaultThreads) +

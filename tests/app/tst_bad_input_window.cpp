@@ -2,7 +2,8 @@
 // loader's message (naming the file) and keeps the trace that was open; a
 // file that ends early can be opened in part, marked partial, and is not
 // split; hostile split directories are reviewed with their findings, nothing
-// outside them touched; fifty open/close cycles leave no memory behind.
+// outside them touched; fifty open/close cycles leave no memory behind; the
+// whole corpus opened one file after another in one window.
 #include "app_test_support.hpp"
 #include "core/gate/hostile_dirs.hpp"
 #include "main_window.hpp"
@@ -10,6 +11,8 @@
 #include "support/rss.hpp"
 
 #include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QTemporaryDir>
@@ -18,6 +21,38 @@
 using namespace steadyscope;
 using steadyscope::app::MainWindow;
 using steadyscope::app::testsupport::tempSettings;
+
+namespace {
+// Files that are odd but readable: the window opens them (their oddities are anomalies).
+std::vector<std::pair<QString, std::string>> readableOddities() {
+  const std::string head = "{\"traceEvents\": [";
+  return {
+      {QStringLiteral("schema2021.json"),
+       head + "{\"ph\": \"X\", \"cat\": \"Kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 5}]}"},
+      {QStringLiteral("nan.json"), head + "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, "
+                                          "\"ts\": 1, \"dur\": NaN}]}"},
+      {QStringLiteral("negative.json"), head + "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 1, "
+                                               "\"tid\": 1, \"ts\": 10, \"dur\": -4}]}"},
+      {QStringLiteral("dup_pids.json"),
+       head + "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"a\"}}, "
+              "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"b\"}}, "
+              "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 2}]}"},
+  };
+}
+
+// Every file under `root` with its size and modification time, sorted.
+QStringList listing(const QString& root) {
+  QStringList out;
+  QDirIterator it(root, QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+  while (it.hasNext()) {
+    const QFileInfo f(it.next());
+    if (f.fileName().startsWith(QStringLiteral("s.ini"))) continue;  // the window's settings
+    out << QStringLiteral("%1 %2 %3").arg(f.filePath()).arg(f.size()).arg(f.lastModified().toMSecsSinceEpoch());
+  }
+  out.sort();
+  return out;
+}
+}  // namespace
 
 class TstBadInputWindow : public QObject {
   Q_OBJECT
@@ -124,6 +159,64 @@ class TstBadInputWindow : public QObject {
     QVERIFY2(std::any_of(findings.begin(), findings.end(), [&](const auto& f) { return f.code == code.toStdString(); }),
              qPrintable(QStringLiteral("no finding ") + code));
     QVERIFY(gatetest::decoyUntouched(h, before));
+  }
+
+  // The whole corpus, one file after another in one window: each refused file names itself (and
+  // the byte where the loader stopped, where it knows one), each readable one opens; the window
+  // then still opens and splits the sample, and no file in the corpus folder was written.
+  void corpusInOneWindow() {
+    QTemporaryDir tmp;
+    const QDir corpus(tmp.filePath(QStringLiteral("corpus")));
+    QVERIFY(QDir().mkpath(corpus.path()));
+    struct Entry {
+      QString path;
+      bool fatal, offset;
+    };
+    std::vector<Entry> entries;
+    for (const auto& f : sstest::fatalCorpus()) {
+      const QString name = QString::fromStdString(f.fileName);
+      const QString path = corpus.filePath(name.endsWith('/') ? name.chopped(1) : name);
+      if (name.endsWith('/'))
+        QVERIFY(QDir().mkpath(path));
+      else
+        testfiles::writeFile(path.toStdString(), f.bytes);
+      entries.push_back({path, true, f.hasOffset});
+    }
+    for (const auto& [name, text] : readableOddities()) {
+      const QString path = corpus.filePath(name);
+      testfiles::writeFile(path.toStdString(), text);
+      entries.push_back({path, false, false});
+    }
+    const QString garbage = corpus.filePath(QStringLiteral("garbage"));  // a folder of garbage files
+    QVERIFY(QDir().mkpath(garbage));
+    testfiles::writeFile((garbage + QStringLiteral("/a.json")).toStdString(), "\x01\x02 not a trace");
+    testfiles::writeFile((garbage + QStringLiteral("/b.bin")).toStdString(), std::string(4096, '\xfe'));
+    entries.push_back({garbage, true, false});
+    const QStringList before = listing(tmp.path());
+
+    MainWindow w(tempSettings(tmp.filePath(QStringLiteral("s.ini"))));
+    w.show();
+    for (const Entry& e : entries) {
+      STEADYSCOPE_OPEN_AND_WAIT(w, e.path);
+      const QString err = w.document().lastError(), name = QFileInfo(e.path).fileName();
+      if (e.path == garbage) {  // a folder is reviewed as a split directory: refused, with its findings
+        QVERIFY2(!err.isEmpty() || (w.document().shownGate() && !w.document().shownGate()->finalAccepted()),
+                 qPrintable(err));
+      } else if (e.fatal) {
+        QVERIFY2(err.contains(name), qPrintable(name + QStringLiteral(": ") + err));
+        if (e.offset) QVERIFY2(err.contains(QStringLiteral("at byte")), qPrintable(err));
+      } else {
+        QVERIFY2(err.isEmpty(), qPrintable(name + QStringLiteral(": ") + err));
+        QCOMPARE(w.document().path(), e.path);
+      }
+      for (QMessageBox* box : w.findChildren<QMessageBox*>()) box->close();
+      QVERIFY(w.isIdle());
+    }
+    STEADYSCOPE_OPEN_AND_WAIT(w, QStringLiteral(STEADYSCOPE_SOURCE_DIR "/resources/sample/vllm_sample.json.gz"));
+    w.runSplit();
+    STEADYSCOPE_WAIT_IDLE(w);
+    QVERIFY2(!w.document().results().empty(), qPrintable(w.document().lastError()));
+    QCOMPARE(listing(tmp.path()), before);
   }
 
   // A leak grows the memory every cycle; the allocator's caches and

@@ -84,6 +84,13 @@ QJsonObject manifestOf(const QString& dir) {
 
 QStringList filesIn(const QString& dir) { return QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::System); }
 
+// The staging folders beside `dir` (an export writes there first, D-067).
+QStringList stagedBeside(const QString& dir) {
+  const QFileInfo f(dir);
+  return f.dir().entryList({QLatin1Char('.') + f.fileName() + QStringLiteral(".staging-*")},
+                           QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot);
+}
+
 ino_t inodeOf(const QString& path) {
   struct stat st {};
   return ::stat(path.toLocal8Bit().constData(), &st) == 0 ? st.st_ino : 0;
@@ -265,14 +272,16 @@ void TstExportWindow::cancelLeavesNothing() {
   d->exportButton()->click();
   QTRY_VERIFY_WITH_TIMEOUT(hold.reached(), kJobTimeoutMs);
   QVERIFY(d->cancelButton()->isVisible());
-  QVERIFY(!filesIn(dir).isEmpty());  // staged under temporary names
+  QVERIFY(!QFileInfo::exists(dir));  // staged in a folder beside it
+  QCOMPARE(stagedBeside(dir).size(), 1);
   d->cancelButton()->click();
   hold.release();
   QTRY_VERIFY_WITH_TIMEOUT(!w_->jobs()->lane(app::JobKind::Export)->isRunning(), kJobTimeoutMs);
   QTRY_COMPARE_WITH_TIMEOUT(w_->jobs()->lane(app::JobKind::Export)->inFlight(), 0, kJobTimeoutMs);
   QVERIFY2(d->messageText().contains(QStringLiteral("cancelled")), qPrintable(d->messageText()));
   QVERIFY(d->writtenFiles().isEmpty());
-  QVERIFY2(!QFileInfo::exists(dir), qPrintable(filesIn(dir).join(QLatin1Char(' '))));  // it made the folder
+  QVERIFY2(!QFileInfo::exists(dir), qPrintable(filesIn(dir).join(QLatin1Char(' '))));
+  QVERIFY2(stagedBeside(dir).isEmpty(), qPrintable(stagedBeside(dir).join(QLatin1Char(' '))));
   QVERIFY(d->isVisible());  // Cancel stops the export, not the dialog
 }
 

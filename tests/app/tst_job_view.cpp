@@ -8,6 +8,7 @@
 #include "job_adapter.hpp"
 #include "job_controller.hpp"
 #include "main_window.hpp"
+#include "settings_dialog.hpp"
 
 #include "panels/job_heatmap.hpp"
 #include "panels/job_table_model.hpp"
@@ -108,6 +109,7 @@ class TstJobView : public QObject {
   void thousandRankSummary();
   void generatedRanks();
   void cancelRanks();
+  void memoryBudgetSetting();
 
  private:
   QTemporaryDir ranksDir_;
@@ -314,6 +316,30 @@ void TstJobView::cancelRanks() {
   QVERIFY(w.document().job().empty());
   QVERIFY(!w.isJobViewShown());
   QVERIFY2(w.messageText().contains(QStringLiteral("cancelled")), qPrintable(w.messageText()));
+}
+
+void TstJobView::memoryBudgetSetting() {
+  // File ▸ Settings writes the budget; a budget below one rank's estimate reads the ranks one at a time.
+  auto settings = app::testsupport::tempSettings(ranksDir_.filePath(QStringLiteral("s4.ini")));
+  {
+    app::SettingsDialog d(settings.get(), 8ull << 30);
+    QCOMPARE(d.jobMemoryBudget(), quint64(0));
+    d.setJobMemoryBudget(4ull << 30);
+    d.save();
+    QCOMPARE(settings->jobMemoryBudget(), quint64(4ull << 30));
+  }
+  settings->setJobMemoryBudget(1);
+  MainWindow w(std::move(settings));
+  auto* action = w.findChild<QAction*>(QStringLiteral("action.settings"));
+  QVERIFY(action);
+  QCOMPARE(action->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Comma));
+  const QStringList files = {ranksDir_.filePath(QStringLiteral("rank0.json")),
+                             ranksDir_.filePath(QStringLiteral("rank1.json"))};
+  w.openPaths(files);
+  QTRY_VERIFY_WITH_TIMEOUT(w.isJobViewShown(), app::testsupport::kJobTimeoutMs);
+  STEADYSCOPE_WAIT_IDLE(w);
+  QVERIFY2(w.messageText().contains(QStringLiteral("1 at a time")), qPrintable(w.messageText()));
+  QVERIFY2(w.messageText().contains(QStringLiteral("memory budget")), qPrintable(w.messageText()));
 }
 
 QTEST_MAIN(TstJobView)

@@ -2,7 +2,8 @@
 // What every area of the core shares: errors that name the file and the place
 // (Expected<T>), progress and Cancel for long jobs (JobControl), how many
 // threads a job uses and how many jobs fit the machine, files written whole or
-// not at all, path helpers, the ordered JSON value the splitter and the gate
+// not at all, path helpers, giving freed memory back (releaseFreedMemory), the
+// ordered JSON value the splitter and the gate
 // write, the split output's vocabulary (modes, chunk labels, file names), and
 // the build's version.
 //
@@ -12,6 +13,7 @@
 #include <steadyscope/core/util/error.hpp>
 #include <steadyscope/core/util/job_budget.hpp>
 #include <steadyscope/core/util/json_value.hpp>
+#include <steadyscope/core/util/memory.hpp>
 #include <steadyscope/core/util/paths.hpp>
 #include <steadyscope/core/util/progress.hpp>
 #include <steadyscope/core/util/split_names.hpp>

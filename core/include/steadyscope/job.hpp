@@ -83,10 +83,11 @@ RankRow failedRow(const std::string& path, size_t position, std::string reason);
 JobSummary summarise(std::vector<RankRow>& rows);
 
 /// The CPUs and memory budget for loading these rank files together (D-031): `threadsPerTrace`
-/// is --threads (0: not given), `requestedJobs` -j (0: what fits), `availableBytes` the memory
-/// to plan with (0: what the machine has available now).
+/// is --threads (0: not given), `requestedJobs` -j (0: what fits), `memoryBudget` the user's
+/// cap on the ranks' peaks together, which holds even against -j (0: the memory the machine has
+/// available now, which only limits the default).
 JobBudget budgetForRanks(const std::vector<std::string>& paths, unsigned threadsPerTrace, unsigned requestedJobs,
-                         uint64_t availableBytes = 0);
+                         uint64_t memoryBudget = 0);
 /// Calls run(i) for every i < count on budget.jobs threads (this one among them),
 /// each index once, in increasing order of start.
 void runEach(size_t count, const JobBudget& budget, const std::function<void(size_t)>& run);

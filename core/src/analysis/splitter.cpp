@@ -6,6 +6,7 @@
 #include "util/phase_timer.hpp"
 #include "util/side_by_side.hpp"
 #include "analysis/chunks/extraction.hpp"
+#include "util/staged_dir.hpp"
 #include "analysis/roots/detection.hpp"
 #include "analysis/roots/detection_story.hpp"
 #include "analysis/split_stages.hpp"
@@ -314,7 +315,8 @@ SplitResult Splitter::plan(const SplitOptions& o, JobControl* control) {
   return r;
 }
 
-Expected<void> Splitter::prepareChunks(const SplitResult& r, std::vector<AtomicFileWriter>& staged, JobControl* control,
+Expected<void> Splitter::prepareChunks(const SplitResult& r, const std::string& dir,
+                                       std::vector<AtomicFileWriter>& staged, JobControl* control,
                                        unsigned threads) const {
   // Independent files on several threads; the first failure in chunk order is reported.
   std::vector<Expected<void>> prepared(r.chunks.size());
@@ -322,7 +324,7 @@ Expected<void> Splitter::prepareChunks(const SplitResult& r, std::vector<AtomicF
   auto prepareSome = [&] {
     for (size_t k = next++; k < r.chunks.size(); k = next++) {
       const ChunkPlan& c = r.chunks[k];
-      const std::string path = paths::join(r.outputDir, c.fileName);
+      const std::string path = paths::join(dir, c.fileName);
       if (control && control->cancelled()) {  // stop before the next file
         prepared[k] = makeError(Error::Kind::Cancelled, path, "cancelled");
         continue;
@@ -341,50 +343,45 @@ Expected<void> Splitter::prepareChunks(const SplitResult& r, std::vector<AtomicF
   return {};
 }
 
+namespace {
+// The execution details (JSON, CSV) and the manifest, written whole into `dir`, the manifest last.
+Expected<void> writeRecords(const SplitResult& r, const std::string& dir) {
+  if (!r.executionDetails.items().empty()) {
+    const std::string json = r.executionDetails.dump(JsonStyle::pythonFile());
+    if (auto w = writeFileAtomic(paths::join(dir, names::kDetailsJsonFile), json); !w) return w;
+    if (auto w = writeFileAtomic(paths::join(dir, names::kDetailsCsvFile), r.executionDetailsCsv); !w) return w;
+  }
+  if (r.manifest.isNull()) return {};
+  return writeFileAtomic(paths::join(dir, names::kManifestFile), r.manifest.dump(JsonStyle::pythonFile()));
+}
+}  // namespace
+
 Expected<void> Splitter::write(const SplitResult& r, JobControl* control, unsigned threads) const {
   if (r.outcome == SplitOutcome::NoGpuWork || r.outcome == SplitOutcome::Error || r.outcome == SplitOutcome::Cancelled)
     return {};
   if (control && !control->enterStage("write")) return makeError(Error::Kind::Cancelled, r.outputDir, "cancelled");
-  if (int e = mkdirs(r.outputDir))
-    return makeError(Error::Kind::Io, r.outputDir,
-                     std::string("cannot create the output directory: ") + std::strerror(e));
+  // A split appears whole or not at all (D-067): every chunk is made complete in a
+  // staging folder (gathered and compressed on several threads), then the details
+  // and the manifest; only then does the staging folder become the output folder.
+  // A failure, a cancel or a kill leaves the output folder as it was.
+  StagedDirectory out;
+  if (auto o = out.open(r.outputDir); !o) return o;
+  const std::string& dir = out.path();
   for (const ChunkPlan& c : r.chunks) {
     auto slash = c.fileName.find('/');
     if (slash != std::string::npos) {
-      if (int e = mkdirs(paths::join(r.outputDir, c.fileName.substr(0, slash))))
+      if (int e = mkdirs(paths::join(dir, c.fileName.substr(0, slash))))
         return makeError(Error::Kind::Io, paths::join(r.outputDir, c.fileName),
                          std::string("cannot create the folder: ") + std::strerror(e));
     }
   }
-  // A split appears whole or not at all: every chunk is made complete under a
-  // temporary name (gathered and compressed on several threads), then the
-  // manifest and details; only when all are ready are they renamed into place,
-  // the manifest last. A failure or a cancel leaves the directory as it was.
   std::vector<AtomicFileWriter> staged(r.chunks.size());
-  if (auto p = prepareChunks(r, staged, control, threads); !p) return p;
-  std::deque<AtomicFileWriter> records;  // details JSON and CSV, then the manifest (writers do not move)
-  auto stage = [&records](const std::string& path, const std::string& text) -> Expected<void> {
-    AtomicFileWriter& w = records.emplace_back();
-    if (auto o = w.open(path); !o) return o;
-    if (auto wr = w.write(text); !wr) return wr;
-    return w.prepare();
-  };
-  if (!r.executionDetails.items().empty()) {
-    if (auto w =
-            stage(paths::join(r.outputDir, names::kDetailsJsonFile), r.executionDetails.dump(JsonStyle::pythonFile()));
-        !w)
-      return w;
-    if (auto w = stage(paths::join(r.outputDir, names::kDetailsCsvFile), r.executionDetailsCsv); !w) return w;
-  }
-  if (!r.manifest.isNull())
-    if (auto w = stage(paths::join(r.outputDir, names::kManifestFile), r.manifest.dump(JsonStyle::pythonFile())); !w)
-      return w;
-  if (control && control->cancelled()) return makeError(Error::Kind::Cancelled, r.outputDir, "cancelled");
+  if (auto p = prepareChunks(r, dir, staged, control, threads); !p) return p;
   for (AtomicFileWriter& w : staged)
     if (auto p = w.publish(); !p) return p;
-  for (AtomicFileWriter& w : records)
-    if (auto p = w.publish(); !p) return p;
-  return {};
+  if (auto w = writeRecords(r, dir); !w) return w;
+  if (control && control->cancelled()) return makeError(Error::Kind::Cancelled, r.outputDir, "cancelled");
+  return out.commit(std::string(names::kManifestFile));
 }
 
 }  // namespace steadyscope::analysis

@@ -1,7 +1,10 @@
 // The export job: check, gather the figures, stage the four files under
-// temporary names, then publish them together (docs/export.md).
+// staging folder, then publish them together (docs/export.md).
 #include "analysis/chunks/extraction.hpp"
 #include "internal.hpp"
+#include "util/staged_dir.hpp"
+
+#include <steadyscope/core/util/paths.hpp>
 
 #include <steadyscope/core/review/split_gate.hpp>
 
@@ -33,20 +36,17 @@ Error cancelledError(const std::string& dir) {
   return makeError(Error::Kind::Cancelled, dir, "export cancelled: nothing was written");
 }
 
-// The staged files. Each is complete on disk under its temporary name until
-// publishAll renames them; whatever is not published is removed on destruction.
+// The four files, written into a staging folder beside the target folder; publishAll
+// makes it the target folder (D-067). Whatever is not published is removed on destruction.
 class Staging {
  public:
   explicit Staging(const WriteFault& fault) : fault_(fault) {}
-  ~Staging() {
-    if (!done_)
-      for (const std::string& p : published_) ::unlink(p.c_str());
-  }
+  Expected<void> begin(const std::string& targetDir) { return dir_.open(targetDir); }
   AtomicFileWriter* open(const std::string& path, Expected<void>& status) {
     files_.push_back(std::make_unique<AtomicFileWriter>());
     AtomicFileWriter* w = files_.back().get();
     if (fault_) w->setFault(fault_);
-    status = w->open(path);
+    status = w->open(paths::join(dir_.path(), paths::fileName(path)));
     return w;
   }
   Expected<void> stage(const std::string& path, std::string_view data) {
@@ -56,45 +56,18 @@ class Staging {
     if (st) st = w->prepare();
     return st;
   }
-  // The renames come last and in a row; should one fail, the files this
-  // export already put in place are removed again.
-  Expected<void> publishAll() {
-    for (auto& w : files_) {
+  // The renames come last: the files in the staging folder, then the folder, `last` last
+  // where the files must go in one by one.
+  Expected<void> publishAll(const std::string& last) {
+    for (auto& w : files_)
       if (auto p = w->publish(); !p) return p;
-      published_.push_back(w->path());
-    }
-    done_ = true;
-    return {};
+    return dir_.commit(paths::fileName(last));
   }
 
  private:
   WriteFault fault_;
+  StagedDirectory dir_;
   std::vector<std::unique_ptr<AtomicFileWriter>> files_;
-  std::vector<std::string> published_;
-  bool done_ = false;
-};
-
-// Creates the target folder when needed and removes it again, if still empty,
-// when the export does not complete.
-class TargetDir {
- public:
-  Expected<void> make(const std::string& dir) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(dir, ec)) return {};
-    dir_ = dir;
-    if (!std::filesystem::create_directories(dir, ec) && ec)
-      return makeError(Error::Kind::Io, dir, "cannot create the folder: " + ec.message());
-    created_ = true;
-    return {};
-  }
-  void keep() { created_ = false; }
-  ~TargetDir() {
-    if (created_) ::rmdir(dir_.c_str());
-  }
-
- private:
-  std::string dir_;
-  bool created_ = false;
 };
 
 struct Figures {
@@ -160,8 +133,8 @@ Expected<ExportReport> exportChunk(analysis::Splitter& splitter, const analysis:
   const ExportPreview pv = previewExport(trace, plan, request);
   if (!pv.ok()) return refusalError(pv);
   rep.files = pv.files;
-  TargetDir dir;
-  if (auto d = dir.make(rep.files.dir); !d) return d.error();
+  Staging staging(request.fault);
+  if (auto d = staging.begin(rep.files.dir); !d) return d.error();
   rep.seconds.checks = lap(t);
 
   if (!enter(control, "figures")) return cancelledError(rep.files.dir);
@@ -172,7 +145,6 @@ Expected<ExportReport> exportChunk(analysis::Splitter& splitter, const analysis:
   analysis::ChunkPlan chunk = plan.chunks[static_cast<size_t>(pv.chunk)];
   chunk.outputPath = rep.files.chunk;  // absolute (docs/export.md)
   const EventList added = missingMetadata(trace, chunk.events);
-  Staging staging(request.fault);
   if (auto st = stageChunk(trace, chunk, added, request, rep.files.chunk, staging, control); !st)
     return st.error().kind == Error::Kind::Cancelled ? cancelledError(rep.files.dir) : st.error();
   rep.eventCount = chunk.stats.eventCount;
@@ -201,8 +173,7 @@ Expected<ExportReport> exportChunk(analysis::Splitter& splitter, const analysis:
 
   if (!enter(control, "publish")) return cancelledError(rep.files.dir);
   if (!(st = finalChecks(trace, plan, request, *digest))) return st.error();
-  if (!(st = staging.publishAll())) return st.error();
-  dir.keep();
+  if (!(st = staging.publishAll(rep.files.manifest))) return st.error();
   rep.gate = std::move(fig.gate);
   rep.seconds.publish = lap(t);
   return rep;

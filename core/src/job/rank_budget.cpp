@@ -42,13 +42,14 @@ unsigned usableCpus() {
 }  // namespace
 
 JobBudget budgetForRanks(const std::vector<std::string>& traces, unsigned threadsPerTrace, unsigned requestedJobs,
-                         uint64_t availableBytes) {
+                         uint64_t memoryBudget) {
   JobBudgetInput in;
   in.hardwareThreads = usableCpus();
   in.threadsPerSplit = threadsPerTrace;
   in.requestedJobs = requestedJobs;
   in.traces = traces.size();
-  in.availableBytes = availableBytes ? availableBytes : availableMemoryBytes();
+  in.memoryBudget = memoryBudget;
+  in.availableBytes = availableMemoryBytes();
   for (const auto& t : traces) in.bytesPerJob = std::max(in.bytesPerJob, estimatedPeakBytes(t));
   return planJobs(in);
 }

@@ -76,6 +76,36 @@ class TestUtil : public QObject {
     QCOMPARE(b.threadsPerJob, perJob);
     QVERIFY(!b.describe().empty());
   }
+  // A memory budget replaces the free memory and caps even -j: 16 jobs asked, a budget of
+  // 4 GiB and 1 GiB a job run 4 at a time; without the budget the free memory does not cap -j.
+  void memoryBudgetCapsJobs() {
+    JobBudgetInput in;
+    in.hardwareThreads = 16;
+    in.threadsPerSplit = 1;
+    in.requestedJobs = 16;
+    in.traces = 16;
+    in.availableBytes = 2ull << 30;
+    in.bytesPerJob = 1ull << 30;
+    QCOMPARE(planJobs(in).jobs, 16u);
+    in.memoryBudget = 4ull << 30;
+    const JobBudget b = planJobs(in);
+    QCOMPARE(b.jobs, 4u);
+    QVERIFY2(b.describe().find("memory budget of 4.0 GB") != std::string::npos, b.describe().c_str());
+    in.requestedJobs = 0;
+    QCOMPARE(planJobs(in).jobs, 4u);  // the budget, not the 2 GiB free
+    in.memoryBudget = 100;            // less than one job: still one at a time
+    QCOMPARE(planJobs(in).jobs, 1u);
+  }
+  void byteSizes() {
+    QCOMPARE(parseByteSize("8G"), std::optional<uint64_t>(8ull << 30));
+    QCOMPARE(parseByteSize("8"), std::optional<uint64_t>(8ull << 30));
+    QCOMPARE(parseByteSize("512M"), std::optional<uint64_t>(512ull << 20));
+    QCOMPARE(parseByteSize("1.5 GiB"), std::optional<uint64_t>(3ull << 29));
+    QCOMPARE(parseByteSize("64kb"), std::optional<uint64_t>(64ull << 10));
+    QCOMPARE(parseByteSize("2T"), std::optional<uint64_t>(2ull << 40));
+    for (const char* bad : {"", "G", "-1G", "0", "8X", "8GG", "nan", "inf", "1e30T"})
+      QVERIFY2(!parseByteSize(bad), bad);
+  }
   void availableMemoryIsRead() { QVERIFY(availableMemoryBytes() > 0); }
   // Freed big blocks are retained and handed out again, front first (the
   // part a vector touched), best fit, with the rest kept; releaseRetained

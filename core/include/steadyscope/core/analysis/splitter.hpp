@@ -202,9 +202,9 @@ class Splitter {
   const EventIndex& eventIndex(const SplitOptions& options);
 
  private:
-  /// Each chunk complete under its temporary name in `staged` (one writer per chunk).
-  Expected<void> prepareChunks(const SplitResult& r, std::vector<AtomicFileWriter>& staged, JobControl* control,
-                               unsigned threads) const;
+  /// Each chunk complete under its temporary name in `dir` (one writer per chunk in `staged`).
+  Expected<void> prepareChunks(const SplitResult& r, const std::string& dir, std::vector<AtomicFileWriter>& staged,
+                               JobControl* control, unsigned threads) const;
   const EventIndex& index(const SplitFixes& fixes, unsigned threads);
   std::shared_ptr<const Detection> detection(const EventIndex& idx, bool trimKeepsStatus, unsigned threads);
   TracePtr trace_;

@@ -16,6 +16,7 @@ struct JobBudgetInput {
   uint64_t traces = 1;
   uint64_t availableBytes = 0;  // 0: unknown (memory does not limit)
   uint64_t bytesPerJob = 0;     // the largest input's estimated peak; 0: unknown
+  uint64_t memoryBudget = 0;    // the user's cap (--memory-budget, the window's setting); 0: none
 };
 
 struct JobBudget {
@@ -24,6 +25,7 @@ struct JobBudget {
   unsigned byCores = 1;              // jobs the thread budget allows
   std::optional<uint64_t> byMemory;  // jobs the memory holds (nullopt: not known)
   bool requested = false;            // jobs came from -j
+  uint64_t memoryBudget = 0;         // the user's cap that byMemory came from (0: the free memory)
   /// One sentence for the log: "2 at a time, 1 thread each (…)".
   std::string describe() const;
 };
@@ -35,5 +37,9 @@ JobBudget planJobs(const JobBudgetInput& in);
 
 /// MemAvailable of /proc/meminfo in bytes (0 when it cannot be read).
 uint64_t availableMemoryBytes();
+
+/// A size as users write it, in powers of 1024: "8G", "512M", "1.5GB", "8" (GB when
+/// no unit); nullopt when it is not a positive size.
+std::optional<uint64_t> parseByteSize(const std::string& text);
 
 }  // namespace steadyscope

@@ -1,0 +1,14 @@
+#include <steadyscope/core/util/memory.hpp>
+
+#include "util/big_alloc.hpp"
+
+#include <malloc.h>
+
+namespace steadyscope {
+
+void releaseFreedMemory() noexcept {
+  bigmem::releaseRetained();
+  ::malloc_trim(0);
+}
+
+}  // namespace steadyscope
