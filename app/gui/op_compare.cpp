@@ -37,10 +37,7 @@ QString sideProblem(const analysis::SplitResult& s) {
   return {};
 }
 
-struct ChosenSteps {
-  std::optional<std::pair<compare::SideSteps, compare::SideSteps>> steps;
-  QString note, error;
-};
+}  // namespace
 
 // Both steady states; one missing: every step of both (chooseSteps); a side without steps: the whole traces.
 ChosenSteps chooseWithFallback(const OpCompareSide& a, const analysis::SplitResult& sa, const OpCompareSide& b,
@@ -74,6 +71,8 @@ ChosenSteps chooseWithFallback(const OpCompareSide& a, const analysis::SplitResu
   out.steps = std::move(steps.value());
   return out;
 }
+
+namespace {
 
 widgets::ByOpSide sideView(const compare::SideFigures& f, const QString& name) {
   widgets::ByOpSide s;

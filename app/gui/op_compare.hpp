@@ -10,6 +10,7 @@
 #include "panels/by_op_data.hpp"
 
 #include <steadyscope/compare.hpp>
+#include <steadyscope/split.hpp>
 #include <steadyscope/timeline.hpp>
 
 #include <QString>
@@ -41,6 +42,15 @@ struct OpCompareOutcome {
 
 /// "A (run.json)"; with the folder ("A (h100/run.json)") when both sides' file names are equal.
 QString sideName(int side, const QString& pathA, const QString& pathB);
+
+/// The steps both sides compare, from their splits, and the note naming a side that has no
+/// steady-state chunk or no steps; or an error naming the side that cannot be compared.
+struct ChosenSteps {
+  std::optional<std::pair<compare::SideSteps, compare::SideSteps>> steps;
+  QString note, error;
+};
+ChosenSteps chooseWithFallback(const OpCompareSide& a, const analysis::SplitResult& sa, const OpCompareSide& b,
+                               const analysis::SplitResult& sb);
 
 /// (job thread) Splits both traces, attributes their GPU events and compares them. nullopt: cancelled.
 std::optional<OpCompareOutcome> compareByOp(OpCompareSide a, OpCompareSide b, JobContext& ctx);

@@ -99,6 +99,24 @@ app::OpCompareSide sideOf(const std::string& json, const std::string& path) {
   return s;
 }
 
+// A split by hand: `n` steps every 1000 µs from 1000 µs, a steady-state chunk over [from, to) when `to` > 0.
+analysis::SplitResult handSplit(size_t n, size_t from = 0, size_t to = 0) {
+  analysis::SplitResult s;
+  for (size_t k = 0; k < n; ++k) {
+    analysis::RootInfo r;
+    r.tsUs = 1000.0 + 1000.0 * double(k);
+    r.durUs = 900.0;
+    s.roots.push_back(r);
+  }
+  if (to > from) {
+    analysis::ChunkPlan c;
+    c.kind = analysis::ChunkKind::SteadyState;
+    for (size_t k = from; k < to; ++k) c.roots.push_back(k);
+    s.chunks.push_back(c);
+  }
+  return s;
+}
+
 std::shared_ptr<const app::OpComparison> byOpOf(const app::OpCompareSide& a, const app::OpCompareSide& b) {
   app::JobContext ctx;
   std::optional<app::OpCompareOutcome> out = app::compareByOp(a, b, ctx);
@@ -313,6 +331,32 @@ class TestCompareWindow : public QObject {
     QCOMPARE(m->rowCount(), 0);
   }
 
+  // The By op job runs on the Compare lane: held at a stage the window stays responsive, and Esc
+  // (cancel) drops it with a message in one line and a pane that says so.
+  void byOpCancelled() {
+    MainWindow w(app::testsupport::tempSettings(settings("byopcancel.ini")));
+    STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
+    const QString copy = tmp_->filePath(QStringLiteral("cancel-") + QFileInfo(kSample).fileName());
+    QVERIFY(QFile::copy(kSample, copy));
+    w.controllers().compare->compareWith(copy);
+    STEADYSCOPE_WAIT_IDLE(w);
+    QVERIFY(w.document().comparison().byOp());
+    app::testsupport::StageHold hold("Splitting B");
+    w.jobs()->lane(app::JobKind::Compare)->setStageObserverForTests(hold.observer());
+    w.controllers().compare->compareByOp();
+    QVERIFY(!w.document().comparison().byOp());
+    QTRY_VERIFY_WITH_TIMEOUT(hold.reached(), app::testsupport::kJobTimeoutMs);
+    QVERIFY(w.panes().ab->byOpSummary().contains(QStringLiteral("op by op…")));
+    w.jobs()->cancelAll();
+    hold.release();
+    STEADYSCOPE_WAIT_IDLE(w);
+    QVERIFY(!w.document().comparison().byOp());
+    QVERIFY(w.panes().ab->byOpSummary().contains(QStringLiteral("cancelled")));
+    QVERIFY(w.messageText().contains(QStringLiteral("cancelled")));
+    QVERIFY(!w.messageText().contains(QLatin1Char('\n')));
+    QCOMPARE(w.panes().ab->byOpModel()->rowCount(), 0);
+  }
+
   // The steps the By op view compares, and its words about a side: both steady: their chunks; a side
   // without steps: the whole traces; names carry the folder when both files are called the same.
   void byOpFallbackNamesTheSide() {
@@ -340,6 +384,25 @@ class TestCompareWindow : public QObject {
     QCOMPARE(whole->view.rows.front().aGpuUs, 600.0);  // A's six mm kernels: one "step", the trace
     auto swapped = byOpOf(flat, six);
     QVERIFY(swapped->view.note.startsWith(QStringLiteral("A (flat.json) has no steps")));
+    // One side without a steady-state chunk: every step of both, from step 0, and the side is named.
+    const analysis::SplitResult steady = handSplit(6, 2, 5), plain = handSplit(4);
+    app::ChosenSteps one = app::chooseWithFallback(six, steady, four, plain);
+    QVERIFY(one.steps);
+    QCOMPARE(one.steps->first.source, std::string("all_steps"));
+    QCOMPARE(one.steps->first.first, size_t(0));
+    QCOMPARE(one.steps->first.windows.size(), size_t(4));
+    QCOMPARE(one.note, QStringLiteral("B (mi300/run.json) has no steady-state chunk: the whole traces are compared, "
+                                      "every step of each, aligned by index."));
+    QVERIFY(app::chooseWithFallback(six, plain, four, steady)
+                .note.startsWith(QStringLiteral("A (h100/run.json) has no steady-state chunk")));
+    QVERIFY(app::chooseWithFallback(six, plain, four, plain)
+                .note.startsWith(QStringLiteral("Neither trace has a steady-state chunk")));
+    QCOMPARE(app::chooseWithFallback(six, steady, four, handSplit(4, 0, 4)).note, QString());
+    analysis::SplitResult noGpu = handSplit(4);
+    noGpu.outcome = analysis::SplitOutcome::NoGpuWork;
+    const app::ChosenSteps refused = app::chooseWithFallback(six, steady, four, noGpu);
+    QVERIFY(!refused.steps);
+    QVERIFY2(refused.error.startsWith(QStringLiteral("B (mi300/run.json) has no GPU work")), qPrintable(refused.error));
   }
 
   // A side keeps its trace only while the window shows it: opening another trace drops it.
