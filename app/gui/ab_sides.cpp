@@ -70,6 +70,7 @@ std::optional<ComparedOutcome> comparedSplit(const QString& path, analysis::Spli
   out->path = path;
   out->note = view->noChunks;
   doc.overlays = view->overlays;
+  out->doc = doc;
   for (qsizetype c = 0; c < view->chunks.size(); ++c) {
     std::optional<AbPick> p = pickChunk(doc, view->chunks[c], size_t(c), out->name);
     if (!p) continue;  // a mode without a window cannot be compared

@@ -42,8 +42,9 @@ struct ComparedTrace {
   QString name;  // the file or directory name the table shows
   QString path;
   QVector<widgets::ChunkRow> rows;
-  std::vector<AbPick> picks;  // parallel to rows
-  QString note;               // why there are no rows, in words ("" when there are)
+  std::vector<AbPick> picks;   // parallel to rows
+  QString note;                // why there are no rows, in words ("" when there are)
+  widgets::TraceDocument doc;  // a trace's, with its split's overlays (a split directory: none)
 };
 
 struct ComparedOutcome {

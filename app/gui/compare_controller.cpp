@@ -7,13 +7,22 @@
 
 #include <QFileInfo>
 
+#include <utility>
+
 namespace steadyscope::app {
 
 CompareController::CompareController(Document* doc, JobSystem* jobs, RunPanel* run, widgets::SelectionModel* selection,
                                      QObject* parent)
     : Controller(doc, jobs, parent), run_(run), selection_(selection) {
-  connect(lane(JobKind::Compare), &JobLane::cancelled, this,
-          [this] { fail(tr("Loading the trace to compare was cancelled."), 5000); });
+  connect(lane(JobKind::Compare), &JobLane::cancelled, this, [this] {
+    if (!byOpRunning_) return fail(tr("Loading the trace to compare was cancelled."), 5000);
+    byOpRunning_ = false;
+    doc_->comparison().setByOp({}, tr("Comparing the two traces op by op was cancelled."));
+    fail(tr("Comparing the two traces op by op was cancelled."), 5000);
+  });
+  connect(&doc_->comparison(), &Comparison::byOpChanged, this, [this] {
+    if (!doc_->comparison().byOp() && highlighting_) chooseOp({});  // its events belong to a trace gone
+  });
   // Which of the selection's parts "Use the selection" takes: the one picked last.
   connect(selection_, &widgets::SelectionModel::chunkChanged, this, [this](int c) {
     if (c >= 0) picked_ = Picked::Chunk;
@@ -120,6 +129,7 @@ void CompareController::compareWith(const QString& path) {
   if (!*doc_) return void(emit message(tr("Open a trace first; the compared trace's chunks join its table."), 5000));
   const analysis::SplitOptions options = run_->splitOptions();
   const analysis::WorkloadKind kind = run_->kind();
+  byOpRunning_ = false;
   lane(JobKind::Compare)
       ->start<ComparedOutcome>(
           tr("Loading %1 to compare").arg(QFileInfo(path).fileName()),
@@ -135,6 +145,7 @@ void CompareController::onCompared(const ComparedOutcome& out) {
   }
   doc_->comparison().setCompared(out.compared);
   const ComparedTrace& c = *out.compared;
+  compareByOp();
   if (c.rows.isEmpty())
     emit message(tr("%1 has no chunk to compare: %2").arg(c.name, c.note), 8000);
   else
@@ -144,7 +155,62 @@ void CompareController::onCompared(const ComparedOutcome& out) {
                  8000);
 }
 
+void CompareController::compareByOp() {
+  const ComparedTrace* c = doc_->comparison().compared();
+  if (!*doc_ || !c) return;
+  if (!c->doc)
+    return doc_->comparison().setByOp(
+        {}, tr("%1 is a split directory: the op-by-op comparison needs a trace (File ▸ Compare with…).").arg(c->name));
+  if (doc_->isPartial())
+    return doc_->comparison().setByOp(
+        {}, tr("Comparing op by op needs the whole trace: %1 was read only in part.").arg(doc_->fileName()));
+  OpCompareSide a{doc_->trace(), doc_->index(), QString::fromStdString(doc_->trace()->path), {}};
+  OpCompareSide b{c->doc.trace, c->doc.index, c->path, {}};
+  doc_->comparison().setByOp(
+      {}, tr("Comparing %1 and %2 op by op…").arg(sideName(0, a.path, b.path), sideName(1, a.path, b.path)));
+  byOpRunning_ = true;
+  lane(JobKind::Compare)
+      ->start<OpCompareOutcome>(
+          tr("Comparing %1 and %2 op by op").arg(doc_->fileName(), c->name),
+          [a = std::move(a), b = std::move(b)](JobContext& ctx) { return app::compareByOp(a, b, ctx); },
+          [this](OpCompareOutcome out) { onByOp(out); });
+}
+
+void CompareController::onByOp(const OpCompareOutcome& out) {
+  byOpRunning_ = false;
+  if (!out.comparison) {
+    doc_->comparison().setByOp({}, out.error);
+    return fail(out.error);
+  }
+  doc_->comparison().setByOp(out.comparison);
+  const widgets::ByOpData& v = out.comparison->view;
+  emit message(v.note.isEmpty() ? tr("%1 against %2: %3 ops, %4 aligned steps; choose an op to mark its kernels.")
+                                      .arg(v.a.name, v.b.name)
+                                      .arg(v.rows.size())
+                                      .arg(v.a.steps)
+                                : v.note,
+               8000);
+}
+
+void CompareController::chooseOp(const QString& op, const QString& kernel) {
+  const OpComparison* c = doc_->comparison().byOp();
+  if (op.isEmpty() || !c) {
+    if (!std::exchange(highlighting_, false)) return;  // find's matches stay as they are
+    emit opHighlighted(nullptr, nullptr);
+    return;
+  }
+  const std::string o = op.toStdString(), k = kernel.toStdString();
+  auto a = opHighlight(*c, 0, o, k), b = opHighlight(*c, 1, o, k);
+  highlighting_ = true;
+  emit opHighlighted(a, b);
+  const auto count = [](const auto& f) { return f ? qsizetype(f->events.size()) : 0; };
+  emit message(
+      tr("%1: GPU events marked: %2 in A, %3 in B").arg(kernel.isEmpty() ? op : kernel).arg(count(a)).arg(count(b)),
+      5000);
+}
+
 void CompareController::stopComparing() {
+  byOpRunning_ = false;
   lane(JobKind::Compare)->discard();
   doc_->comparison().setCompared({});
 }

@@ -4,9 +4,13 @@
 // Compare with…) loaded and split on the Compare lane, whose chunks join the
 // chunk table under its name. The figures are core's (timeline/ab_compare),
 // computed on the GUI thread: a few ms, they read the index, not the events.
+// A compared trace is also set against the open one op by op (op_compare) on
+// the Compare lane; choosing an op marks its kernels on both timelines.
 #include "controller.hpp"
 
 #include <steadyscope/timeline.hpp>
+
+#include <memory>
 
 namespace steadyscope::widgets {
 class SelectionModel;
@@ -38,6 +42,10 @@ class CompareController : public Controller {
   void swapSides();
   /// The user chose a row of the compared trace in the chunk table.
   void pickCompared(int index);
+  /// The open trace against the compared one, op by op, on the Compare lane (after Compare with…).
+  void compareByOp();
+  /// Marks the GPU events of `op` (only those named `kernel` unless empty) on both timelines; "" clears.
+  void chooseOp(const QString& op, const QString& kernel = {});
 
  signals:
   /// Both sides are set: the A/B pane shows their figures.
@@ -46,17 +54,22 @@ class CompareController : public Controller {
   void comparisonPending(const QString& text);
   /// Neither side is left (their trace was closed): the A/B pane says so, without coming to the front.
   void comparisonCleared(const QString& text);
+  /// What to mark on A's and on B's timeline (null: nothing), as find results are marked.
+  void opHighlighted(std::shared_ptr<const timeline::FindResults> a, std::shared_ptr<const timeline::FindResults> b);
 
  private:
   std::optional<AbPick> pickOfModelRow(int row) const;
   std::optional<AbPick> pickOfSelection() const;
   void showComparison();
   void onCompared(const ComparedOutcome& out);
+  void onByOp(const OpCompareOutcome& out);
 
   RunPanel* run_;
   widgets::SelectionModel* selection_;
   enum class Picked { None, Chunk, Step, Range, Compared } picked_ = Picked::None;
   int pickedCompared_ = -1;
+  bool byOpRunning_ = false;   // the Compare lane's job is the By op one (not a load): its cancel message
+  bool highlighting_ = false;  // an op is marked on the timelines
 };
 
 }  // namespace steadyscope::app

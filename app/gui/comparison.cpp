@@ -4,6 +4,7 @@ namespace steadyscope::app {
 
 void Comparison::setCompared(std::shared_ptr<const ComparedTrace> c) {
   compared_ = std::move(c);
+  if (byOp_ || !byOpHint_.isEmpty()) setByOp({});  // it compared the trace replaced
   emit comparedChanged();
   dropStaleSides();
 }
@@ -24,7 +25,14 @@ void Comparison::swapSides() {
   emit sidesChanged();
 }
 
+void Comparison::setByOp(std::shared_ptr<const OpComparison> c, const QString& hint) {
+  byOp_ = std::move(c);
+  byOpHint_ = hint;
+  emit byOpChanged();
+}
+
 void Comparison::setOpenTrace(TracePtr trace) {
+  if (byOp_ && byOp_->a.trace != trace) setByOp({});
   open_ = std::move(trace);
   dropStaleSides();
 }

@@ -1,8 +1,11 @@
 #pragma once
 // The document's compare part: the trace (or split directory) compared with
 // the open one, and the two A/B sides. A side keeps its trace alive, so sides
-// of a trace no longer open are dropped (sidesDropped).
+// of a trace no longer open are dropped (sidesDropped). The By op comparison
+// of the open trace against the compared one belongs to both: it is dropped
+// when either changes.
 #include "ab_sides.hpp"
+#include "op_compare.hpp"
 
 #include <QObject>
 
@@ -20,7 +23,13 @@ class Comparison : public QObject {
   /// The A/B sides (0: A, 1: B).
   const std::optional<AbPick>& side(int i) const { return sides_[i]; }
 
+  /// The open trace against the compared one, op by op (null: none; byOpHint() says why).
+  const OpComparison* byOp() const { return byOp_.get(); }
+  const QString& byOpHint() const { return byOpHint_; }
+
   void setCompared(std::shared_ptr<const ComparedTrace> c);
+  /// A By op result, or none with what the pane says instead.
+  void setByOp(std::shared_ptr<const OpComparison> c, const QString& hint = {});
   void setSide(int i, std::optional<AbPick> pick);
   /// Both sides at once (one sidesChanged).
   void setSides(std::optional<AbPick> a, std::optional<AbPick> b);
@@ -30,6 +39,8 @@ class Comparison : public QObject {
 
  signals:
   void comparedChanged();
+  /// The By op comparison was set or dropped.
+  void byOpChanged();
   /// A side was picked, swapped or cleared by the user.
   void sidesChanged();
   /// Sides of a trace no longer open were dropped.
@@ -40,6 +51,8 @@ class Comparison : public QObject {
 
   TracePtr open_;
   std::shared_ptr<const ComparedTrace> compared_;
+  std::shared_ptr<const OpComparison> byOp_;
+  QString byOpHint_;
   std::optional<AbPick> sides_[2];
 };
 

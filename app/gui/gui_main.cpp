@@ -6,6 +6,8 @@
 #include "find_controller.hpp"
 #include "main_window.hpp"
 #include "open_controller.hpp"
+#include "panels/ab_panel.hpp"
+#include "panels/by_op_model.hpp"
 #include "panels/chunks_panel.hpp"
 #include "report.hpp"
 #include "review_controller.hpp"
@@ -26,6 +28,7 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QTreeView>
 
 #include <cstdio>
 #include <cstdlib>
@@ -45,7 +48,7 @@ const char* kDescription =
     "  steadyscope [TRACE [--partial] | SPLIT_DIR [--source TRACE]]\n"
     "  steadyscope RANK0 RANK1 … | JOB_DIR [--screenshot OUT.png [--size WxH]]\n"
     "  steadyscope [TRACE] [--split [--kind K]] [--select MODE] --screenshot OUT.png [--size WxH]\n"
-    "              [--dark] [--find REGEX] [--range-ms A:B] [--compare OTHER] [--raise DOCK]\n"
+    "              [--dark] [--find REGEX] [--range-ms A:B] [--compare OTHER [--op OP]] [--raise DOCK]\n"
     "  steadyscope TRACE --split --select MODE --report OUT.pdf [--size WxH]\n"
     "  steadyscope --bench-timeline TRACE | --bench-charts TRACE | --bench-export TRACE [--select MODE]\n"
     "\n"
@@ -91,6 +94,10 @@ struct Options {
                                       "Compare with another trace or split directory: with --select, the A/B of MODE's "
                                       "chunk in TRACE against MODE's chunk in OTHER.",
                                       "OTHER");
+  QCommandLineOption op = option({"op"},
+                                 "With --compare: choose OP's row in the A/B pane's By op table; its kernels are "
+                                 "marked on both timelines.",
+                                 "OP");
   QCommandLineOption raise = option({"raise"}, "Bring a tab to the front: chunks, anomalies, charts or ab.", "DOCK");
   QCommandLineOption screenshot = option({"screenshot"}, "Render the window offscreen into PNG and exit.", "PNG");
   QCommandLineOption report =
@@ -116,8 +123,8 @@ struct Options {
                                            "rank traces: the Job view."),
                             QStringLiteral("[TRACE… | SPLIT_DIR | JOB_DIR]"));
     for (const QCommandLineOption* o :
-         {&help, &version, &source, &partial, &split, &kind, &select, &compare, &raise, &screenshot, &report, &size,
-          &dark, &find, &rangeMs, &benchTimeline, &benchCharts, &benchExport})
+         {&help, &version, &source, &partial, &split, &kind, &select, &compare, &op, &raise, &screenshot, &report,
+          &size, &dark, &find, &rangeMs, &benchTimeline, &benchCharts, &benchExport})
       p.addOption(*o);
   }
 };
@@ -168,6 +175,7 @@ void readOptions(const QCommandLineParser& p, const Options& opt, GuiOptions& o)
   o.find = p.value(opt.find);
   o.compare = p.value(opt.compare);
   o.raise = p.value(opt.raise);
+  o.op = p.value(opt.op);
   o.selectMode = p.value(opt.select);
   o.source = p.value(opt.source);
   o.screenshot = p.value(opt.screenshot);
@@ -343,6 +351,18 @@ int takeScreenshot(const GuiOptions& o) {
   return o.report.isEmpty() ? saveScreenshot(w, o, splitMs) : saveReport(w, o);
 }
 
+// The By op row of `op`, chosen as a click would (the pane tells the compare controller).
+bool chooseOpRow(MainWindow& w, const QString& op) {
+  QTreeView* v = w.panes().ab->byOpView();
+  const QAbstractItemModel* m = v->model();
+  for (int r = 0; r < m->rowCount(); ++r)
+    if (m->index(r, 0).data(widgets::ByOpModel::OpRole).toString() == op) {
+      v->setCurrentIndex(m->index(r, 0));
+      return true;
+    }
+  return false;
+}
+
 bool compareForScreenshot(MainWindow& w, const GuiOptions& o) {
   QElapsedTimer clock;
   clock.start();
@@ -354,6 +374,10 @@ bool compareForScreenshot(MainWindow& w, const GuiOptions& o) {
     std::fprintf(
         stderr, "steadyscope: --compare %s: %s\n", qPrintable(o.compare),
         qPrintable(w.document().lastError().isEmpty() ? QStringLiteral("not loaded") : w.document().lastError()));
+    return false;
+  }
+  if (!o.op.isEmpty() && !chooseOpRow(w, o.op)) {
+    std::fprintf(stderr, "steadyscope: --op %s: no such op in the By op table\n", qPrintable(o.op));
     return false;
   }
   if (o.selectMode.isEmpty()) return true;

@@ -29,6 +29,7 @@ struct GuiOptions {
   QString benchExport;                      // --bench-export TRACE
   QString compare;                          // --compare OTHER: a second trace or split directory for A/B
   QString raise;                            // --raise DOCK: chunks, anomalies, charts or ab in front
+  QString op;                               // --op OP: with --compare, the By op row chosen (marked on both timelines)
   QString find;                             // --find REGEX: select the first matching event (as Ctrl+F)
   double rangeFromMs = -1, rangeToMs = -1;  // --range-ms A:B: select a range (ms from the start)
   bool dark = false;                        // --dark: Fusion style with a dark palette (docs, checks)

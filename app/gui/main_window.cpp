@@ -39,16 +39,34 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QSignalBlocker>
+#include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
 #include <QToolBar>
+#include <QVBoxLayout>
 
 #ifndef STEADYSCOPE_SAMPLE_TRACE
 #define STEADYSCOPE_SAMPLE_TRACE ""
 #endif
 
 namespace steadyscope::app {
+
+namespace {
+// A timeline with a one-line title above it (hidden until two traces are compared).
+QWidget* titledTimeline(QWidget* parent, QLabel*& title, widgets::TimelineView* view) {
+  auto* box = new QWidget(parent);
+  auto* l = new QVBoxLayout(box);
+  l->setContentsMargins(0, 0, 0, 0);
+  l->setSpacing(0);
+  title = new QLabel(box);
+  title->setContentsMargins(6, 2, 6, 2);
+  title->hide();
+  l->addWidget(title);
+  l->addWidget(view, 1);
+  return box;
+}
+}  // namespace
 
 MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
     : QMainWindow(parent),
@@ -98,9 +116,18 @@ void MainWindow::createPanes() {
   panes_.timeline = new widgets::TimelineView(centre_);
   panes_.timeline->setObjectName(QStringLiteral("timeline"));
   panes_.timeline->setSelectionModel(selection_);
+  panes_.timelineB = new widgets::TimelineView(centre_);
+  panes_.timelineB->setObjectName(QStringLiteral("timelineB"));  // its own selection: B's events are not A's
+  timelines_ = new QSplitter(Qt::Vertical, centre_);
+  timelines_->setObjectName(QStringLiteral("timelines"));
+  timelines_->addWidget(titledTimeline(timelines_, panes_.timelineTitleA, panes_.timeline));
+  timelineBoxB_ = titledTimeline(timelines_, panes_.timelineTitleB, panes_.timelineB);
+  timelines_->addWidget(timelineBoxB_);
+  panes_.timelineTitleB->show();
+  timelineBoxB_->hide();
   panes_.job = new widgets::JobView(centre_);
   centre_->addWidget(panes_.welcome);
-  centre_->addWidget(panes_.timeline);
+  centre_->addWidget(timelines_);
   centre_->addWidget(panes_.job);
   setCentralWidget(centre_);
   panes_.chunks = new widgets::ChunksPanel(this);
@@ -123,7 +150,8 @@ void MainWindow::createPanes() {
   panes_.laneFilter->setPlaceholderText(tr("filter lanes…  Ctrl+L"));
   panes_.laneFilter->setClearButtonEnabled(true);
   panes_.laneFilter->setMaximumWidth(200);
-  connect(panes_.laneFilter, &QLineEdit::textChanged, panes_.timeline, &widgets::TimelineView::setLaneFilter);
+  for (widgets::TimelineView* t : {panes_.timeline, panes_.timelineB})
+    connect(panes_.laneFilter, &QLineEdit::textChanged, t, &widgets::TimelineView::setLaneFilter);
 }
 
 void MainWindow::createDocks() {
@@ -198,6 +226,14 @@ void MainWindow::bindDocument() {
       panes_.chunks->setComparedChunks(c->rows, c->name);
     else
       panes_.chunks->setComparedChunks({}, {});
+    showComparedTimeline();
+  });
+  connect(&doc_->comparison(), &Comparison::byOpChanged, this, [this, d] {
+    const OpComparison* c = d->comparison().byOp();
+    if (!c) return panes_.ab->clearByOp(d->comparison().byOpHint());
+    panes_.ab->setByOp(c->view);
+    raiseAb();
+    panes_.ab->showTab(1);
   });
   connect(d, &Document::gateShown, this, [this, d] {
     if (d->shownGate())
@@ -256,6 +292,14 @@ void MainWindow::bindControllers() {
   connect(c_.compare, &CompareController::comparisonReady, this, [this](const auto& a, const auto& b) {
     raiseAb();
     panes_.ab->setComparison(a, b);
+    panes_.ab->showTab(0);
+  });
+  connect(panes_.ab, &widgets::AbPanel::opChosen, c_.compare,
+          [this](const QString& op, const QString& kernel) { c_.compare->chooseOp(op, kernel); });
+  // An op's kernels are marked as find matches are, on both timelines.
+  connect(c_.compare, &CompareController::opHighlighted, this, [this](auto a, auto b) {
+    panes_.timeline->setFindResults(std::move(a));
+    panes_.timelineB->setFindResults(std::move(b));
   });
   connect(c_.compare, &CompareController::comparisonPending, this, [this](const QString& text) {
     raiseAb();
@@ -281,6 +325,18 @@ void MainWindow::raiseAb() {
   abDock_->raise();
   // The two tables need a dozen rows to be read; grow a short bottom area once, never shrink it.
   if (!abDock_->isFloating() && abDock_->height() < 320) resizeDocks({abDock_}, {340}, Qt::Vertical);
+}
+
+void MainWindow::showComparedTimeline() {
+  const ComparedTrace* c = doc_->comparison().compared();
+  const bool shown = c && c->doc && *doc_;
+  panes_.timelineB->setDocument(shown ? c->doc : widgets::TraceDocument{});
+  timelineBoxB_->setVisible(shown);
+  panes_.timelineTitleA->setVisible(shown);
+  if (!shown) return;
+  const QString a = QString::fromStdString(doc_->trace()->path);
+  panes_.timelineTitleA->setText(tr("<b>%1</b> — the open trace").arg(sideName(0, a, c->path).toHtmlEscaped()));
+  panes_.timelineTitleB->setText(tr("<b>%1</b> — the compared trace").arg(sideName(1, a, c->path).toHtmlEscaped()));
 }
 
 void MainWindow::openFile(const QString& path) { c_.open->openFile(path); }
@@ -309,7 +365,7 @@ void MainWindow::showCentre(QWidget* w) {
   } else if (!job) {
     for (QDockWidget* d : std::exchange(hiddenDocks_, {})) d->show();
   }
-  centre_->setCurrentWidget(w);
+  centre_->setCurrentWidget(w == panes_.timeline ? timelines_ : w);
   updateTitle();
 }
 

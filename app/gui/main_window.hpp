@@ -16,6 +16,8 @@
 #include <memory>
 
 class QComboBox;
+class QLabel;
+class QSplitter;
 class QDockWidget;
 class QLineEdit;
 class QMenu;
@@ -51,6 +53,9 @@ class StatusBar;
 struct Panes {
   widgets::WelcomeWidget* welcome = nullptr;
   widgets::TimelineView* timeline = nullptr;
+  widgets::TimelineView* timelineB = nullptr;  // the compared trace's, below A's while one is compared
+  QLabel* timelineTitleA = nullptr;
+  QLabel* timelineTitleB = nullptr;
   widgets::ChunksPanel* chunks = nullptr;
   widgets::ExplanationPanel* explanation = nullptr;
   widgets::DetailsPanel* details = nullptr;
@@ -136,6 +141,8 @@ class MainWindow : public QMainWindow {
   void updateResultBox();
   void updateChunkActions();
   void raiseAb();
+  /// B's timeline shows the compared trace (hidden when there is none or it is a split directory).
+  void showComparedTimeline();
   void openDirectory(const QString& dir);
   /// The centre shows `w`; the docks are hidden while it is the Job view and come back after.
   void showCentre(QWidget* w);
@@ -148,6 +155,8 @@ class MainWindow : public QMainWindow {
   Panes panes_;
   StatusBar* status_ = nullptr;
   QStackedWidget* centre_ = nullptr;
+  QSplitter* timelines_ = nullptr;  // the centre's timeline page: A's timeline, and B's below it
+  QWidget* timelineBoxB_ = nullptr;
   QDockWidget* abDock_ = nullptr;
   QList<QDockWidget*> docks_;
   QByteArray defaultState_;

@@ -44,6 +44,7 @@ StatusBar::StatusBar(QStatusBar* bar, const Document* doc, JobSystem* jobs)
   cancel_->setObjectName(QStringLiteral("status.cancel"));
   connect(cancel_, &QPushButton::clicked, this, &StatusBar::cancelRequested);
   for (QLabel* l : {file_, events_, anomalies_, split_}) bar->addWidget(l);
+  message_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // a long message elides, never widens
   bar->addWidget(message_, 1);
   messageTimer_->setSingleShot(true);
   connect(messageTimer_, &QTimer::timeout, message_, &QLabel::clear);
@@ -59,7 +60,10 @@ StatusBar::StatusBar(QStatusBar* bar, const Document* doc, JobSystem* jobs)
 }
 
 void StatusBar::flash(const QString& text, int ms) {
-  message_->setText(text);
+  // One line: a message with line breaks (an error's details) would grow the bar.
+  QString line = text;
+  message_->setText(line.replace(QLatin1Char('\n'), QLatin1Char(' ')));
+  message_->setToolTip(text);
   messageTimer_->start(ms);
 }
 

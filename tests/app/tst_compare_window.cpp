@@ -4,21 +4,32 @@
 // with the open trace's (kernels matched by their normalised names: the same
 // trace compared with itself has no change); a split directory's chunk files
 // are sides too; a file that is no trace is refused with its message and
-// changes nothing; closing the trace ends the comparison.
+// changes nothing; closing the trace ends the comparison. A compared trace is
+// also set against the open one op by op (the By op tab, B's timeline below
+// A's, an op's kernels marked on both); a side without a steady-state chunk or
+// without steps falls back to every step or the whole traces, and says which.
 #include "app_test_support.hpp"
 #include "main_window.hpp"
+#include "op_compare.hpp"
 
 #include "panels/ab_panel.hpp"
+#include "panels/ab_step_chart.hpp"
+#include "panels/by_op_model.hpp"
 #include "panels/chunks_panel.hpp"
+#include "support/load_json.hpp"
+#include "timeline/timeline_view.hpp"
 
 #include <QAction>
 #include <QDir>
 #include <QFile>
 #include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineSeries>
 #include <QMessageBox>
 #include <QProcess>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTreeView>
 #include <QtTest>
 
 using namespace steadyscope;
@@ -53,6 +64,64 @@ int comparedRowOf(const MainWindow& w, const QString& mode) {
   for (int r = int(m->chunks().size()); r < m->rowCount(); ++r)
     if (m->rowAt(r).mode == mode) return r;
   return -1;
+}
+
+/// `steps` ProfilerStep#k of 900 µs every 1000 µs, each with an aten::mm launching `mm_k` (mmUs) and an
+/// aten::relu launching relu_k; steps = 0: the same ops once, with no step around them.
+std::string stepsJson(int steps, int64_t mmUs) {
+  std::string ev;
+  int corr = 1;
+  const auto add = [&](const std::string& e) { ev += (ev.empty() ? "" : ",\n") + e; };
+  const auto x = [](const char* cat, const std::string& name, int pid, int tid, int64_t ts, int64_t dur, int c = -1) {
+    return "{\"ph\":\"X\",\"cat\":\"" + std::string(cat) + "\",\"name\":\"" + name +
+           "\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + std::to_string(ts) +
+           ",\"dur\":" + std::to_string(dur) +
+           (c >= 0 ? ",\"args\":{\"correlation\":" + std::to_string(c) + "}" : std::string()) + "}";
+  };
+  for (int k = 0; k < std::max(steps, 1); ++k) {
+    const int64_t ts = 1000 + 1000LL * k;
+    if (steps) add(x("user_annotation", "ProfilerStep#" + std::to_string(k), 1, 1, ts, 900));
+    for (const auto& [op, kernel, at, us] :
+         {std::tuple{"aten::mm", "mm_k", 10, mmUs}, std::tuple{"aten::relu", "relu_k", 500, int64_t(10)}}) {
+      add(x("cpu_op", op, 1, 1, ts + at, 100));
+      add(x("cuda_runtime", "cudaLaunchKernel", 1, 1, ts + at + 10, 5, corr));
+      add(x("kernel", kernel, 0, 7, ts + at + 20, us, corr++));
+    }
+  }
+  return "{\"traceEvents\": [\n" + ev + "\n]}";
+}
+
+app::OpCompareSide sideOf(const std::string& json, const std::string& path) {
+  app::OpCompareSide s;
+  s.trace = sstest::loadJson(json, path);
+  s.index = timeline::buildTimelineIndex(*s.trace);
+  s.path = QString::fromStdString(path);
+  return s;
+}
+
+// A split by hand: `n` steps every 1000 µs from 1000 µs, a steady-state chunk over [from, to) when `to` > 0.
+analysis::SplitResult handSplit(size_t n, size_t from = 0, size_t to = 0) {
+  analysis::SplitResult s;
+  for (size_t k = 0; k < n; ++k) {
+    analysis::RootInfo r;
+    r.tsUs = 1000.0 + 1000.0 * double(k);
+    r.durUs = 900.0;
+    s.roots.push_back(r);
+  }
+  if (to > from) {
+    analysis::ChunkPlan c;
+    c.kind = analysis::ChunkKind::SteadyState;
+    for (size_t k = from; k < to; ++k) c.roots.push_back(k);
+    s.chunks.push_back(c);
+  }
+  return s;
+}
+
+std::shared_ptr<const app::OpComparison> byOpOf(const app::OpCompareSide& a, const app::OpCompareSide& b) {
+  app::JobContext ctx;
+  std::optional<app::OpCompareOutcome> out = app::compareByOp(a, b, ctx);
+  if (!out || !out->comparison) qFatal("compareByOp: %s", out ? qPrintable(out->error) : "cancelled");
+  return out->comparison;
 }
 
 }  // namespace
@@ -93,7 +162,8 @@ class TestCompareWindow : public QObject {
     // The chunk table's right-click menu offers the comparison.
     QStringList menu;
     for (QAction* a : w.panes().chunks->view()->actions()) menu << a->text().remove(QLatin1Char('&'));
-    QVERIFY2(menu.contains(QStringLiteral("Compare the two selected chunks or ranks")), qPrintable(menu.join(QLatin1Char('|'))));
+    QVERIFY2(menu.contains(QStringLiteral("Compare the two selected chunks or ranks")),
+             qPrintable(menu.join(QLatin1Char('|'))));
     QVERIFY(menu.contains(QStringLiteral("Use the selection as A")));
   }
 
@@ -206,6 +276,133 @@ class TestCompareWindow : public QObject {
     QVERIFY(w.errorBox());
     w.errorBox()->close();
     QCOMPARE(w.panes().chunks->model()->rowCount(), own);
+  }
+
+  // Compare with… a trace: the By op tab comes to the front with both traces op by op, B's timeline
+  // below A's; the sample against its copy changes nothing; choosing an op (or one of its kernels)
+  // marks its GPU events on both timelines; stopping the comparison clears both.
+  void comparedTraceByOp() {
+    MainWindow w(app::testsupport::tempSettings(settings("byop.ini")));
+    STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
+    const QString copy = tmp_->filePath(QStringLiteral("byop-") + QFileInfo(kSample).fileName());
+    QVERIFY(QFile::copy(kSample, copy));
+    w.controllers().compare->compareWith(copy);
+    STEADYSCOPE_WAIT_IDLE(w);
+    const app::OpComparison* c = w.document().comparison().byOp();
+    QVERIFY2(c, qPrintable(w.document().comparison().byOpHint()));
+    const widgets::ByOpModel* m = w.panes().ab->byOpModel();
+    QVERIFY(m->rowCount() > 0);
+    QCOMPARE(w.panes().ab->currentTab(), 1);
+    for (const widgets::ByOpRow& r : m->comparison().rows) {
+      QCOMPARE(r.aCount, r.bCount);
+      QCOMPARE(r.deltaUsPerStep, 0.0);
+    }
+    QCOMPARE(w.panes().ab->stepChart()->seriesA()->count(), int(c->view.a.steps));
+    QCOMPARE(w.panes().ab->stepChart()->seriesB()->count(), int(c->view.b.steps));
+    QVERIFY(w.panes().timelineB->isVisible());
+    QCOMPARE(w.panes().timelineB->document().trace, w.document().comparison().compared()->doc.trace);
+    QVERIFY(w.panes().timelineTitleB->text().contains(QFileInfo(copy).fileName()));
+    // An op row: its GPU events, the same on both sides here, at least those of the compared steps.
+    QTreeView* v = w.panes().ab->byOpView();
+    v->setCurrentIndex(v->model()->index(0, 0));
+    const auto& fa = w.panes().timeline->findResults();
+    const auto& fb = w.panes().timelineB->findResults();
+    QVERIFY(fa && fb);
+    QCOMPARE(fa->events.size(), fb->events.size());
+    QVERIFY(fa->events.size() >= m->comparison().rows[0].aCount);
+    QVERIFY(fa->events.size() > 0);
+    const TracePtr& ta = w.document().trace();
+    for (EventIdx e : fa->events) QVERIFY(isGpuWork(ta->classOf(e)));
+    QVERIFY(w.messageText().contains(m->comparison().rows[0].op));
+    // A kernel row: only that kernel's events.
+    const QModelIndex op0 = v->model()->index(0, 0);
+    QVERIFY(v->model()->rowCount(op0) > 0);
+    const QString kernel = v->model()->index(0, 0, op0).data().toString();
+    v->setCurrentIndex(v->model()->index(0, 0, op0));
+    QVERIFY(w.panes().timeline->findResults());
+    for (EventIdx e : w.panes().timeline->findResults()->events)
+      QCOMPARE(QString::fromStdString(std::string(ta->nameOf(e))), kernel);
+    QVERIFY(w.panes().timelineB->findResults()->events.size() > 0);
+    w.controllers().compare->stopComparing();
+    QVERIFY(!w.document().comparison().byOp());
+    QVERIFY(!w.panes().timeline->findResults());
+    QVERIFY(!w.panes().timelineB->findResults());
+    QVERIFY(!w.panes().timelineB->isVisible());
+    QCOMPARE(m->rowCount(), 0);
+  }
+
+  // The By op job runs on the Compare lane: held at a stage the window stays responsive, and Esc
+  // (cancel) drops it with a message in one line and a pane that says so.
+  void byOpCancelled() {
+    MainWindow w(app::testsupport::tempSettings(settings("byopcancel.ini")));
+    STEADYSCOPE_OPEN_SAMPLE_AND_SPLIT(w);
+    const QString copy = tmp_->filePath(QStringLiteral("cancel-") + QFileInfo(kSample).fileName());
+    QVERIFY(QFile::copy(kSample, copy));
+    w.controllers().compare->compareWith(copy);
+    STEADYSCOPE_WAIT_IDLE(w);
+    QVERIFY(w.document().comparison().byOp());
+    app::testsupport::StageHold hold("Splitting B");
+    w.jobs()->lane(app::JobKind::Compare)->setStageObserverForTests(hold.observer());
+    w.controllers().compare->compareByOp();
+    QVERIFY(!w.document().comparison().byOp());
+    QTRY_VERIFY_WITH_TIMEOUT(hold.reached(), app::testsupport::kJobTimeoutMs);
+    QVERIFY(w.panes().ab->byOpSummary().contains(QStringLiteral("op by op…")));
+    w.jobs()->cancelAll();
+    hold.release();
+    STEADYSCOPE_WAIT_IDLE(w);
+    QVERIFY(!w.document().comparison().byOp());
+    QVERIFY(w.panes().ab->byOpSummary().contains(QStringLiteral("cancelled")));
+    QVERIFY(w.messageText().contains(QStringLiteral("cancelled")));
+    QVERIFY(!w.messageText().contains(QLatin1Char('\n')));
+    QCOMPARE(w.panes().ab->byOpModel()->rowCount(), 0);
+  }
+
+  // The steps the By op view compares, and its words about a side: both steady: their chunks; a side
+  // without steps: the whole traces; names carry the folder when both files are called the same.
+  void byOpFallbackNamesTheSide() {
+    QCOMPARE(app::sideName(0, QStringLiteral("/t/h100/run.json"), QStringLiteral("/t/mi300/run.json")),
+             QStringLiteral("A (h100/run.json)"));
+    QCOMPARE(app::sideName(1, QStringLiteral("/t/h100/run.json"), QStringLiteral("/t/mi300/run.json")),
+             QStringLiteral("B (mi300/run.json)"));
+    QCOMPARE(app::sideName(1, QStringLiteral("/t/a.json"), QStringLiteral("/u/b.json")), QStringLiteral("B (b.json)"));
+    const app::OpCompareSide six = sideOf(stepsJson(6, 100), "/t/h100/run.json");
+    const app::OpCompareSide four = sideOf(stepsJson(4, 300), "/t/mi300/run.json");
+    auto both = byOpOf(six, four);
+    QCOMPARE(both->view.a.stepSource, QStringLiteral("steady_state"));
+    QCOMPARE(both->view.note, QString());
+    QCOMPARE(both->view.a.steps, size_t(4));
+    QCOMPARE(both->view.rows.front().op, QStringLiteral("aten::mm"));
+    QCOMPARE(both->view.rows.front().deltaUsPerStep, 200.0);
+    const app::OpCompareSide flat = sideOf(stepsJson(0, 300), "/t/mi300/flat.json");
+    auto whole = byOpOf(six, flat);
+    QVERIFY(whole->view.wholeTrace);
+    QCOMPARE(whole->view.b.stepSource, QStringLiteral("whole_trace"));
+    QCOMPARE(
+        whole->view.note,
+        QStringLiteral("B (flat.json) has no steps: the whole traces are compared, every GPU event (per step = per "
+                       "trace)."));
+    QCOMPARE(whole->view.rows.front().aGpuUs, 600.0);  // A's six mm kernels: one "step", the trace
+    auto swapped = byOpOf(flat, six);
+    QVERIFY(swapped->view.note.startsWith(QStringLiteral("A (flat.json) has no steps")));
+    // One side without a steady-state chunk: every step of both, from step 0, and the side is named.
+    const analysis::SplitResult steady = handSplit(6, 2, 5), plain = handSplit(4);
+    app::ChosenSteps one = app::chooseWithFallback(six, steady, four, plain);
+    QVERIFY(one.steps);
+    QCOMPARE(one.steps->first.source, std::string("all_steps"));
+    QCOMPARE(one.steps->first.first, size_t(0));
+    QCOMPARE(one.steps->first.windows.size(), size_t(4));
+    QCOMPARE(one.note, QStringLiteral("B (mi300/run.json) has no steady-state chunk: the whole traces are compared, "
+                                      "every step of each, aligned by index."));
+    QVERIFY(app::chooseWithFallback(six, plain, four, steady)
+                .note.startsWith(QStringLiteral("A (h100/run.json) has no steady-state chunk")));
+    QVERIFY(app::chooseWithFallback(six, plain, four, plain)
+                .note.startsWith(QStringLiteral("Neither trace has a steady-state chunk")));
+    QCOMPARE(app::chooseWithFallback(six, steady, four, handSplit(4, 0, 4)).note, QString());
+    analysis::SplitResult noGpu = handSplit(4);
+    noGpu.outcome = analysis::SplitOutcome::NoGpuWork;
+    const app::ChosenSteps refused = app::chooseWithFallback(six, steady, four, noGpu);
+    QVERIFY(!refused.steps);
+    QVERIFY2(refused.error.startsWith(QStringLiteral("B (mi300/run.json) has no GPU work")), qPrintable(refused.error));
   }
 
   // A side keeps its trace only while the window shows it: opening another trace drops it.

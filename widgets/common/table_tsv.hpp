@@ -8,6 +8,9 @@
 
 namespace steadyscope::widgets {
 
+/// A cell as TSV holds it: tabs and newlines become spaces.
+QString tsvCell(QString s);
+
 /// `rows` of `model` (its `role`, DisplayRole by default), in the order given, after
 /// one header line: `headers`, or the model's horizontal headers when empty.
 QString tableRowsTsv(const QAbstractItemModel& model, const QList<int>& rows, const QStringList& headers = {},

@@ -2,6 +2,8 @@
 #include "common/text.hpp"
 
 #include "common/table_tsv.hpp"
+#include "panels/ab_step_chart.hpp"
+#include "panels/by_op_model.hpp"
 
 #include <steadyscope/timeline.hpp>
 
@@ -13,7 +15,9 @@
 #include <QLabel>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -211,19 +215,60 @@ QTableView* newTable(QWidget* parent) {
 }
 }  // namespace
 
+namespace {
+QString plural(size_t n, const QString& one, const QString& many) {
+  return QStringLiteral("%1 %2").arg(qs(timeline::formatCount(n)), n == 1 ? one : many);
+}
+
+QString sourceWords(const QString& source) {
+  if (source == QLatin1String("steady_state")) return QObject::tr("the steady-state chunk");
+  if (source == QLatin1String("all_steps")) return QObject::tr("every step");
+  if (source == QLatin1String("range")) return QObject::tr("the chosen steps");
+  return QObject::tr("the whole trace");
+}
+
+// One side of the By op summary: its steps, step median, GPU busy per step and the share attributed.
+QString sideLine(const ByOpSide& s) {
+  QString steps;
+  if (s.stepSource == QLatin1String("whole_trace")) {
+    steps = QObject::tr("the whole trace");
+  } else {
+    const size_t last = s.firstStep + (s.steps ? s.steps - 1 : 0);
+    steps = QObject::tr("%1 (%2–%3 of %4, %5)")
+                .arg(plural(s.steps, QObject::tr("step"), QObject::tr("steps")))
+                .arg(s.firstStep)
+                .arg(last)
+                .arg(s.totalSteps)
+                .arg(sourceWords(s.stepSource));
+    if (s.availableSteps > s.steps) steps += QObject::tr(", %1 left out to align").arg(s.availableSteps - s.steps);
+    if (s.stepMedianUs) steps += QObject::tr(", step median %1").arg(timeText(*s.stepMedianUs * 1000.0));
+  }
+  return QObject::tr("<b>%1</b>: %2, GPU busy per step %3, %4 of %5 GPU time attributed to an op")
+      .arg(s.name.toHtmlEscaped(), steps, timeText(s.gpuBusyPerStepUs * 1000.0))
+      .arg(QStringLiteral("%1 %").arg(100.0 * s.attributedShare, 0, 'f', 1), timeText(s.gpuUs * 1000.0));
+}
+}  // namespace
+
 AbPanel::AbPanel(QWidget* parent) : QWidget(parent) {
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(4, 4, 4, 4);
-  title_ = new QLabel(this);
+  tabs_ = new QTabWidget(this);
+  tabs_->setObjectName(QStringLiteral("ab.tabs"));
+  tabs_->setDocumentMode(true);
+  lay->addWidget(tabs_, 1);
+  auto* kernelsTab = new QWidget(tabs_);
+  auto* kl = new QVBoxLayout(kernelsTab);
+  kl->setContentsMargins(0, 4, 0, 0);
+  title_ = new QLabel(kernelsTab);
   title_->setObjectName(QStringLiteral("ab.title"));
   title_->setWordWrap(true);
-  lay->addWidget(title_);
+  kl->addWidget(title_);
   figures_ = new AbFiguresModel(this);
   kernels_ = new AbKernelModel(this);
   kernelProxy_ = new QSortFilterProxyModel(this);
   kernelProxy_->setSourceModel(kernels_);
   kernelProxy_->setSortRole(AbKernelModel::SortRole);
-  auto* split = new QSplitter(Qt::Horizontal, this);  // side by side: the bottom dock is wide and short
+  auto* split = new QSplitter(Qt::Horizontal, kernelsTab);  // side by side: the bottom dock is wide and short
   figuresView_ = newTable(split);
   figuresView_->setModel(figures_);
   kernelView_ = newTable(split);
@@ -236,9 +281,77 @@ AbPanel::AbPanel(QWidget* parent) : QWidget(parent) {
   split->addWidget(kernelView_);
   split->setStretchFactor(0, 2);
   split->setStretchFactor(1, 3);
-  lay->addWidget(split, 1);
-  for (QTableView* v : {figuresView_, kernelView_}) v->installEventFilter(this);
+  kl->addWidget(split, 1);
+  tabs_->addTab(kernelsTab, tr("By kernel"));
+  tabs_->addTab(buildByOpTab(), tr("By op"));
+  for (QAbstractItemView* v : std::initializer_list<QAbstractItemView*>{figuresView_, kernelView_, byOpView_})
+    v->installEventFilter(this);
   clear();
+  clearByOp(tr("Compare ▸ Compare with… another trace sets the two traces side by side, op by op."));
+}
+
+QWidget* AbPanel::buildByOpTab() {
+  auto* tab = new QWidget(tabs_);
+  auto* l = new QVBoxLayout(tab);
+  l->setContentsMargins(0, 4, 0, 0);
+  byOpSummary_ = new QLabel(tab);
+  byOpSummary_->setObjectName(QStringLiteral("ab.byOpSummary"));
+  byOpSummary_->setWordWrap(true);
+  byOpSummary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  l->addWidget(byOpSummary_);
+  byOp_ = new ByOpModel(this);
+  byOpProxy_ = new QSortFilterProxyModel(this);
+  byOpProxy_->setSourceModel(byOp_);
+  byOpProxy_->setSortRole(ByOpModel::SortRole);
+  auto* split = new QSplitter(Qt::Horizontal, tab);
+  byOpView_ = new QTreeView(split);
+  byOpView_->setObjectName(QStringLiteral("ab.byOp"));
+  byOpView_->setModel(byOpProxy_);
+  byOpView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  byOpView_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  byOpView_->setAlternatingRowColors(true);
+  byOpView_->setUniformRowHeights(true);
+  byOpView_->setSortingEnabled(true);
+  byOpView_->sortByColumn(-1, Qt::AscendingOrder);  // the model's order: the largest change per step first
+  byOpView_->setTextElideMode(Qt::ElideMiddle);
+  byOpView_->header()->setStretchLastSection(false);
+  byOpView_->header()->setSectionResizeMode(ByOpModel::OpColumn, QHeaderView::Stretch);
+  connect(byOpView_->selectionModel(), &QItemSelectionModel::currentChanged, this,
+          [this](const QModelIndex& current) { onByOpCurrent(current); });
+  stepChart_ = new AbStepChart(split);
+  split->addWidget(byOpView_);
+  split->addWidget(stepChart_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  l->addWidget(split, 1);
+  return tab;
+}
+
+void AbPanel::setByOp(const ByOpData& d) {
+  QStringList lines{sideLine(d.a), sideLine(d.b)};
+  if (!d.note.isEmpty()) lines << QStringLiteral("<i>%1</i>").arg(d.note.toHtmlEscaped());
+  byOpSummary_->setText(lines.join(QStringLiteral("<br>")));
+  byOp_->setComparison(d);
+  stepChart_->setComparison(d);
+  for (int c = ByOpModel::ACountColumn; c < ByOpModel::NUM_COLUMNS; ++c) byOpView_->resizeColumnToContents(c);
+  emit opChosen({}, {});  // the rows were replaced: no op is chosen
+}
+
+void AbPanel::clearByOp(const QString& hint) {
+  byOpSummary_->setText(hint.toHtmlEscaped());
+  byOp_->clear();
+  stepChart_->clear();
+  emit opChosen({}, {});
+}
+
+QString AbPanel::byOpSummary() const { return byOpSummary_->text(); }
+
+void AbPanel::showTab(int tab) { tabs_->setCurrentIndex(tab); }
+int AbPanel::currentTab() const { return tabs_->currentIndex(); }
+
+void AbPanel::onByOpCurrent(const QModelIndex& current) {
+  const QModelIndex i = byOpProxy_->mapToSource(current);
+  emit opChosen(i.data(ByOpModel::OpRole).toString(), i.data(ByOpModel::KernelRole).toString());
 }
 
 void AbPanel::setComparison(const timeline::AbSideFigures& a, const timeline::AbSideFigures& b) {
@@ -256,6 +369,16 @@ void AbPanel::clear(const QString& hint) {
 }
 
 QString AbPanel::selectedRowsTsv() const {
+  if (byOpView_->hasFocus() || (tabs_->currentIndex() == 1 && !figuresView_->hasFocus() && !kernelView_->hasFocus())) {
+    // In view order: by the op's row, then the op before its kernels.
+    QModelIndexList rows = byOpView_->selectionModel()->selectedRows();
+    const auto key = [](const QModelIndex& i) {
+      return i.parent().isValid() ? std::pair{i.parent().row(), i.row()} : std::pair{i.row(), -1};
+    };
+    std::sort(rows.begin(), rows.end(), [&](const QModelIndex& x, const QModelIndex& y) { return key(x) < key(y); });
+    for (QModelIndex& i : rows) i = byOpProxy_->mapToSource(i);
+    return byOp_->rowsTsv(rows);
+  }
   const bool figures = figuresView_->hasFocus() && figuresView_->selectionModel()->hasSelection();
   const QTableView* v = figures ? figuresView_ : kernelView_;
   QList<int> rows;
@@ -267,7 +390,7 @@ QString AbPanel::selectedRowsTsv() const {
 void AbPanel::copySelectedRows() const { QApplication::clipboard()->setText(selectedRowsTsv()); }
 
 bool AbPanel::eventFilter(QObject* watched, QEvent* e) {
-  if ((watched == figuresView_ || watched == kernelView_) &&
+  if ((watched == figuresView_ || watched == kernelView_ || watched == byOpView_) &&
       (e->type() == QEvent::KeyPress || e->type() == QEvent::ShortcutOverride) &&
       static_cast<QKeyEvent*>(e)->matches(QKeySequence::Copy)) {
     if (e->type() == QEvent::KeyPress) copySelectedRows();

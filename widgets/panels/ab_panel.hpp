@@ -3,6 +3,10 @@
 // side by side with the change from A to B, and every kernel of either side by
 // GPU time with absolute and relative deltas (kernels of one side only say
 // so). Both tables sort by any column; Ctrl+C copies the selected rows as TSV.
+// The By op tab sets two traces side by side op by op (by_op_model) with their
+// aligned steps' durations (ab_step_chart); choosing a row says which op.
+#include "panels/by_op_data.hpp"
+
 #include <steadyscope/timeline.hpp>
 
 #include <QAbstractTableModel>
@@ -12,6 +16,8 @@
 
 class QLabel;
 class QTableView;
+class QTabWidget;
+class QTreeView;
 class QSortFilterProxyModel;
 
 namespace steadyscope::widgets {
@@ -72,6 +78,9 @@ class AbKernelModel : public QAbstractTableModel {
   std::vector<timeline::KernelDelta> rows_;
 };
 
+class AbStepChart;
+class ByOpModel;
+
 class AbPanel : public QWidget {
   Q_OBJECT
  public:
@@ -83,15 +92,38 @@ class AbPanel : public QWidget {
   AbKernelModel* kernelModel() const { return kernels_; }
   QTableView* kernelView() const { return kernelView_; }
   QTableView* figuresView() const { return figuresView_; }
-  /// The selected rows of the table with focus (else of the kernels), TSV with a header.
+  /// The By op view of two traces; `hint` replaces it when there is none (what to do, or why not).
+  void setByOp(const ByOpData& d);
+  void clearByOp(const QString& hint);
+  /// Brings the By op tab (1) or the kernels' (0) to the front.
+  void showTab(int tab);
+  int currentTab() const;
+  ByOpModel* byOpModel() const { return byOp_; }
+  QTreeView* byOpView() const { return byOpView_; }
+  AbStepChart* stepChart() const { return stepChart_; }
+  QString byOpSummary() const;
+  /// The selected rows of the table with focus (else of the shown tab's rows), TSV with a header.
   QString selectedRowsTsv() const;
   void copySelectedRows() const;
+
+ signals:
+  /// A By op row was chosen: its op, and the kernel name on a kernel row ("" on an op row); both "": none.
+  void opChosen(const QString& op, const QString& kernel);
 
  protected:
   bool eventFilter(QObject* watched, QEvent* e) override;
 
  private:
+  QWidget* buildByOpTab();
+  void onByOpCurrent(const QModelIndex& current);
+
+  QTabWidget* tabs_ = nullptr;
   QLabel* title_ = nullptr;
+  QLabel* byOpSummary_ = nullptr;
+  ByOpModel* byOp_ = nullptr;
+  QSortFilterProxyModel* byOpProxy_ = nullptr;
+  QTreeView* byOpView_ = nullptr;
+  AbStepChart* stepChart_ = nullptr;
   AbFiguresModel* figures_ = nullptr;
   AbKernelModel* kernels_ = nullptr;
   QSortFilterProxyModel* kernelProxy_ = nullptr;

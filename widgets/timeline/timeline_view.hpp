@@ -60,6 +60,7 @@ class TimelineView : public QAbstractScrollArea {
   void setLanePinned(int group, int lane, bool pinned);
   /// Matches to highlight (null: none). Drawn in every visible row, at most one mark per pixel column.
   void setFindResults(std::shared_ptr<const timeline::FindResults> found);
+  const std::shared_ptr<const timeline::FindResults>& findResults() const { return found_; }
 
   /// Renders the full view (base + overlays) with `painter` into a
   /// `size`-sized area; used by paintEvent's cache, screenshots and the

@@ -40,22 +40,25 @@ void mergeRows(const Trace& trace, const TimelineIndex& index, FindResults& out)
 }
 }  // namespace
 
-FindResults findEvents(const Trace& trace, const TimelineIndex& index, const std::vector<uint8_t>& nameHit) {
+namespace {
+// The drawn events `hit` accepts, row by row, with their per-name figures.
+template <class Hit>
+FindResults collectMatches(const Trace& trace, const TimelineIndex& index, Hit hit) {
   FindResults out;
   out.rowMatches.resize(index.rows.size());
   out.rowStarts.resize(index.rows.size());
-  out.nameHit = nameHit;
-  std::vector<NameStats> byName(nameHit.size());  // per StrId: cheaper than a hash map per match
+  std::vector<NameStats> byName(trace.strings.size());  // per StrId: cheaper than a hash map per match
   size_t total = 0;
   for (size_t r = 0; r < index.rows.size(); ++r) {
     const SliceRow& row = index.rows[r];
     for (uint32_t k = 0; k < row.events.size(); ++k) {
+      if (!hit(row.events[k])) continue;
       const StrId name = trace.name[row.events[k]];
-      if (name >= nameHit.size() || !nameHit[name]) continue;
       out.rowMatches[r].push_back(k);
       out.rowStarts[r].push_back(row.start[k]);
       const int64_t d = row.end[k] - row.start[k];
       out.totalNs += d;
+      if (name >= byName.size()) continue;
       NameStats& s = byName[name];
       if (s.count == 0) s.name = name, s.minNs = s.maxNs = d;
       s.minNs = std::min(s.minNs, d);
@@ -72,6 +75,25 @@ FindResults findEvents(const Trace& trace, const TimelineIndex& index, const std
   std::sort(out.perName.begin(), out.perName.end(), [](const NameStats& a, const NameStats& b) {
     return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
   });
+  return out;
+}
+}  // namespace
+
+FindResults findEvents(const Trace& trace, const TimelineIndex& index, const std::vector<uint8_t>& nameHit) {
+  FindResults out = collectMatches(trace, index, [&](EventIdx e) {
+    const StrId name = trace.name[e];
+    return name < nameHit.size() && nameHit[name];
+  });
+  out.nameHit = nameHit;
+  return out;
+}
+
+FindResults findEventSet(const Trace& trace, const TimelineIndex& index, const std::vector<EventIdx>& events) {
+  std::vector<uint8_t> mask(trace.size(), 0);
+  for (EventIdx e : events)
+    if (e < mask.size()) mask[e] = 1;
+  FindResults out = collectMatches(trace, index, [&](EventIdx e) { return mask[e] != 0; });
+  out.eventHit = std::move(mask);
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include <QtTest>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -158,6 +159,28 @@ const compare::OpRow* rowOf(const compare::Comparison& c, std::string_view op) {
   for (const auto& r : c.ops)
     if (r.op == op) return &r;
   return nullptr;
+}
+
+// A split by hand: `n` steps of 900 µs every 1000 µs from ts 1000 (no tiles: windows are the
+// steps' spans), and when `steady` holds, a steady-state chunk over steps [steady->first, steady->second).
+analysis::SplitResult handSplit(size_t n, std::optional<std::pair<size_t, size_t>> steady) {
+  analysis::SplitResult s;
+  for (size_t k = 0; k < n; ++k) {
+    analysis::RootInfo r;
+    r.tsUs = 1000.0 + 1000.0 * double(k);
+    r.durUs = 900.0;
+    s.roots.push_back(r);
+  }
+  analysis::ChunkPlan iteration;  // a chunk that is not the steady state's: never chosen
+  iteration.roots = {0};
+  s.chunks.push_back(iteration);
+  if (steady) {
+    analysis::ChunkPlan c;
+    c.kind = analysis::ChunkKind::SteadyState;
+    for (size_t k = steady->first; k < steady->second; ++k) c.roots.push_back(k);
+    s.chunks.push_back(c);
+  }
+  return s;
 }
 
 }  // namespace
@@ -358,6 +381,64 @@ class TstCompare : public QObject {
     QCOMPARE(copy->aUsPerStep, 40.0);
     const compare::OpRow* mm = rowOf(*c, "aten::mm");
     QCOMPARE(mm->aUsPerStep, 600.0);  // the six steps' kernels: one "step", the trace
+  }
+
+  // Only one side has a steady-state chunk: neither side's is used, both compare every step,
+  // aligned from step 0 and cut to the shorter side; either way round; a side without steps
+  // is refused with its file named.
+  void oneSideSteadyComparesAllSteps() {
+    const TracePtr a = sstest::loadJson(stepTrace(6, {100}), "a.json");
+    const TracePtr b = sstest::loadJson(stepTrace(4, {100}), "b.json");
+    const analysis::SplitResult steadyA = handSplit(6, std::pair{size_t(2), size_t(5)}), plainB = handSplit(4, {});
+    auto steps = compare::chooseSteps(*a, &steadyA, *b, &plainB, {});
+    QVERIFY2(steps, steps ? "" : steps.error().describe().c_str());
+    const auto& [sa, sb] = *steps;
+    QCOMPARE(sa.source, std::string("all_steps"));
+    QCOMPARE(sb.source, std::string("all_steps"));
+    QCOMPARE(sa.first, size_t(0));
+    QCOMPARE(sb.first, size_t(0));
+    QCOMPARE(sa.totalSteps, size_t(6));
+    QCOMPARE(sa.available, size_t(6));
+    QCOMPARE(sb.available, size_t(4));
+    QCOMPARE(sa.windows.size(), size_t(4));  // cut to B's four
+    QCOMPARE(sb.windows.size(), size_t(4));
+    for (size_t k = 0; k < 4; ++k) {
+      QCOMPARE(sa.windows[k].beginNs, int64_t(1000000 + 1000000 * int64_t(k)));  // step k, not 2 + k
+      QCOMPARE(sa.windows[k].endNs, sa.windows[k].beginNs + 900000);
+      QCOMPARE(sb.windows[k].beginNs, sa.windows[k].beginNs);
+    }
+    // The other way round: B steady, A not.
+    const analysis::SplitResult plainA = handSplit(6, {}), steadyB = handSplit(4, std::pair{size_t(1), size_t(3)});
+    auto swapped = compare::chooseSteps(*a, &plainA, *b, &steadyB, {});
+    QVERIFY(swapped);
+    QCOMPARE(swapped->first.source, std::string("all_steps"));
+    QCOMPARE(swapped->second.source, std::string("all_steps"));
+    QCOMPARE(swapped->second.windows.size(), size_t(4));
+    QCOMPARE(swapped->second.first, size_t(0));
+    // Both steady: each side's chunk (3 and 2 steps), cut to 2, from the chunks' first steps.
+    auto both = compare::chooseSteps(*a, &steadyA, *b, &steadyB, {});
+    QVERIFY(both);
+    QCOMPARE(both->first.source, std::string("steady_state"));
+    QCOMPARE(both->first.first, size_t(2));
+    QCOMPARE(both->second.first, size_t(1));
+    QCOMPARE(both->first.available, size_t(3));
+    QCOMPARE(both->first.windows.size(), size_t(2));
+    // A side with no steps at all: refused, naming its file (the window then compares the whole traces).
+    const analysis::SplitResult none = handSplit(0, {});
+    auto refused = compare::chooseSteps(*a, &steadyA, *b, &none, {});
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().describe().starts_with("b.json: no steps found"), refused.error().describe().c_str());
+    compare::CompareOptions whole;
+    whole.wholeTrace = true;
+    auto wholeSteps = compare::chooseSteps(*a, nullptr, *b, nullptr, whole);
+    QVERIFY(wholeSteps);
+    QCOMPARE(wholeSteps->second.source, std::string("whole_trace"));
+    // The same through compareSides: the rows are per aligned step of all steps.
+    const compare::Comparison c = compare::compareSides(*a, compare::attribute(*a), sa, *b, compare::attribute(*b), sb);
+    QCOMPARE(c.a.steps, size_t(4));
+    QCOMPARE(c.a.stepSource, std::string("all_steps"));
+    QCOMPARE(c.a.stepUs, std::vector<double>(4, 900.0));
+    QCOMPARE(rowOf(c, "aten::mm")->aCount, uint64_t(4));
   }
 
   void noStepsNamesTheFile() {

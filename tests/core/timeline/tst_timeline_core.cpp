@@ -40,6 +40,7 @@ class TstTimelineCore : public QObject {
   void gpuAnnotationsHaveTheirOwnRows();
   void flowsFollowedBothWays();
   void findMatchesAndMarks();
+  void findEventSetMarksThoseEvents();
   void layoutGroupsGpuFirst();
   void formatting();
 };
@@ -403,6 +404,27 @@ void TstTimelineCore::findMatchesAndMarks() {
   appendRowMatchMarks(*ix, found, 0, TimeMapper(0, 0, 1'000, 1000), marks);
   QCOMPARE(marks.size(), size_t(5));
   QCOMPARE(marks[0].x0, 100.0f);
+}
+
+// A set of events (an op's kernels) is found as name matches are, but event by event: two of the
+// gemms, not every gemm; those fade nothing else in, and their marks are theirs only.
+void TstTimelineCore::findEventSetMarksThoseEvents() {
+  TraceBuilder b;
+  for (int k = 0; k < 10; ++k) b.add(0, 7, k % 2 ? "gemm" : "relu", "kernel", k * 100, 50);
+  auto trace = b.finish();
+  auto ix = buildTimelineIndex(*trace);
+  const FindResults found = findEventSet(*trace, *ix, {7, 3, 99});  // 99: no such event
+  QCOMPARE(found.events, (std::vector<EventIdx>{3, 7}));  // time order
+  QCOMPARE(found.totalNs, int64_t(100));
+  QCOMPARE(found.perName.size(), size_t(1));
+  QCOMPARE(found.perName[0].count, uint64_t(2));
+  QVERIFY(found.matches(*trace, 3));
+  QVERIFY(!found.matches(*trace, 1));  // a gemm too, but not in the set
+  std::vector<MatchMark> marks;
+  appendRowMatchMarks(*ix, found, 0, TimeMapper(0, 0, 1'000, 1000), marks);
+  QCOMPARE(marks.size(), size_t(2));
+  QCOMPARE(marks[0].x0, 300.0f);
+  QVERIFY(findEventSet(*trace, *ix, {}).empty());
 }
 
 void TstTimelineCore::linkedEventFindsLaunch() {

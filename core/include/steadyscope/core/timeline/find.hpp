@@ -20,7 +20,11 @@ struct FindResults {
   std::vector<std::vector<uint32_t>> rowMatches;  // per TimelineIndex row: positions of its matches
   std::vector<std::vector<int64_t>> rowStarts;    // their start times, side by side: searches stay in cache
   std::vector<uint8_t> nameHit;                   // per StrId: the name matches
-  bool matches(const Trace& t, EventIdx e) const { return t.name[e] < nameHit.size() && nameHit[t.name[e]]; }
+  std::vector<uint8_t> eventHit;                  // per EventIdx, for a set of events (findEventSet); else empty
+  bool matches(const Trace& t, EventIdx e) const {
+    if (!eventHit.empty()) return e < eventHit.size() && eventHit[e];
+    return t.name[e] < nameHit.size() && nameHit[t.name[e]];
+  }
   bool empty() const { return events.empty(); }
 };
 
@@ -29,6 +33,8 @@ std::vector<uint8_t> matchNames(const StringPool& pool, const std::function<bool
 
 /// The events drawn in some row whose name is marked in `nameHit`.
 FindResults findEvents(const Trace& trace, const TimelineIndex& index, const std::vector<uint8_t>& nameHit);
+/// The same for a set of events (an op's kernels): marked and counted like name matches.
+FindResults findEventSet(const Trace& trace, const TimelineIndex& index, const std::vector<EventIdx>& events);
 
 struct MatchMark {
   float x0 = 0, x1 = 0;  // pixels, clamped to [-10, width + 10]
