@@ -17,7 +17,9 @@
 #include <QClipboard>
 #include <QListWidget>
 #include <QPushButton>
+#include <QStandardItemModel>
 #include <QTableWidget>
+#include <QTreeView>
 #include <QtTest>
 
 using namespace steadyscope;
@@ -27,6 +29,7 @@ class TstPanels : public QObject {
   Q_OBJECT
  private slots:
   void anomalyModel();
+  void anomaliesOnlyExpected();
   void chunkModel();
   void detailsRangeStats();
   void detailsEvent();
@@ -52,19 +55,52 @@ struct DetailsFixture {
 }  // namespace
 
 void TstPanels::anomalyModel() {
+  // Suspicious kinds first, then the expected ones, each largest first, with the core's words.
   testing::TraceBuilder b;
   b.add(0, 7, "k", "kernel", 0, 10);
+  b.trace().anomalies.push_back({"flow_without_peer", "cut flow", 9234, 0});
   b.trace().anomalies.push_back({"dur_negative", "negative dur", 12, 0});
-  b.trace().anomalies.push_back({"unmatched_e", "an E without a B", 3, -1});
+  b.trace().anomalies.push_back({"unmatched_E", "an E without a B", 30, -1});
   AnomaliesPanel panel;
   QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
   panel.setTrace(b.finish());
-  QCOMPARE(panel.model()->rowCount(), 2);
-  QCOMPARE(panel.model()->index(0, AnomalyModel::CodeColumn).data().toString(), QStringLiteral("dur_negative"));
-  QCOMPARE(panel.model()->index(0, AnomalyModel::CountColumn).data(AnomalyModel::SortRole).toULongLong(), 12ull);
+  QStandardItemModel* m = panel.model();
+  QCOMPARE(m->rowCount(), 2);
+  const QModelIndex suspicious = m->index(0, 0), expected = m->index(1, 0);
+  QVERIFY(suspicious.data().toString().startsWith(QStringLiteral("Suspicious")));
+  QVERIFY(expected.data().toString().startsWith(QStringLiteral("Expected")));
+  QCOMPARE(m->rowCount(suspicious), 2);
+  QCOMPARE(m->index(0, AnomaliesPanel::CodeColumn, suspicious).data().toString(), QStringLiteral("unmatched_E"));
+  QCOMPARE(m->index(1, AnomaliesPanel::CountColumn, suspicious).data(AnomaliesPanel::CountRole).toULongLong(), 12ull);
+  QCOMPARE(m->index(1, AnomaliesPanel::KindColumn, suspicious).data().toString(), QStringLiteral("negative durations"));
+  QCOMPARE(m->index(1, AnomaliesPanel::AffectsColumn, suspicious).data().toString(),
+           QString::fromUtf8(findAnomalyKind("dur_negative")->affects.data(),
+                             qsizetype(findAnomalyKind("dur_negative")->affects.size())));
+  QCOMPARE(m->rowCount(expected), 1);
+  QCOMPARE(m->index(0, AnomaliesPanel::CodeColumn, expected).data().toString(), QStringLiteral("flow_without_peer"));
+  QVERIFY(m->index(0, AnomaliesPanel::ExampleColumn, expected).data().toString().startsWith(QStringLiteral("event 0")));
+  QVERIFY2(panel.summaryText().contains(QStringLiteral("end ('E') events without a begin (30)")),
+           qPrintable(panel.summaryText()));
+  QVERIFY(!panel.summaryText().contains(QStringLiteral("flows")));
+  // A double-click on a row with an example shows it; the example-less row does nothing.
   QSignalSpy spy(&panel, &AnomaliesPanel::eventActivated);
+  emit panel.view()->activated(m->index(1, AnomaliesPanel::KindColumn, suspicious));
+  emit panel.view()->activated(m->index(0, AnomaliesPanel::KindColumn, suspicious));
+  QCOMPARE(spy.count(), 1);
+  QCOMPARE(spy.first().first().toLongLong(), 0);
   panel.setTrace(nullptr);
-  QCOMPARE(panel.model()->rowCount(), 0);
+  QCOMPARE(m->rowCount(), 0);
+}
+
+void TstPanels::anomaliesOnlyExpected() {
+  testing::TraceBuilder b;
+  b.add(0, 7, "k", "kernel", 0, 10);
+  b.trace().anomalies.push_back({"kernel_without_launch", "no launch", 4, 0});
+  AnomaliesPanel panel;
+  panel.setTrace(b.finish());
+  QCOMPARE(panel.model()->rowCount(), 1);
+  QVERIFY(panel.model()->index(0, 0).data().toString().startsWith(QStringLiteral("Expected")));
+  QVERIFY2(panel.summaryText().startsWith(QStringLiteral("Nothing suspicious")), qPrintable(panel.summaryText()));
 }
 
 void TstPanels::chunkModel() {
