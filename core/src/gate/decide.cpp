@@ -435,9 +435,8 @@ class Decider {
     else
       add("retry", "", JsonValue::object(), RuleOutcome::Info,
           res_.refusal == Refusal::NoSteadyState
-              ? "no retry: the pipeline retries only with another mode's chunk, and there is none "
-                "(trace_split_no_steady_state is not in its retry set)"
-                                                 : "no retry: the warning names no mode to retry with");
+              ? "no retry: the pipeline retries only with another mode's chunk, and there is none"
+              : "no retry: the warning names no mode to retry with");
   }
 
   const GateInput& in_;
