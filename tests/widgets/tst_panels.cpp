@@ -20,6 +20,7 @@
 #include <QStandardItemModel>
 #include <QTableWidget>
 #include <QTreeView>
+#include <QUrl>
 #include <QtTest>
 
 using namespace steadyscope;
@@ -30,6 +31,7 @@ class TstPanels : public QObject {
  private slots:
   void anomalyModel();
   void anomaliesOnlyExpected();
+  void detailsChunkSaysWhyBusyDiffers();
   void chunkModel();
   void detailsRangeStats();
   void detailsEvent();
@@ -146,6 +148,24 @@ void TstPanels::detailsRangeStats() {
   QCOMPARE(panel.rangeStats().devices.at(0).ratio, want.devices.at(0).ratio);
 }
 
+void TstPanels::detailsChunkSaysWhyBusyDiffers() {
+  auto t = testing::makeRegularTrace(10, 1000, 600, true);
+  DetailsFixture f(t);
+  ChunkRow r;
+  r.mode = QStringLiteral("generic");
+  r.busyRef = 0.499;
+  r.busyWindow = 0.054;
+  r.busyNote = QStringLiteral("The steps' GPU work runs 464 ms past their CPU window: …");
+  ChunkRow agree = r;
+  agree.busyNote.clear();
+  f.panel.setChunks({r, agree});
+  f.sel.setChunk(0);
+  QVERIFY2(f.panel.text().contains(QStringLiteral("Why the busy figures differ: The steps' GPU work runs 464 ms")),
+           qPrintable(f.panel.text()));
+  f.sel.setChunk(1);
+  QVERIFY(!f.panel.text().contains(QStringLiteral("Why the busy figures differ")));
+}
+
 void TstPanels::detailsEvent() {
   auto t = testing::makeRegularTrace(10, 1000, 600, true);
   DetailsFixture f(t);
@@ -217,6 +237,13 @@ void TstPanels::explanation() {
   QVERIFY(t.contains(QStringLiteral("steps_without_gpu_work")));
   QVERIFY2(t.contains(QStringLiteral("legacy names; steadyscope-cli split --fix legacy-categories counts")),
            qPrintable(t));  // the command shown as code, without its backticks
+  // The codes and the JSON wait behind "Details".
+  QVERIFY(!t.contains(QStringLiteral("\"status\"")));
+  QVERIFY(t.contains(QStringLiteral("Details: codes and the pipeline's JSON")));
+  p.openLink(QUrl(QStringLiteral("details:")));
+  QVERIFY(p.detailsShown());
+  QVERIFY(p.text().contains(QStringLiteral("verdict code: steady_state_chunk_low_quality")));
+  QVERIFY(p.text().contains(QStringLiteral("\"status\": \"error\"")));
   QVERIFY(p.copyButton()->isEnabled());
   p.copyWarnings();
   QCOMPARE(QApplication::clipboard()->text(), e.warningsJson);
