@@ -38,8 +38,11 @@ QString inputsText(const JsonValue& inputs) {
 }  // namespace
 
 QString plainSentence(const std::string& s) {
+  // Spec references ("(§6.4)", ", §8 B12") and a code in parentheses ("(trace_split_no_steady_state)"):
+  // the codes are under the Explanation's Details.
   static const QRegularExpression ref(
-      QStringLiteral("\\s*\\((?:[^()]*; )?§[^()]*\\)|,?\\s*§\\d+(?:\\.\\d+)*(?: [A-Z]\\d+)?"));
+      QStringLiteral("\\s*\\((?:[^()]*; )?§[^()]*\\)|,?\\s*§\\d+(?:\\.\\d+)*(?: [A-Z]\\d+)?|"
+                     "\\s*\\([a-z]+(?:_[a-z0-9]+)+\\)"));
   return qs(s).remove(ref);
 }
 
@@ -170,6 +173,16 @@ QVector<int> stepsOf(const gate::Finding& f) {
   return steps;
 }
 
+/// The pipeline passes the chunk without looking at its numbers.
+bool passedUnchecked(const gate::GateResult& g) {
+  if (!g.accepted) return false;
+  for (const gate::RuleEvaluation& r : g.record)
+    if (r.outcome == gate::RuleOutcome::Skipped &&
+        (r.rule == "details_csv" || r.rule == "row_match" || r.rule == "busy_ratio"))
+      return true;
+  return false;
+}
+
 QString headlineOf(const gate::GateResult& g) {
   QString h = plainSentence(g.summary);
   if (!h.isEmpty()) h[0] = h[0].toUpper();
@@ -187,10 +200,11 @@ widgets::GateExplanation explanationOf(const gate::GateResult& g) {
   const std::string_view mode = gate::modeName(g.options.mode);
   e.title = g.selectedChunk.empty() ? qs(mode) : qs(mode) + QStringLiteral(" — ") + baseName(g.selectedChunk);
   e.verdict = verdictOf(g);
+  e.unchecked = passedUnchecked(g);
   if (!g.errorMessage.empty())
     e.reason = qs(g.errorMessage).section(QLatin1Char(':'), 0, 0);
   else if (g.lowQuality)
-    e.reason = QStringLiteral("low quality, passed (no alternate qualifies)");
+    e.reason = QStringLiteral("steady_state_chunk_low_quality (passed: no alternate qualifies)");
   e.summary = plainSentence(g.summary);
   e.headline = headlineOf(g);
   const int deciding = decidingRule(g);
@@ -284,16 +298,6 @@ bool isWarningFinding(const std::string& code) {
   return code == "steps_without_gpu_work" || code == "dominant_gpu_event" || code == "startup_transient_inside";
 }
 
-/// The pipeline passes the chunk without looking at its numbers.
-bool passedUnchecked(const gate::GateResult& g) {
-  if (!g.accepted) return false;
-  for (const gate::RuleEvaluation& r : g.record)
-    if (r.outcome == gate::RuleOutcome::Skipped &&
-        (r.rule == "details_csv" || r.rule == "row_match" || r.rule == "busy_ratio"))
-      return true;
-  return false;
-}
-
 /// Verdict, findings and the unchecked mark of one row from its mode's gate run.
 void markRow(const gate::GateResult& g, gate::Mode m, widgets::ChunkRow& row) {
   row.verdict = verdictOf(g);
@@ -311,7 +315,9 @@ void markRow(const gate::GateResult& g, gate::Mode m, widgets::ChunkRow& row) {
   row.unchecked = passedUnchecked(g);
   row.note.clear();
   if (row.unchecked) {
-    row.note = QObject::tr("Unchecked: %1.").arg(plainSentence(g.summary));
+    row.note = plainSentence(g.summary);  // "passed — not checked: why"
+    if (!row.note.isEmpty()) row.note[0] = row.note[0].toUpper();
+    row.note += QLatin1Char('.');
     if (row.gpuEvents >= 0)
       row.note += QObject::tr(" The numbers shown come from the row of execution_details.csv with the same file name.");
   }

@@ -82,7 +82,7 @@ widgets::ChunkRow chunkRowOf(const analysis::SplitResult& r, const analysis::Win
     const double gd = p.stats.gpuDuration.asDouble();
     row.gpuTimeUs = gd;
     row.gpuBusyUs = p.stats.gpuBusyDuration.asDouble();
-    row.busyRef = gd > 0 ? row.gpuBusyUs / gd : 0.0;
+    row.busyRef = p.busyRatio;  // the splitter's busy_ratio: one definition, wherever it is shown
   }
   return row;
 }
@@ -99,27 +99,36 @@ QString rootsLabel(const analysis::DetectionCandidate& c) {
 
 QString richText(const std::string& text) { return widgets::codeSpansHtml(QString::fromStdString(text)); }
 
-/// Why a split has no chunks, where the chunks would be: the verdict and what each step of the search found.
-QString noChunksText(const analysis::SplitResult& r) {
+/// What would make the trace splittable, as a paragraph ("" when nothing is known to help).
+QString remedyHtml(const analysis::SplitResult& r, const Trace& trace) {
+  const std::string fix = analysis::splitRemedy(trace, r);
+  return fix.empty() ? QString() : QObject::tr("<br><br><b>To split it:</b> %1").arg(richText(fix));
+}
+
+QString noGpuWorkHtml(const analysis::SplitResult& r, const Trace& trace) {
+  QString t = QObject::tr(
+      "<b>Nothing to split.</b><br>The trace has no GPU work: no kernel, copy or memset with "
+      "a duration under the category names the splitter reads.");
+  const std::string count = analysis::legacyCategoryCount(r.nLegacyGpuEvents);
+  if (count.empty()) return t + remedyHtml(r, trace);
+  return t + QStringLiteral("<br>%1. <a href=\"%2\">%3</a>")  // the link is the remedy
+                 .arg(richText(count), kFixLinkPrefix + QStringLiteral("legacy-categories"),
+                      QObject::tr("Count them and split again"));
+}
+
+/// Why a split has no chunks, where the chunks would be: the verdict, what would make the trace splittable,
+/// and what each step of the search found.
+QString noChunksText(const analysis::SplitResult& r, const Trace& trace) {
   using analysis::SplitOutcome;
   if (r.outcome == SplitOutcome::Split && !r.chunks.empty()) return {};
-  if (r.outcome == SplitOutcome::NoGpuWork) {
-    QString t = QObject::tr(
-        "<b>Nothing to split.</b><br>The trace has no GPU work: no kernel, copy or memset with "
-        "a duration under the category names the splitter reads.");
-    if (const std::string count = analysis::legacyCategoryCount(r.nLegacyGpuEvents); !count.empty())
-      t += QStringLiteral("<br>%1. <a href=\"%2\">%3</a>")
-               .arg(richText(count), kFixLinkPrefix + QStringLiteral("legacy-categories"),
-                    QObject::tr("Count them and split again"));
-    return t;
-  }
+  if (r.outcome == SplitOutcome::NoGpuWork) return noGpuWorkHtml(r, trace);
   if (r.outcome == SplitOutcome::Error) return QObject::tr("<b>The split failed.</b><br>%1").arg(richText(r.error));
   std::string verdict = r.story.verdict;
   if (verdict.rfind("Refused: ", 0) == 0) verdict = verdict.substr(9);
   if (!verdict.empty()) verdict[0] = char(std::toupper(static_cast<unsigned char>(verdict[0])));  // a sentence
   QString t = r.outcome == SplitOutcome::Refused ? QObject::tr("<b>This trace cannot be split.</b><br>")
                                                  : QObject::tr("<b>The split made no chunk.</b><br>");
-  t += richText(verdict);
+  t += richText(verdict) + remedyHtml(r, trace);
   if (!r.story.attempts.empty()) {
     t += QObject::tr("<br><br>What was tried, in order:");
     for (const std::string& a : r.story.attempts) t += QStringLiteral("<br>• ") + richText(a);
@@ -152,6 +161,7 @@ void addFigures(const Trace& trace, const ChunkFigures& f, widgets::ChunkRow& ro
   row.unionDevices = u.join(QLatin1Char('\n'));
   row.windowDevices = w.join(QLatin1Char('\n'));
   row.gapDevices = g.join(QLatin1Char('\n'));
+  row.busyNote = QString::fromStdString(busyRatiosNote(f));
 }
 
 /// Each window's figures from its chunk's evidence (the steps' GPU events), and the steps' GPU spans for the
@@ -213,7 +223,7 @@ SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace) {
   v.summary = QStringLiteral("%1 steps, %2 windows (%3)").arg(ov->steps.size()).arg(v.chunks.size()).arg(v.rootTier);
   if (!r.error.empty()) v.summary += QStringLiteral(" — ") + QString::fromStdString(r.error);
   if (r.outcome == analysis::SplitOutcome::Refused) v.summary = QObject::tr("refused — %1").arg(v.summary);
-  v.noChunks = noChunksText(r);
+  v.noChunks = noChunksText(r, trace);
   return v;
 }
 

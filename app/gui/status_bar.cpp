@@ -2,6 +2,7 @@
 
 #include "common/text.hpp"
 
+#include <steadyscope/model.hpp>
 #include <steadyscope/timeline.hpp>
 
 #include <QFileInfo>
@@ -96,8 +97,11 @@ void StatusBar::showTrace() {
   }
   events_->setText(t.size() == 0 ? tr("no events: the trace's event list is empty")
                                  : tr("%1 events").arg(qs(timeline::formatCount(t.size()))));
-  anomalies_->setText(tr("%1 anomalies").arg(qs(timeline::formatCount(t.anomalyCount()))));
-  anomalies_->setToolTip(tr("%1 named counters; see the Anomalies pane").arg(t.anomalies.size()));
+  // Only what may be wrong: flows cut at the capture's edges and the like are in the Anomalies tab.
+  const std::string suspicious = suspiciousAnomalyText(t);
+  anomalies_->setText(suspicious.empty() ? QString() : tr("suspicious: %1").arg(qs(suspicious)));
+  anomalies_->setToolTip(suspicious.empty() ? QString() : tr("Events the loader found broken or unusual; the "
+                                                             "Anomalies tab says what each affects"));
 }
 
 void StatusBar::update() {

@@ -115,7 +115,9 @@ void TstGateView::liveSplitVerdictsAndExplanation() {
     pos = at;
   }
   QVERIFY(text.contains(QStringLiteral("threshold")));
-  QVERIFY(text.contains(QStringLiteral("trace_health_warnings")));
+  QVERIFY(!text.contains(QStringLiteral("trace_health_warnings")));  // behind Details
+  w.panes().explanation->openLink(QUrl(QStringLiteral("details:")));
+  QVERIFY(w.panes().explanation->text().contains(QStringLiteral("trace_health_warnings")));
   QVERIFY(!w.panes().explanation->warningsJson().isEmpty());
 
   // Threshold 1: nothing real reaches it; the selected chunk's verdict changes
@@ -157,8 +159,11 @@ void TstGateView::directoryLowQualityMixedOffersPrefilldecode() {
   QVERIFY(w.controllers().split->selectMode(QStringLiteral("mixed")));
   STEADYSCOPE_WAIT_IDLE(w);
   QString text = w.panes().explanation->text();
-  QVERIFY2(text.contains(QStringLiteral("refused")), qPrintable(text));
-  QVERIFY(text.contains(QStringLiteral("steady_state_chunk_low_quality")));
+  QVERIFY2(text.contains(QStringLiteral("Refused")), qPrintable(text));
+  QVERIFY(!text.contains(QStringLiteral("steady_state_chunk_low_quality")));  // the code waits behind Details
+  w.panes().explanation->openLink(QUrl(QStringLiteral("details:")));
+  QVERIFY(w.panes().explanation->text().contains(QStringLiteral("steady_state_chunk_low_quality")));
+  w.panes().explanation->openLink(QUrl(QStringLiteral("details:")));
   QVERIFY(text.contains(QStringLiteral("prefilldecode 0.6")));  // the qualifying alternate
   QVERIFY(text.contains(QStringLiteral("\u2192 retry prefilldecode")));
   QVERIFY(w.document().shownGate()->nonEmptyModes == std::vector<std::string>{"prefilldecode"});
@@ -167,7 +172,7 @@ void TstGateView::directoryLowQualityMixedOffersPrefilldecode() {
   w.selection()->setChunk(pd);
   STEADYSCOPE_WAIT_IDLE(w);
   QVERIFY(w.document().shownGate()->options.mode == gate::Mode::PrefillDecode);
-  QVERIFY(w.panes().explanation->text().contains(QStringLiteral("accepted")));
+  QVERIFY(w.panes().explanation->text().contains(QStringLiteral("Passed")));
 
   // Threshold 0.7: prefilldecode no longer qualifies; mixed passes low quality.
   w.panes().run->thresholdBox()->setValue(0.7);

@@ -17,7 +17,10 @@
 #include <QClipboard>
 #include <QListWidget>
 #include <QPushButton>
+#include <QStandardItemModel>
 #include <QTableWidget>
+#include <QTreeView>
+#include <QUrl>
 #include <QtTest>
 
 using namespace steadyscope;
@@ -27,6 +30,8 @@ class TstPanels : public QObject {
   Q_OBJECT
  private slots:
   void anomalyModel();
+  void anomaliesOnlyExpected();
+  void detailsChunkSaysWhyBusyDiffers();
   void chunkModel();
   void detailsRangeStats();
   void detailsEvent();
@@ -52,19 +57,52 @@ struct DetailsFixture {
 }  // namespace
 
 void TstPanels::anomalyModel() {
+  // Suspicious kinds first, then the expected ones, each largest first, with the core's words.
   testing::TraceBuilder b;
   b.add(0, 7, "k", "kernel", 0, 10);
+  b.trace().anomalies.push_back({"flow_without_peer", "cut flow", 9234, 0});
   b.trace().anomalies.push_back({"dur_negative", "negative dur", 12, 0});
-  b.trace().anomalies.push_back({"unmatched_e", "an E without a B", 3, -1});
+  b.trace().anomalies.push_back({"unmatched_E", "an E without a B", 30, -1});
   AnomaliesPanel panel;
   QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
   panel.setTrace(b.finish());
-  QCOMPARE(panel.model()->rowCount(), 2);
-  QCOMPARE(panel.model()->index(0, AnomalyModel::CodeColumn).data().toString(), QStringLiteral("dur_negative"));
-  QCOMPARE(panel.model()->index(0, AnomalyModel::CountColumn).data(AnomalyModel::SortRole).toULongLong(), 12ull);
+  QStandardItemModel* m = panel.model();
+  QCOMPARE(m->rowCount(), 2);
+  const QModelIndex suspicious = m->index(0, 0), expected = m->index(1, 0);
+  QVERIFY(suspicious.data().toString().startsWith(QStringLiteral("Suspicious")));
+  QVERIFY(expected.data().toString().startsWith(QStringLiteral("Expected")));
+  QCOMPARE(m->rowCount(suspicious), 2);
+  QCOMPARE(m->index(0, AnomaliesPanel::CodeColumn, suspicious).data().toString(), QStringLiteral("unmatched_E"));
+  QCOMPARE(m->index(1, AnomaliesPanel::CountColumn, suspicious).data(AnomaliesPanel::CountRole).toULongLong(), 12ull);
+  QCOMPARE(m->index(1, AnomaliesPanel::KindColumn, suspicious).data().toString(), QStringLiteral("negative durations"));
+  QCOMPARE(m->index(1, AnomaliesPanel::AffectsColumn, suspicious).data().toString(),
+           QString::fromUtf8(findAnomalyKind("dur_negative")->affects.data(),
+                             qsizetype(findAnomalyKind("dur_negative")->affects.size())));
+  QCOMPARE(m->rowCount(expected), 1);
+  QCOMPARE(m->index(0, AnomaliesPanel::CodeColumn, expected).data().toString(), QStringLiteral("flow_without_peer"));
+  QVERIFY(m->index(0, AnomaliesPanel::ExampleColumn, expected).data().toString().startsWith(QStringLiteral("event 0")));
+  QVERIFY2(panel.summaryText().contains(QStringLiteral("end ('E') events without a begin (30)")),
+           qPrintable(panel.summaryText()));
+  QVERIFY(!panel.summaryText().contains(QStringLiteral("flows")));
+  // A double-click on a row with an example shows it; the example-less row does nothing.
   QSignalSpy spy(&panel, &AnomaliesPanel::eventActivated);
+  emit panel.view()->activated(m->index(1, AnomaliesPanel::KindColumn, suspicious));
+  emit panel.view()->activated(m->index(0, AnomaliesPanel::KindColumn, suspicious));
+  QCOMPARE(spy.count(), 1);
+  QCOMPARE(spy.first().first().toLongLong(), 0);
   panel.setTrace(nullptr);
-  QCOMPARE(panel.model()->rowCount(), 0);
+  QCOMPARE(m->rowCount(), 0);
+}
+
+void TstPanels::anomaliesOnlyExpected() {
+  testing::TraceBuilder b;
+  b.add(0, 7, "k", "kernel", 0, 10);
+  b.trace().anomalies.push_back({"kernel_without_launch", "no launch", 4, 0});
+  AnomaliesPanel panel;
+  panel.setTrace(b.finish());
+  QCOMPARE(panel.model()->rowCount(), 1);
+  QVERIFY(panel.model()->index(0, 0).data().toString().startsWith(QStringLiteral("Expected")));
+  QVERIFY2(panel.summaryText().startsWith(QStringLiteral("Nothing suspicious")), qPrintable(panel.summaryText()));
 }
 
 void TstPanels::chunkModel() {
@@ -108,6 +146,24 @@ void TstPanels::detailsRangeStats() {
   QCOMPARE(panel.rangeTable()->rowCount(), int(want.perName.size()));
   QVERIFY(panel.text().contains(QStringLiteral("busy ratio")));
   QCOMPARE(panel.rangeStats().devices.at(0).ratio, want.devices.at(0).ratio);
+}
+
+void TstPanels::detailsChunkSaysWhyBusyDiffers() {
+  auto t = testing::makeRegularTrace(10, 1000, 600, true);
+  DetailsFixture f(t);
+  ChunkRow r;
+  r.mode = QStringLiteral("generic");
+  r.busyRef = 0.499;
+  r.busyWindow = 0.054;
+  r.busyNote = QStringLiteral("The steps' GPU work runs 464 ms past their CPU window: …");
+  ChunkRow agree = r;
+  agree.busyNote.clear();
+  f.panel.setChunks({r, agree});
+  f.sel.setChunk(0);
+  QVERIFY2(f.panel.text().contains(QStringLiteral("Why the busy figures differ: The steps' GPU work runs 464 ms")),
+           qPrintable(f.panel.text()));
+  f.sel.setChunk(1);
+  QVERIFY(!f.panel.text().contains(QStringLiteral("Why the busy figures differ")));
 }
 
 void TstPanels::detailsEvent() {
@@ -181,6 +237,13 @@ void TstPanels::explanation() {
   QVERIFY(t.contains(QStringLiteral("steps_without_gpu_work")));
   QVERIFY2(t.contains(QStringLiteral("legacy names; steadyscope-cli split --fix legacy-categories counts")),
            qPrintable(t));  // the command shown as code, without its backticks
+  // The codes and the JSON wait behind "Details".
+  QVERIFY(!t.contains(QStringLiteral("\"status\"")));
+  QVERIFY(t.contains(QStringLiteral("Details: codes and the pipeline's JSON")));
+  p.openLink(QUrl(QStringLiteral("details:")));
+  QVERIFY(p.detailsShown());
+  QVERIFY(p.text().contains(QStringLiteral("verdict code: steady_state_chunk_low_quality")));
+  QVERIFY(p.text().contains(QStringLiteral("\"status\": \"error\"")));
   QVERIFY(p.copyButton()->isEnabled());
   p.copyWarnings();
   QCOMPARE(QApplication::clipboard()->text(), e.warningsJson);

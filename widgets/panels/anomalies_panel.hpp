@@ -1,46 +1,41 @@
 #pragma once
-// The loader's named anomaly counters (Perfetto-style import stats).
+// The loader's anomaly counters, grouped: suspicious kinds first (broken or
+// unusual data, worth a look), then the kinds expected in any capture (flows
+// cut at its edges, …). Each row: the kind in words, its count, what it
+// affects (the split, the busy figures) and its first example, which a
+// double-click shows on the timeline. The words come from the core's table
+// (steadyscope/model.hpp, anomalyKinds).
 #include <steadyscope/model.hpp>
 
-#include <QAbstractTableModel>
 #include <QWidget>
 
-class QTableView;
+class QStandardItemModel;
+class QTreeView;
 class QLabel;
 
 namespace steadyscope::widgets {
 
-class AnomalyModel : public QAbstractTableModel {
-  Q_OBJECT
- public:
-  enum Columns { CodeColumn, CountColumn, ExplanationColumn, FirstEventColumn, NUM_COLUMNS };
-  enum Roles { SortRole = Qt::UserRole, FirstEventRole };
-  using QAbstractTableModel::QAbstractTableModel;
-  void setTrace(TracePtr trace);
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
-  QVariant data(const QModelIndex& index, int role) const override;
-  QVariant headerData(int section, Qt::Orientation o, int role) const override;
-
- private:
-  TracePtr trace_;
-};
-
 class AnomaliesPanel : public QWidget {
   Q_OBJECT
  public:
+  enum Columns { KindColumn, CountColumn, AffectsColumn, ExampleColumn, CodeColumn, NUM_COLUMNS };
+  enum Roles { CodeRole = Qt::UserRole + 1, CountRole, FirstEventRole };
   explicit AnomaliesPanel(QWidget* parent = nullptr);
   void setTrace(TracePtr trace);
-  AnomalyModel* model() const { return model_; }
-  QTableView* view() const { return view_; }
+  /// Two top-level rows, "Suspicious" then "Expected" (a group without counters is left out);
+  /// under each, a row per counter, largest first.
+  QStandardItemModel* model() const { return model_; }
+  QTreeView* view() const { return view_; }
+  QString summaryText() const;
 
  signals:
-  /// Double-click on a counter with a first event.
+  /// Double-click on a counter with an example.
   void eventActivated(qint64 event);
 
  private:
-  AnomalyModel* model_;
-  QTableView* view_;
+  void addGroup(const Trace& t, AnomalyClass cls);
+  QStandardItemModel* model_;
+  QTreeView* view_;
   QLabel* summary_;
 };
 

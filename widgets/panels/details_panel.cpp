@@ -201,6 +201,8 @@ void DetailsPanel::showChunk(int c) {
   if (r.longestGapNs >= 0) row(tr("longest GPU-idle gap in the window"), qs(formatDuration(double(r.longestGapNs))));
   if (!r.note.isEmpty()) row(tr("note"), r.note);
   h += QStringLiteral("</table>");
+  if (!r.busyNote.isEmpty())
+    h += tr("<p><b>Why the busy figures differ:</b> %1</p>").arg(r.busyNote.toHtmlEscaped());
   if (doc_.overlays && c < qsizetype(doc_.overlays->chunks.size())) {
     const std::vector<NameStats> top =
         gpuNameStatsInSpans(*doc_.trace, *doc_.index, doc_.overlays->chunks[size_t(c)].gpuSpans);

@@ -38,7 +38,7 @@ ExplanationPanel::ExplanationPanel(QWidget* parent) : QWidget(parent) {
   text_->setObjectName(QStringLiteral("explanationText"));
   text_->setOpenLinks(false);
   connect(text_, &QTextBrowser::anchorClicked, this, &ExplanationPanel::openLink);
-  copy_ = new QPushButton(tr("Copy warnings JSON"), this);
+  copy_ = new QPushButton(tr("Copy the pipeline's JSON"), this);
   copy_->setObjectName(QStringLiteral("explanationCopy"));
   copy_->setToolTip(tr("Copy the pipeline's result with its trace_health_warnings, as JSON"));
   connect(copy_, &QPushButton::clicked, this, &ExplanationPanel::copyWarnings);
@@ -72,8 +72,9 @@ void ExplanationPanel::setExplanation(const GateExplanation& e) {
 
 void ExplanationPanel::openLink(const QUrl& url) {
   const QString s = url.toString();
-  if (s.startsWith(QLatin1String("fold:"))) {
-    showBookkeeping_ = !showBookkeeping_;
+  if (s.startsWith(QLatin1String("fold:")) || s.startsWith(QLatin1String("details:"))) {
+    bool& shown = s.startsWith(QLatin1String("fold:")) ? showBookkeeping_ : showDetails_;
+    shown = !shown;
     if (hasShown_) render();
     return;
   }
@@ -83,14 +84,16 @@ void ExplanationPanel::openLink(const QUrl& url) {
   if (!steps.isEmpty()) emit stepsActivated(steps);
 }
 
-// The verdict first, in one plain sentence with the deciding rule and the retry.
+// The verdict first: its icon and one plain sentence that says it, with the deciding rule and the retry
+// (the heading and its content cannot disagree: they are one line).
 QString ExplanationPanel::headerHtml() const {
   const GateExplanation& e = shown_;
   QString h = QStringLiteral("<p><b>%1</b></p>").arg(esc(e.title));
-  h += QStringLiteral("<p style='font-size:large'><span style='color:%1'><b>%2 %3</b></span></p>")
-           .arg(colors::verdict(e.verdict).name(), colors::verdictIcon(e.verdict), colors::verdictWord(e.verdict));
+  const colors::Verdict shownAs = e.unchecked ? colors::Verdict::LowQuality : e.verdict;
   const QString headline = e.headline.isEmpty() ? e.summary : e.headline;
-  if (!headline.isEmpty()) h += QStringLiteral("<p><b>%1</b></p>").arg(esc(headline));
+  h += QStringLiteral("<p style='font-size:large'><span style='color:%1'><b>%2 %3</b></span></p>")
+           .arg(colors::verdict(shownAs).name(), colors::verdictIcon(shownAs),
+                esc(headline.isEmpty() ? colors::verdictWord(e.verdict) : headline));
   for (const GateRule& r : e.rules) {
     if (!r.deciding) continue;
     QString what = tr("Decided by: <b>%1</b>").arg(esc(r.label.isEmpty() ? r.name : r.label));
@@ -155,19 +158,34 @@ QString ExplanationPanel::rulesHtml() const {
     if (!body.isEmpty()) h += QStringLiteral("<tr><td></td><td colspan=2>%1</td></tr>").arg(body);
   }
   h += QStringLiteral("</table>");
-  if (folded > 0)
+  if (folded > 0) {
+    const QString rules = folded == 1 ? tr("1 rule") : tr("%1 rules").arg(folded);
     h += QStringLiteral("<p><a href='fold:'>%1</a></p>")
-             .arg(showBookkeeping_ ? tr("Hide the %n bookkeeping rule(s) that passed", nullptr, folded)
-                                   : tr("Show the %n bookkeeping rule(s) that passed (finding and reading the chunk)",
-                                        nullptr, folded));
+             .arg(showBookkeeping_ ? tr("Hide how the chunk was found and read")
+                                   : tr("Show how the chunk was found and read (%1, all passed)").arg(rules));
+  }
+  return h;
+}
+
+// The codes behind the words (the verdict's, the rules', the findings') and the pipeline's result as JSON,
+// folded under one link: the words above are what a reader needs first.
+QString ExplanationPanel::detailsHtml() const {
+  const GateExplanation& e = shown_;
+  if (!showDetails_) return QStringLiteral("<p><a href='details:'>%1</a></p>").arg(tr("Details: codes and the pipeline's JSON"));
+  QString h = QStringLiteral("<p><b>%1</b> &nbsp;<a href='details:'>%2</a></p><ul>").arg(tr("Details"), tr("hide"));
+  if (!e.reason.isEmpty()) h += tr("<li>verdict code: <code>%1</code></li>").arg(esc(e.reason));
+  QStringList rules;
+  for (const GateRule& r : e.rules) rules << esc(r.name);
+  if (!rules.isEmpty()) h += tr("<li>rules: <code>%1</code></li>").arg(rules.join(QStringLiteral(", ")));
+  for (const QString& f : e.findings) h += tr("<li>finding <code>%1</code></li>").arg(esc(f.section(QLatin1Char(':'), 0, 0)));
+  h += QStringLiteral("</ul>");
+  if (!e.warningsJson.isEmpty())
+    h += QStringLiteral("<p>%1</p><pre>%2</pre>").arg(tr("The pipeline's result, with its warnings:"), esc(e.warningsJson));
   return h;
 }
 
 void ExplanationPanel::render() {
-  QString h = headerHtml() + findingsHtml() + rulesHtml();
-  if (!shown_.warningsJson.isEmpty())
-    h += QStringLiteral("<p><b>%1</b></p><pre>%2</pre>")
-             .arg(tr("Pipeline result (warnings JSON)"), esc(shown_.warningsJson));
+  const QString h = headerHtml() + findingsHtml() + rulesHtml() + detailsHtml();
   const int scroll = text_->verticalScrollBar()->value();
   text_->setHtml(h);
   text_->verticalScrollBar()->setValue(scroll);

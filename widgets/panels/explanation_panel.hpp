@@ -1,8 +1,8 @@
 #pragma once
-// Why the gate decided what it did: verdict (icon + word + colour) and its
-// sentence, each rule in order with its inputs, outcome and sentence, the
-// qualifying alternates, the retry decision, the findings, and the pipeline's
-// warnings JSON (copyable).
+// Why the gate decided what it did, in plain words first: the verdict (icon,
+// colour and its sentence), the deciding rule, the qualifying alternates, the
+// retry, the findings, each rule in order; then, behind "Details", the codes
+// and the pipeline's warnings JSON (copyable).
 #include "panels/split_view_data.hpp"
 
 #include <QWidget>
@@ -25,9 +25,11 @@ class ExplanationPanel : public QWidget {
   void copyWarnings();
   QPushButton* copyButton() const { return copy_; }
   QTextBrowser* browser() const { return text_; }
-  /// Follows a link of the pane ("steps:3,4" selects steps, "fold:" shows or hides the bookkeeping rules).
+  /// Follows a link of the pane ("steps:3,4" selects steps, "fold:" shows or hides the rules that found and
+  /// read the chunk, "details:" the codes and the JSON).
   void openLink(const QUrl& url);
   bool bookkeepingShown() const { return showBookkeeping_; }
+  bool detailsShown() const { return showDetails_; }
 
  signals:
   /// A finding's link was clicked: select these steps (global step indices) on the timeline and ruler.
@@ -38,12 +40,14 @@ class ExplanationPanel : public QWidget {
   QString headerHtml() const;
   QString rulesHtml() const;
   QString findingsHtml() const;
+  QString detailsHtml() const;
   QTextBrowser* text_;
   QPushButton* copy_;
   QString warnings_;
   GateExplanation shown_;
   bool hasShown_ = false;
   bool showBookkeeping_ = false;
+  bool showDetails_ = false;
 };
 
 }  // namespace steadyscope::widgets

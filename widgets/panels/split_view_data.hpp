@@ -26,6 +26,7 @@ struct ChunkRow {
   double busyWindow = -1.0;          // device busy over the CPU window (worst device; -1 unknown)
   qint64 longestGapNs = -1;          // longest GPU-idle gap inside the CPU window (worst device; -1 unknown)
   QString unionDevices, windowDevices, gapDevices;  // each device's value, one line each (tooltips)
+  QString busyNote;  // why the three busy ratios differ by more than 2× ("" when they agree)
   int findings = -1;                                // the gate's findings about this chunk (-1: not gated)
   bool findingsWarn = false;                        // one of them warns (empty steps, a dominating event, a transient)
   QString findingsText;                             // one line each
@@ -67,6 +68,7 @@ inline void takePlacementFields(ChunkRow& to, const ChunkRow& from) {
   to.unionDevices = from.unionDevices;
   to.windowDevices = from.windowDevices;
   to.gapDevices = from.gapDevices;
+  to.busyNote = from.busyNote;
 }
 
 struct GateRule {
@@ -93,9 +95,10 @@ struct GateFinding {
 struct GateExplanation {
   QString title;  // chunk / mode the decision is about
   colors::Verdict verdict = colors::Verdict::Missing;
+  bool unchecked = false;  // passed without its numbers being looked at (shown with ⚠)
   QString reason;          // e.g. "steady_state_chunk_low_quality"
   QString summary;         // the verdict in one sentence
-  QString headline;        // verdict, the deciding rule and the retry, in plain words
+  QString headline;        // the verdict and the retry in plain words, no codes (the pane's heading)
   QStringList alternates;  // qualifying alternates, best first ("prefilldecode 0.41")
   QVector<GateRule> rules;
   QStringList findings;               // one line each

@@ -13,5 +13,6 @@
 #include <steadyscope/model.hpp>
 #include <steadyscope/core/analysis/chunk_evidence.hpp>
 #include <steadyscope/core/analysis/gpu_categories.hpp>
+#include <steadyscope/core/analysis/split_remedy.hpp>
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/analysis/workload_kind.hpp>

@@ -160,8 +160,9 @@ class Decider {
     w.set("prefilldecode_count", 0);
     w.set("message", "The split produced no steady-state chunk of any mode");
     res_.warnings.push_back(std::move(w));
-    refuse(Refusal::NoSteadyState, "trace_split_no_steady_state: the split directory has no steady-state chunk",
-           "refused: the split directory has no steady-state chunk of any mode (trace_split_no_steady_state)");
+    const char* what = in_.splitInMemory ? "the split made" : "the split directory has";
+    refuse(Refusal::NoSteadyState, fmt::format("trace_split_no_steady_state: {} no steady-state chunk", what),
+           fmt::format("refused: {} no steady-state chunk of any mode (trace_split_no_steady_state)", what));
     add("any_chunk", "", JsonValue::object(), RuleOutcome::Failed, res_.summary);
   }
 
@@ -194,7 +195,7 @@ class Decider {
       std::string why = fmt::format("{} {}", names::kDetailsCsvFile,
                                     in_.details == DetailsState::Absent ? "is absent" : "cannot be read");
       if (!in_.detailsProblem.empty()) why += " (" + in_.detailsProblem + ")";
-      pass("passed unchecked: " + why + ", and the pipeline then does not check the chunk (§6.4)");
+      pass("passed — not checked: " + why + ", so the pipeline does not look at the chunk's numbers (§6.4)");
       add("details_csv", "", JsonValue::object({{"problem", in_.detailsProblem}}), RuleOutcome::Skipped, res_.summary);
       return false;
     }
@@ -207,7 +208,7 @@ class Decider {
     const auto& row = in_.rows[modeIndex(req_)];
     if (!row || !rd_[modeIndex(req_)]) {
       pass(
-          "passed unchecked: no row of execution_details.csv names the selected chunk (rows are matched by "
+          "passed — not checked: no row of execution_details.csv names the selected chunk (rows are matched by "
           "resolved output_path), so the pipeline does not check it (§8 B12)");
       add("row_match", reqName_, JsonValue::object({{"selected_chunk", res_.selectedChunk}}), RuleOutcome::Skipped,
           res_.summary);
@@ -273,7 +274,7 @@ class Decider {
   bool belowThreshold(const RowReading& sel) {
     if (!sel.busyRatio) {
       pass(
-          "passed unchecked: the chunk has GPU events but no busy ratio (no usable busy_ratio cell and "
+          "passed — not checked: the chunk has GPU events but no busy ratio (no usable busy_ratio cell and "
           "gpu_duration is not > 0), and the pipeline then skips the quality check");
       add("busy_ratio", reqName_, readingInputs(req_), RuleOutcome::Skipped, res_.summary);
       return false;
@@ -376,7 +377,7 @@ class Decider {
       return "refused: the chunk has 0 GPU events; " +
              (qualifying.empty() ? std::string("no alternate has GPU work") : offered);
     auto [a, t] = formatPair(*rSel, opt_.threshold);
-    if (!qualifying.empty()) return fmt::format("low quality: busy ratio {} < {}; {}", a, t, offered);
+    if (!qualifying.empty()) return fmt::format("refused, low quality: busy ratio {} < {}; {}", a, t, offered);
     if (opt_.refuseWithoutAlternate)
       return fmt::format("refused: busy ratio {} < {} and no alternate qualifies (refuse-without-alternate, §8 Q2)", a,
                          t);
@@ -428,13 +429,14 @@ class Decider {
       add("retry", "",
           JsonValue::object({{"to_mode", res_.retry->toMode}, {"source_warning_code", res_.retry->sourceWarningCode}}),
           RuleOutcome::Info,
-          fmt::format("the orchestrator retries once with mode {} (from {} of {})", res_.retry->toMode,
-                      res_.nonEmptyModes.empty() ? "available_modes" : "non_empty_modes",
-                      res_.retry->sourceWarningCode));
+          fmt::format("the orchestrator retries once with mode {}, the first of the modes its warning {}",
+                      res_.retry->toMode,
+                      res_.nonEmptyModes.empty() ? "names as available" : "names as having GPU work"));
     else
       add("retry", "", JsonValue::object(), RuleOutcome::Info,
-          res_.refusal == Refusal::NoSteadyState ? "no retry: trace_split_no_steady_state is not in the retry set"
-                                                 : "no retry: the warning names no mode to retry with");
+          res_.refusal == Refusal::NoSteadyState
+              ? "no retry: the pipeline retries only with another mode's chunk, and there is none"
+              : "no retry: the warning names no mode to retry with");
   }
 
   const GateInput& in_;

@@ -9,23 +9,10 @@
 
 namespace steadyscope::io {
 
-const std::array<AnomalyInfo, A_Count> kAnomalyInfo = {{
-    {"dur_missing", "complete ('X') event without a dur: it has no extent and the splitter ignores it"},
-    {"dur_negative", "event with a negative dur: kept as written; views draw it with zero width"},
-    {"ts_missing", "non-metadata event without a numeric ts: the splitter copies it into every chunk as metadata"},
-    {"ts_not_number", "ts written as a string or other non-number: treated as missing"},
-    {"number_non_finite", "NaN or Infinity in ts/dur (Python's json accepts them): treated as missing"},
-    {"number_out_of_range", "ts/dur of 2^62 ns (146 years) or more in magnitude: treated as missing"},
-    {"ph_missing", "event without a ph (phase) field"},
-    {"ph_unknown", "event with a ph this version does not interpret: kept, ignored by views"},
-    {"event_not_object", "element of traceEvents that is not a JSON object: skipped"},
-    {"unmatched_B", "'B' begin event without a matching 'E' on its thread"},
-    {"unmatched_E", "'E' end event without an open 'B' on its thread"},
-    {"flow_without_peer", "flow start ('s') without a finish ('f') with the same id, or the reverse"},
-    {"kernel_without_launch", "GPU event whose correlation id no CPU event carries (no visible launch)"},
-    {"gpu_without_correlation", "GPU event without args.correlation: it cannot be linked to a launch"},
-    {"dur_not_number", "dur written as a string or other non-number: treated as missing"},
-}};
+const std::array<const char*, A_Count> kAnomalyCodes = {
+    "dur_missing",      "dur_negative",      "ts_missing",        "ts_not_number",         "number_non_finite",
+    "number_out_of_range", "ph_missing",     "ph_unknown",        "event_not_object",      "unmatched_B",
+    "unmatched_E",      "flow_without_peer", "kernel_without_launch", "gpu_without_correlation", "dur_not_number"};
 
 namespace {
 inline uint64_t load64(const char* p) {

@@ -33,11 +33,8 @@ enum AnomalyCode : int {
   A_DurNotNumber,
   A_Count
 };
-struct AnomalyInfo {
-  const char* code;
-  const char* explanation;
-};
-extern const std::array<AnomalyInfo, A_Count> kAnomalyInfo;
+/// Each counter's code, in AnomalyCode order; its words: model/anomaly_kinds.hpp.
+extern const std::array<const char*, A_Count> kAnomalyCodes;
 
 struct AnomalyCounter {
   uint64_t count = 0;

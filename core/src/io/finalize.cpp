@@ -1,6 +1,8 @@
 // finalize(): the stages of finalize.hpp on the load's threads.
 #include "io/finalize.hpp"
 
+#include <steadyscope/core/model/anomaly_kinds.hpp>
+
 #include <algorithm>
 #include <thread>
 #include <vector>
@@ -78,7 +80,9 @@ void finalize(Trace& tr, Anomalies& anomalies, unsigned threads) {
   mergeAnomalies(anomalies, pairs.anomalies, 0);
   for (int k = 0; k < A_Count; ++k) {
     if (!anomalies[k].count) continue;
-    tr.anomalies.push_back({kAnomalyInfo[k].code, kAnomalyInfo[k].explanation, anomalies[k].count, anomalies[k].first});
+    const AnomalyKind* kind = findAnomalyKind(kAnomalyCodes[k]);
+    tr.anomalies.push_back({kAnomalyCodes[k], kind ? std::string(kind->meaning) : std::string(), anomalies[k].count,
+                            anomalies[k].first});
   }
 }
 

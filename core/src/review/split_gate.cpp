@@ -2,12 +2,14 @@
 #include <steadyscope/core/review/split_gate.hpp>
 
 #include <steadyscope/core/analysis/gpu_categories.hpp>
+#include <steadyscope/core/analysis/split_remedy.hpp>
 #include <steadyscope/core/util/paths.hpp>
 #include <steadyscope/core/util/split_names.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace steadyscope::review {
 
@@ -79,7 +81,7 @@ int chunkIndexForPath(const analysis::SplitResult& r, const std::string& path) {
 namespace {
 
 // Why the splitter made no chunk when that is its own decision, in words; empty otherwise.
-std::string splitterReason(const analysis::SplitResult& r) {
+std::string splitterWhy(const analysis::SplitResult& r) {
   if (r.outcome == analysis::SplitOutcome::Refused) {
     const std::string& v = r.story.verdict;
     return "The splitter refused the trace: " + (v.rfind("Refused: ", 0) == 0 ? v.substr(9) : v);
@@ -89,6 +91,17 @@ std::string splitterReason(const analysis::SplitResult& r) {
                     "so there is nothing to split.";
   if (const std::string hint = analysis::legacyCategoryHint(r.nLegacyGpuEvents); !hint.empty()) why += " " + hint;
   return why;
+}
+
+// The reason, then what would make the trace splittable when the trace is at hand.
+std::string splitterReason(const analysis::SplitResult& r, const Trace* trace) {
+  const std::string why = splitterWhy(r);
+  const bool hinted = r.outcome == analysis::SplitOutcome::NoGpuWork && r.nLegacyGpuEvents > 0;  // the hint says it
+  if (why.empty() || !trace || hinted) return why;
+  std::string fix = analysis::splitRemedy(*trace, r);
+  if (fix.empty()) return why;
+  fix[0] = char(std::tolower(static_cast<unsigned char>(fix[0])));  // it continues the sentence
+  return why + " To split it: " + fix;
 }
 
 }  // namespace
@@ -104,7 +117,8 @@ gate::GateInput gateInputFromSplit(const analysis::SplitResult& r, const analysi
   in.details = split && !r.chunks.empty() ? gate::DetailsState::Readable : gate::DetailsState::Absent;
   in.traceInput = traceInput;
   in.splitReturnCode = r.exitStatus;
-  in.splitRefusal = splitterReason(r);
+  in.splitInMemory = true;
+  in.splitRefusal = splitterReason(r, evidence ? &evidence->trace() : nullptr);
   for (gate::Mode m : gate::kAllModes) {
     const size_t mi = gate::modeIndex(m);
     in.rowMatch[mi] = gate::RowMatch::Supplied;

@@ -1,4 +1,7 @@
 #include <steadyscope/core/timeline/chunk_figures.hpp>
+#include <steadyscope/core/timeline/format.hpp>
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
@@ -107,6 +110,65 @@ const DeviceChunkFigures* ChunkFigures::worstGap() const {
     if ((a.gpuEvents > 0) != (b.gpuEvents > 0)) return a.gpuEvents > 0;
     return a.longestGapNs > b.longestGapNs;
   });
+}
+
+}  // namespace steadyscope::timeline
+
+namespace steadyscope::timeline {
+
+namespace {
+
+std::string dur(int64_t ns) { return formatDuration(double(ns)); }
+
+/// How far the device's step spans end after the CPU window (0 if they do not).
+int64_t overrunNs(const ChunkFigures& f, const DeviceChunkFigures& d) {
+  int64_t last = f.endNs;
+  for (const StepGpuSpan& s : f.spans)
+    if (s.device == d.device) last = std::max(last, s.endNs);
+  return last - f.endNs;
+}
+
+// The spans and the CPU window measure different time: the GPU ran behind the
+// CPU (work launched in the window finishes after it), or idled between steps.
+std::string windowSentence(const ChunkFigures& f, const DeviceChunkFigures& d) {
+  if (const int64_t past = overrunNs(f, d); past > d.windowNs / 10)
+    return fmt::format(
+        "The steps' GPU work runs {} past their CPU window: their GPU spans add up to {} against a {} window, "
+        "and busy (window) counts only the {} of GPU work inside it.",
+        dur(past), dur(d.spanSumNs), dur(d.windowNs), dur(d.windowBusyNs));
+  if (d.spanSumNs < d.windowNs / 2)
+    return fmt::format(
+        "The GPU idles between the steps: their GPU spans add up to {} of the {} CPU window, and busy (window) "
+        "counts the idle time too.",
+        dur(d.spanSumNs), dur(d.windowNs));
+  return fmt::format("Only {} of the steps' {} of GPU work lies inside their {} CPU window.", dur(d.windowBusyNs),
+                     dur(d.unionNs), dur(d.windowNs));
+}
+
+double factor(double hi, double lo) { return lo > 0 ? hi / lo : (hi > 0 ? 1e300 : 1.0); }
+
+}  // namespace
+
+std::string busyRatiosDisagreement(const ChunkFigures& f, const DeviceChunkFigures& d) {
+  if (d.gpuEvents <= 0 || d.spanSumNs <= 0 || d.windowNs <= 0) return {};
+  const double ref = d.refRatio(), uni = d.unionRatio(), win = d.windowRatio();
+  const double hi = std::max({ref, uni, win}), lo = std::min({ref, uni, win});
+  if (factor(hi, lo) <= 2.0) return {};
+  if (lo == win) return windowSentence(f, d);
+  if (lo == uni && hi == ref)
+    return fmt::format(
+        "The steps' GPU events overlap (on several streams at once) and busy (ref) counts each of them: their "
+        "plain sum, {}, is {:.1f}× their union, {}.",
+        dur(d.busySumNs), factor(double(d.busySumNs), double(d.unionNs)), dur(d.unionNs));
+  return fmt::format(
+      "Inside the CPU window the device also runs work these steps did not launch: {} busy in the {} window, "
+      "while the steps' own GPU work is {} over their {} of GPU spans.",
+      dur(d.windowBusyNs), dur(d.windowNs), dur(d.unionNs), dur(d.spanSumNs));
+}
+
+std::string busyRatiosNote(const ChunkFigures& f) {
+  const DeviceChunkFigures* d = f.worstWindow();
+  return d ? busyRatiosDisagreement(f, *d) : std::string();
 }
 
 }  // namespace steadyscope::timeline

@@ -163,7 +163,7 @@ class TestGateReview : public QObject {
     const QString out = writeReferenceDir(root, kNewestGraphs);
     GateResult r = review(out, Mode::DecodeOnly, "/");
     QVERIFY(r.accepted);
-    QVERIFY(q(r.summary).startsWith("passed unchecked: no row"));
+    QVERIFY(q(r.summary).startsWith("passed — not checked: no row"));
     const Finding* f = finding(r, "rows_matched_by_name");
     QVERIFY(f);
     QVERIFY(f->affectsVerdict);

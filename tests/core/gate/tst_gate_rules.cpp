@@ -113,7 +113,7 @@ class TestGateRules : public QObject {
                "\"alternate_busy_ratios\": {\"prefilldecode\": 0.600014}, "
                "\"available_modes\": [\"mixed\", \"prefilldecode\"]}]"
         << "prefilldecode"
-        << "low quality: busy ratio 0.00063 < 0.05; prefilldecode offered at 0.600014";
+        << "refused, low quality: busy ratio 0.00063 < 0.05; prefilldecode offered at 0.600014";
     QTest::newRow("G2") << "mixed:1000,1000000,80000,;" + pd << true << "mixed"
                         << "-" << false << true << "[]"
                         << ""
@@ -130,7 +130,7 @@ class TestGateRules : public QObject {
                "\"alternate_busy_ratios\": {\"prefilldecode\": 0.600014}, "
                "\"available_modes\": [\"mixed\", \"prefilldecode\"]}]"
         << "prefilldecode"
-        << "low quality: busy ratio 0.08 < 0.2; prefilldecode offered at 0.600014";
+        << "refused, low quality: busy ratio 0.08 < 0.2; prefilldecode offered at 0.600014";
     QTest::newRow("G2''") << "mixed:1000,1000000,80000" << true << "mixed"
                           << "0.20" << false << true << "[]"
                           << ""
@@ -175,13 +175,13 @@ class TestGateRules : public QObject {
     QTest::newRow("G6") << "mixed:5,0,0;prefilldecode:2790,4538984.0,2723452.0" << true << "mixed"
                         << "-" << false << true << "[]"
                         << ""
-                        << "passed unchecked: the chunk has GPU events but no busy ratio (no usable busy_ratio cell "
+                        << "passed — not checked: the chunk has GPU events but no busy ratio (no usable busy_ratio cell "
                            "and gpu_duration is not > 0), and the pipeline then skips the quality check";
     QTest::newRow("G7") << "mixed:0,0,0" << false << "mixed"
                         << "-" << false << true << "[]"
                         << ""
-                        << "passed unchecked: execution_details.csv is absent, and the pipeline then does not check "
-                           "the chunk (§6.4)";
+                        << "passed — not checked: execution_details.csv is absent, so the pipeline does not look at "
+                           "the chunk's numbers (§6.4)";
     QTest::newRow("G8") << "decode_only:100,1000,500" << true << "mixed"
                         << "-" << false << false
                         << "[{\"code\": \"steady_state_chunk_missing\", \"severity\": \"blocking\", "
@@ -217,7 +217,7 @@ class TestGateRules : public QObject {
                                 "\"alternate_busy_ratios\": {\"decode_only\": 0.14}, "
                                 "\"available_modes\": [\"mixed\", \"decode_only\"]}]"
                          << "decode_only"
-                         << "low quality: busy ratio 0.04 < 0.05; decode_only offered at 0.14";
+                         << "refused, low quality: busy ratio 0.04 < 0.05; decode_only offered at 0.14";
     QTest::newRow("G13") << "mixed:100,1000,49;decode_only:100,1000,149" << true << "mixed"
                          << "-" << false << true << "[]"
                          << ""

@@ -25,6 +25,21 @@ int64_t bruteUnion(const Trace& t, const std::vector<EventIdx>& events) {
     for (int64_t x = t.tsNs[e]; x < t.tsNs[e] + t.durNs[e]; ++x) ns.insert(x);
   return int64_t(ns.size());
 }
+
+ChunkFigures oneDevice(int64_t spanSum, int64_t busySum, int64_t unionNs, int64_t windowBusy, int64_t window) {
+  ChunkFigures f;
+  f.beginNs = 0;
+  f.endNs = window;
+  DeviceChunkFigures d;
+  d.gpuEvents = 10;
+  d.spanSumNs = spanSum;
+  d.busySumNs = busySum;
+  d.unionNs = unionNs;
+  d.windowBusyNs = windowBusy;
+  d.windowNs = window;
+  f.devices.push_back(d);
+  return f;
+}
 }  // namespace
 
 class TestChunkFigures : public QObject {
@@ -112,6 +127,39 @@ class TestChunkFigures : public QObject {
     QCOMPARE(s[0].totalNs, int64_t(100));
     QCOMPARE(s[1].count, uint64_t(2));
     QCOMPARE(s[1].totalNs, int64_t(80));
+  }
+
+  // Why the three ratios disagree, from hand-built figures (one device, ns).
+  void busyRatiosAgreeWithin2x() {
+    ChunkFigures f = oneDevice(/*spanSum*/ 800, /*busySum*/ 500, /*union*/ 450, /*windowBusy*/ 400, /*window*/ 1000);
+    QCOMPARE(busyRatiosNote(f), std::string());  // 0.625, 0.5625, 0.4: within 2×
+    QCOMPARE(busyRatiosNote(ChunkFigures{}), std::string());
+  }
+  void busyWorkRunsPastTheWindow() {
+    // The observed case: busy (ref) 0.499, busy (window) 0.054, GPU time 987 ms over a 523 ms CPU window.
+    ChunkFigures f = oneDevice(987'000'000, 492'500'000, 480'000'000, 28'200'000, 523'000'000);
+    f.spans = {{0, 0, 100'000'000, 600'000'000}, {1, 0, 500'000'000, 987'000'000}};
+    QCOMPARE(busyRatiosNote(f),
+             std::string("The steps' GPU work runs 464.0 ms past their CPU window: their GPU spans add up to "
+                         "987.0 ms against a 523.0 ms window, and busy (window) counts only the 28.20 ms of GPU work "
+                         "inside it."));
+  }
+  void busyIdleBetweenSteps() {
+    ChunkFigures f = oneDevice(200'000, 190'000, 190'000, 190'000, 1'000'000);  // 0.95, 0.95, 0.19
+    f.spans = {{0, 0, 0, 100'000}, {1, 0, 500'000, 600'000}};
+    QCOMPARE(busyRatiosNote(f), std::string("The GPU idles between the steps: their GPU spans add up to 200.0 µs of "
+                                            "the 1.000 ms CPU window, and busy (window) counts the idle time too."));
+  }
+  void busyOverlapCountedTwice() {
+    ChunkFigures f = oneDevice(1000, 2500, 900, 950, 1000);  // 2.5, 0.9, 0.95
+    QCOMPARE(busyRatiosNote(f), std::string("The steps' GPU events overlap (on several streams at once) and busy "
+                                            "(ref) counts each of them: their plain sum, 2.500 µs, is 2.8× their "
+                                            "union, 900 ns."));
+  }
+  void busyOtherWorkInTheWindow() {
+    ChunkFigures f = oneDevice(1000, 300, 300, 900, 1000);  // 0.3, 0.3, 0.9
+    QVERIFY(busyRatiosNote(f).starts_with("Inside the CPU window the device also runs work these steps did not "
+                                          "launch"));
   }
 
   void randomAgainstBruteForce() {

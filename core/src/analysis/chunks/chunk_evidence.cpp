@@ -152,6 +152,8 @@ EvidenceContext::EvidenceContext(const EventIndex& index, const SplitOptions& o)
   options_.extraction = extractionOptionsOf(o);
 }
 
+const Trace& EvidenceContext::trace() const { return index_.trace(); }
+
 const ChunkEvidence& EvidenceContext::evidenceFor(const SplitResult& r, const ChunkPlan& c) {
   if (cachedFor_ != &r) {
     cache_.clear();

@@ -98,6 +98,8 @@ class EvidenceContext {
  public:
   EvidenceContext(const EventIndex& index, const SplitOptions& splitOptions);
   const EventIndex& index() const { return index_; }
+  /// The trace the index is of.
+  const Trace& trace() const;
   const EvidenceOptions& options() const { return options_; }
   EvidenceOptions& options() { return options_; }
 

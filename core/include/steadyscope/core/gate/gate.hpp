@@ -134,6 +134,8 @@ struct GateInput {
   /// Why the splitter refused the trace, in plain words (empty: it did not):
   /// reported as the finding split_refused.
   std::string splitRefusal;
+  /// A split planned in memory (of an open trace), not a directory on disk: the words say "the split".
+  bool splitInMemory = false;
   // Context copied into the warnings (null when unknown).
   std::optional<std::string> traceInput;
   std::optional<int> splitReturnCode;

@@ -11,6 +11,7 @@
 #include <steadyscope/core/timeline/timeline_index.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace steadyscope::timeline {
@@ -58,5 +59,14 @@ struct ChunkFigures {
 /// of `index` are ignored.
 ChunkFigures computeChunkFigures(const Trace& trace, const TimelineIndex& index, int64_t beginNs, int64_t endNs,
                                  const std::vector<StepGpuWork>& steps);
+
+/// Why a device's busy (ref), busy (union) and busy (window) differ by more
+/// than 2× (the largest over the smallest), in one sentence from the figures,
+/// e.g. "The steps' GPU work runs 464.0 ms past their CPU window: …"; "" when
+/// they agree within 2× or the device has no GPU work in the chunk.
+std::string busyRatiosDisagreement(const ChunkFigures& f, const DeviceChunkFigures& d);
+
+/// The same for the device the chunk table shows (ChunkFigures::worstWindow).
+std::string busyRatiosNote(const ChunkFigures& f);
 
 }  // namespace steadyscope::timeline
