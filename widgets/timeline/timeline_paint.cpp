@@ -341,16 +341,18 @@ void TimelineView::paintAxis(QPainter& p, const TimeMapper& m, int width) {
   const double step = niceTickStep(m.nsPerPx(), 110.0);
   const double firstRel = std::floor(m.relAt(0) / step) * step;
   p.setPen(pal.color(QPalette::WindowText));
+  const QFontMetrics fm = p.fontMetrics();
   for (double rel = firstRel;; rel += step) {
     const double x = (rel - m.relAt(0)) * m.pxPerNs();
     if (x > width) break;
     if (x < -1) continue;
     p.drawLine(QPointF(x, top + kAxisHeight - 6), QPointF(x, top + kAxisHeight - 1));
-    p.drawText(QRectF(x + 3, top, 120, kAxisHeight - 2), Qt::AlignVCenter | Qt::AlignLeft, qs(formatTick(rel, step)));
+    const QString label = qs(formatTick(rel, step));
+    if (x + 3 + fm.horizontalAdvance(label) > width) continue;  // a label the edge would cut: the tick alone
+    p.drawText(QRectF(x + 3, top, 120, kAxisHeight - 2), Qt::AlignVCenter | Qt::AlignLeft, label);
   }
   // Legend of the step kinds (colour + word), right-aligned over the axis.
   if (overlays_ && !overlays_->steps.empty()) {
-    const QFontMetrics fm = p.fontMetrics();
     int w = 8;
     for (int k = 0; k < kStepKindCount; ++k)
       w += 14 + fm.horizontalAdvance(QString::fromLatin1(stepKindName(StepKind(k)))) + 10;
@@ -388,7 +390,11 @@ void TimelineView::paintLabels(QPainter& p, QSize size) {
       case TrackKind::GroupHeader: {
         const TrackGroup& g = groups_[tk.group];
         p.fillRect(QRect(0, y, labelWidth_, tk.height), pal.color(QPalette::AlternateBase));
-        text = (g.collapsed ? QStringLiteral("\u25B8 ") : QStringLiteral("\u25BE ")) + qs(g.label);
+        // A process known by its name only has nothing to fold: no triangle, and it says so.
+        if (g.lanes.empty() && g.device < 0)
+          text = tr("%1 (no events)").arg(qs(g.label));
+        else
+          text = (g.collapsed ? QStringLiteral("\u25B8 ") : QStringLiteral("\u25BE ")) + qs(g.label);
         indent = 4;
         QFont bf = p.font();
         bf.setBold(true);
