@@ -342,22 +342,25 @@ void TimelineView::paintAxis(QPainter& p, const TimeMapper& m, int width) {
   const double firstRel = std::floor(m.relAt(0) / step) * step;
   p.setPen(pal.color(QPalette::WindowText));
   const QFontMetrics fm = p.fontMetrics();
+  int legendWidth = 0;  // the step kinds' legend, right-aligned over the axis: labels stop short of it
+  if (overlays_ && !overlays_->steps.empty()) {
+    legendWidth = 8;
+    for (int k = 0; k < kStepKindCount; ++k)
+      legendWidth += 14 + fm.horizontalAdvance(QString::fromLatin1(stepKindName(StepKind(k)))) + 10;
+  }
   for (double rel = firstRel;; rel += step) {
     const double x = (rel - m.relAt(0)) * m.pxPerNs();
     if (x > width) break;
     if (x < -1) continue;
     p.drawLine(QPointF(x, top + kAxisHeight - 6), QPointF(x, top + kAxisHeight - 1));
     const QString label = qs(formatTick(rel, step));
-    if (x + 3 + fm.horizontalAdvance(label) > width) continue;  // a label the edge would cut: the tick alone
+    if (x + 3 + fm.horizontalAdvance(label) > width - legendWidth) continue;  // would be cut: the tick alone
     p.drawText(QRectF(x + 3, top, 120, kAxisHeight - 2), Qt::AlignVCenter | Qt::AlignLeft, label);
   }
   // Legend of the step kinds (colour + word), right-aligned over the axis.
-  if (overlays_ && !overlays_->steps.empty()) {
-    int w = 8;
-    for (int k = 0; k < kStepKindCount; ++k)
-      w += 14 + fm.horizontalAdvance(QString::fromLatin1(stepKindName(StepKind(k)))) + 10;
-    int x = width - w;
-    p.fillRect(QRect(x, top + 1, w, kAxisHeight - 2), pal.color(QPalette::Window));
+  if (legendWidth > 0) {
+    int x = width - legendWidth;
+    p.fillRect(QRect(x, top + 1, legendWidth, kAxisHeight - 2), pal.color(QPalette::Window));
     x += 6;
     for (int k = 0; k < kStepKindCount; ++k) {
       const QString word = QString::fromLatin1(stepKindName(StepKind(k)));
