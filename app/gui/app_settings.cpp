@@ -32,6 +32,11 @@ void AppSettings::setGeometry(const QByteArray& g) { settings_->setValue(QString
 QByteArray AppSettings::windowState() const { return settings_->value(QStringLiteral("window/state")).toByteArray(); }
 void AppSettings::setWindowState(const QByteArray& s) { settings_->setValue(QStringLiteral("window/state"), s); }
 
+bool AppSettings::showBookkeeping() const {
+  return settings_->value(QStringLiteral("timeline/showBookkeeping"), false).toBool();
+}
+void AppSettings::setShowBookkeeping(bool on) { settings_->setValue(QStringLiteral("timeline/showBookkeeping"), on); }
+
 QString AppSettings::exportFolder() const { return settings_->value(QStringLiteral("export/folder")).toString(); }
 void AppSettings::setExportFolder(const QString& dir) { settings_->setValue(QStringLiteral("export/folder"), dir); }
 

@@ -1,6 +1,6 @@
 #pragma once
 // Persistent settings: recent files, window geometry and dock layout, the
-// last export folder.
+// timeline's view options, the last export folder.
 // Tests pass their own QSettings (an INI file in a temporary directory).
 #include <QByteArray>
 #include <QSettings>
@@ -25,6 +25,10 @@ class AppSettings {
   void setGeometry(const QByteArray& g);
   QByteArray windowState() const;
   void setWindowState(const QByteArray& s);
+
+  /// View ▸ Show processes without events (off until chosen).
+  bool showBookkeeping() const;
+  void setShowBookkeeping(bool on);
 
   /// The folder of the last export ("" before the first).
   QString exportFolder() const;

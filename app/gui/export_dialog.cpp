@@ -308,12 +308,12 @@ void ExportDialog::onDone(const Expected<exporting::ExportReport>& r) {
     marks << tr("written");
   }
   showFiles(tr("Wrote:"), names, marks);
-  showMessage(tr("Exported %1 events (and %2 process and thread names for viewers) into %3. The gate "
-                 "on the split: %4.")
-                  .arg(qs(timeline::formatCount(uint64_t(r->eventCount))))
-                  .arg(r->addedMetadata)
-                  .arg(QDir::toNativeSeparators(writtenDir_), r->gate.finalAccepted() ? tr("accepted") : tr("refused")),
-              false);
+  showMessage(
+      tr("Exported %1 (and %2 for viewers) into %3. The gate on the split: %4.")
+          .arg(widgets::countOf(qint64(r->eventCount), tr("event"), tr("events")))
+          .arg(widgets::countOf(qint64(r->addedMetadata), tr("process or thread name"), tr("process and thread names")))
+          .arg(QDir::toNativeSeparators(writtenDir_), r->gate.finalAccepted() ? tr("accepted") : tr("refused")),
+      false);
   showFolder_->setEnabled(true);
   closeButton_->setDefault(true);
 }

@@ -282,7 +282,7 @@ int runSteadyscope(int argc, char** argv) {
   if (!o.screenshot.isEmpty() || !o.report.isEmpty()) return takeScreenshot(o);
 
   MainWindow w;
-  w.show();
+  w.showAsLastClosed();
   openInputs(w, o);
   return app.exec();
 }

@@ -126,7 +126,9 @@ JobProgress jobProgress(const JobControl& c) {
   JobProgress p;
   p.doneBytes = c.doneBytes();
   p.totalBytes = c.totalBytes();
-  p.stage = QObject::tr("%1 of %2 ranks").arg(c.events()).arg(c.stage());
+  p.stage = QObject::tr("%1 of %2")
+                .arg(c.events())
+                .arg(widgets::countOf(qint64(c.stage()), QObject::tr("rank"), QObject::tr("ranks")));
   return p;
 }
 
@@ -157,7 +159,8 @@ std::optional<JobOutcome> computeJob(const std::vector<std::string>& paths, cons
   });
   if (ctx.control.cancelled()) return std::nullopt;
   JobOutcome out;
-  out.job = overviewOf(std::move(rows), QObject::tr("%1 traces").arg(paths.size()), false);
+  out.job = overviewOf(std::move(rows),
+                       widgets::countOf(qint64(paths.size()), QObject::tr("trace"), QObject::tr("traces")), false);
   out.plan = QString::fromStdString(budget.describe());
   return out;
 }

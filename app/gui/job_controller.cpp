@@ -3,6 +3,8 @@
 #include "compare_controller.hpp"
 #include "split_controller.hpp"
 
+#include "common/text.hpp"
+
 #include <QFileInfo>
 
 namespace steadyscope::app {
@@ -34,11 +36,11 @@ void JobController::openRanks(const QStringList& paths) {
   doc_->setLastError({});
   std::vector<std::string> files;
   for (const QString& p : paths) files.push_back(p.toStdString());
-  opening_ = tr("%1 traces").arg(paths.size());
+  opening_ = widgets::countOf(paths.size(), tr("trace"), tr("traces"));
   const QString what = opening_;
   lane(JobKind::Job)
       ->start<JobOutcome>(
-          tr("Reading %1 ranks").arg(paths.size()),
+          tr("Reading %1").arg(widgets::countOf(paths.size(), tr("rank"), tr("ranks"))),
           [files, budget = memoryBudget_](JobContext& ctx) {
             return computeJob(files, job::RankOptions{}, budget, ctx);
           },
@@ -65,13 +67,18 @@ void JobController::onJob(const JobOutcome& out, const QString& what) {
   const int failed = out.job.failedRanks;
   doc_->setJob(out.job);
   if (failed)
-    emit message(
-        tr("%1: %2 of %3 ranks did not load; their rows say why.").arg(what).arg(failed).arg(out.job.ranks.size()),
-        8000);
+    emit message(tr("%1: %2 of %3 did not load; their rows say why.")
+                     .arg(what)
+                     .arg(failed)
+                     .arg(widgets::countOf(qint64(out.job.ranks.size()), tr("rank"), tr("ranks"))),
+                 8000);
   else
-    emit message(out.plan.isEmpty() ? tr("%1: %2 ranks").arg(what).arg(out.job.ranks.size())
-                                    : tr("%1: %2 ranks, read %3").arg(what).arg(out.job.ranks.size()).arg(out.plan),
-                 4000);
+    emit message(
+        out.plan.isEmpty()
+            ? tr("%1: %2").arg(what, widgets::countOf(qint64(out.job.ranks.size()), tr("rank"), tr("ranks")))
+            : tr("%1: %2, read %3")
+                  .arg(what, widgets::countOf(qint64(out.job.ranks.size()), tr("rank"), tr("ranks")), out.plan),
+        4000);
 }
 
 void JobController::openRank(int position) {

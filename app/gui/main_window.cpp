@@ -43,8 +43,12 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <utility>
 
 #ifndef STEADYSCOPE_SAMPLE_TRACE
 #define STEADYSCOPE_SAMPLE_TRACE ""
@@ -94,13 +98,11 @@ MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
   connect(status_, &StatusBar::cancelRequested, jobs_, &JobSystem::cancelAll);
   bindControllers();
 
-  resize(1400, 900);
-  if (auto* e = findChild<QDockWidget*>(QStringLiteral("dock.explanation")))
-    if (auto* d = findChild<QDockWidget*>(QStringLiteral("dock.details")))
-      resizeDocks({e, d}, {600, 200}, Qt::Vertical);  // the explanation is the long one
+  resize(1600, 1000);  // un-maximised the first time; showAsLastClosed() maximises
+  applyDefaultDockSizes();
   defaultState_ = saveState();
   if (!settings_->geometry().isEmpty()) restoreGeometry(settings_->geometry());
-  if (!settings_->windowState().isEmpty()) restoreState(settings_->windowState());
+  fitDocksOnShow_ = settings_->windowState().isEmpty() || !restoreState(settings_->windowState());
   updateRecentMenu(settings_->recentFiles());
   status_->update();
   updateTitle();
@@ -171,15 +173,12 @@ void MainWindow::createDocks() {
   QDockWidget* expl =
       dock(tr("Explanation"), QStringLiteral("dock.explanation"), panes_.explanation, Qt::RightDockWidgetArea);
   QDockWidget* details = dock(tr("Details"), QStringLiteral("dock.details"), panes_.details, Qt::RightDockWidgetArea);
-  QDockWidget* run = dock(tr("Run"), QStringLiteral("dock.run"), panes_.run, Qt::LeftDockWidgetArea);
+  dock(tr("Run"), QStringLiteral("dock.run"), panes_.run, Qt::LeftDockWidgetArea);
   tabifyDockWidget(chunks, anom);
   tabifyDockWidget(anom, charts);
   tabifyDockWidget(charts, abDock_);
   chunks->raise();
   splitDockWidget(expl, details, Qt::Vertical);
-  resizeDocks({expl}, {520}, Qt::Horizontal);
-  resizeDocks({chunks}, {230}, Qt::Vertical);
-  resizeDocks({run}, {270}, Qt::Horizontal);
   QDockWidget* find = dock(tr("Find results"), QStringLiteral("dock.find"), panes_.find, Qt::BottomDockWidgetArea);
   tabifyDockWidget(charts, find);
   chunks->raise();
@@ -187,6 +186,40 @@ void MainWindow::createDocks() {
   connect(selection_, &widgets::SelectionModel::rangeChanged, this, [this, expl, details](qint64 b, qint64 e) {
     if (e > b && !details->isFloating()) resizeDocks({expl, details}, {160, 800}, Qt::Vertical);
   });
+}
+
+void MainWindow::applyDefaultDockSizes() {
+  // Fixed widths for the side docks (their text wraps), so a wider window widens the timeline:
+  // at 1920 px it keeps about two thirds of the width, at 1400 px over half.
+  auto* run = findChild<QDockWidget*>(QStringLiteral("dock.run"));
+  auto* expl = findChild<QDockWidget*>(QStringLiteral("dock.explanation"));
+  auto* details = findChild<QDockWidget*>(QStringLiteral("dock.details"));
+  auto* chunks = findChild<QDockWidget*>(QStringLiteral("dock.chunks"));
+  const int w = width(), h = height();
+  resizeDocks({run, expl}, {std::clamp(w / 7, 220, 280), std::clamp(w / 5, 300, 400)}, Qt::Horizontal);
+  resizeDocks({expl, details}, {h * 2 / 3, h / 3}, Qt::Vertical);  // the explanation is the long one
+  resizeDocks({chunks}, {std::clamp(h / 4, 200, 300)}, Qt::Vertical);
+}
+
+void MainWindow::resetLayout() {
+  for (QDockWidget* d : std::exchange(hiddenDocks_, {})) d->show();
+  restoreState(defaultState_);
+  applyDefaultDockSizes();
+  if (isJobViewShown()) showCentre(panes_.job);  // the Job view keeps the docks out of its way
+}
+
+void MainWindow::showAsLastClosed() {
+  if (settings_->geometry().isEmpty())
+    showMaximized();
+  else
+    show();  // restoreGeometry() kept whether it was maximised
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+  QMainWindow::showEvent(e);
+  if (!std::exchange(fitDocksOnShow_, false)) return;
+  // A maximised window gets its size after the show: size the docks once it has settled.
+  QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
 }
 
 void MainWindow::bindDocument() {

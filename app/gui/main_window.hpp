@@ -106,6 +106,8 @@ class MainWindow : public QMainWindow {
   bool waitForJobs(int timeoutMs = 600000) { return jobs_->waitForIdle(timeoutMs); }
   /// Brings a bottom tab to the front: "chunks", "anomalies", "charts" or "ab".
   bool raiseDock(const QString& name);
+  /// Shows the window as it was last closed; the first time, maximised.
+  void showAsLastClosed();
 
  public slots:
   void openFile(const QString& path);
@@ -117,15 +119,20 @@ class MainWindow : public QMainWindow {
   void showSettings();
   void openSample();
   void runSplit();
+  /// View ▸ Reset layout: every dock back in its first place, the timeline given the room.
+  void resetLayout();
 
  protected:
   void closeEvent(QCloseEvent* e) override;
+  void showEvent(QShowEvent* e) override;
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
 
  private:
   void createPanes();
   void createDocks();
+  /// The docks' first sizes for the window's size now: the timeline keeps most of the width.
+  void applyDefaultDockSizes();
   void createFileMenu();
   void createViewMenu();
   void createSplitMenus();
@@ -160,6 +167,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* abDock_ = nullptr;
   QList<QDockWidget*> docks_;
   QByteArray defaultState_;
+  bool fitDocksOnShow_ = false;  // no saved layout: size the docks once the window has its size
   QMenu* recentMenu_ = nullptr;
   QAction* openAction_ = nullptr;
   QAction* openDirAction_ = nullptr;

@@ -136,7 +136,21 @@ void MainWindow::createViewMenu() {
   addThemeMenu(view, settings_.get());
   view->addSeparator();
   for (QDockWidget* d : docks_) view->addAction(d->toggleViewAction());
-  view->addAction(tr("Reset &layout"), this, [this] { restoreState(defaultState_); });
+  view->addAction(tr("Reset &layout"), this, &MainWindow::resetLayout)
+      ->setObjectName(QStringLiteral("action.resetLayout"));
+  // Kineto's own "Spans" / "Traces" processes and processes with only a name hold nothing of the run.
+  QAction* bookkeeping = view->addAction(tr("Show processes &without events"));
+  bookkeeping->setObjectName(QStringLiteral("action.showBookkeeping"));
+  bookkeeping->setCheckable(true);
+  bookkeeping->setToolTip(
+      tr("Also show the processes that hold no event of the run: the profiler's own span "
+         "(\"Spans\", \"Traces\") and processes known only by their name"));
+  bookkeeping->setChecked(settings_->showBookkeeping());
+  t->setShowBookkeeping(bookkeeping->isChecked());
+  connect(bookkeeping, &QAction::toggled, this, [this](bool on) {
+    panes_.timeline->setShowBookkeeping(on);
+    settings_->setShowBookkeeping(on);
+  });
   // Find: Ctrl+F to the field, Enter / F3 through the matches.
   auto* find = new QAction(tr("&Find events…"), this);
   find->setShortcut(QKeySequence::Find);

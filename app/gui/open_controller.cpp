@@ -69,8 +69,9 @@ void OpenController::onLoaded(const LoadOutcome& out, const QString& path) {
   selection_->clear();
   doc_->setTrace(path, out.doc);
   if (out.doc.trace->partial)
-    emit message(tr("Opened the part of %1 that was read: %2 complete events")
-                     .arg(QFileInfo(path).fileName(), qs(timeline::formatCount(out.doc.trace->size()))),
+    emit message(tr("Opened the part of %1 that was read: %2")
+                     .arg(QFileInfo(path).fileName(),
+                          widgets::countOf(qint64(out.doc.trace->size()), tr("complete event"), tr("complete events"))),
                  8000);
   else
     emit message(tr("Loaded %1").arg(QFileInfo(path).fileName()), 4000);

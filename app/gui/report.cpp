@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include "common/colors.hpp"
+#include "common/text.hpp"
 #include "panels/charts_panel.hpp"
 
 #include <steadyscope/common.hpp>
@@ -196,10 +197,11 @@ QString explanationHtml(const ReportContent& c) {
 
 QString reportHtml(const ReportContent& c) {
   QString h = QObject::tr("<h2 style=\"margin:0\">Steady-state report: %1</h2>").arg(esc(c.traceName));
-  h += paragraph(QObject::tr("Trace:"), QObject::tr("%1 · %2 MB · %3 events")
-                                            .arg(esc(c.tracePath))
-                                            .arg(double(c.traceBytes) / 1e6, 0, 'f', 1)
-                                            .arg(QString::fromStdString(timeline::formatCount(c.events))));
+  h += paragraph(QObject::tr("Trace:"),
+                 QObject::tr("%1 · %2 MB · %3")
+                     .arg(esc(c.tracePath))
+                     .arg(double(c.traceBytes) / 1e6, 0, 'f', 1)
+                     .arg(widgets::countOf(qint64(c.events), QObject::tr("event"), QObject::tr("events"))));
   h += paragraph(QObject::tr("sha256:"), QStringLiteral("<tt>%1</tt>").arg(esc(c.sha256)));
   h += paragraph(QObject::tr("Split:"), QObject::tr("%1 — <tt>steadyscope-cli split %2</tt>; steps from %3")
                                             .arg(esc(c.resultTitle), esc(c.splitFlags), esc(c.stepsFrom)));

@@ -1,6 +1,7 @@
 #include "split_adapter.hpp"
 
 #include "common/rich_text.hpp"
+#include "common/text.hpp"
 
 #include <steadyscope/common.hpp>
 #include <steadyscope/review.hpp>
@@ -220,7 +221,9 @@ SplitView splitViewOf(const analysis::SplitResult& r, const Trace& trace) {
   }
   v.overlays = ov;
   v.rootTier = rootsLabel(r.detection->chosen);
-  v.summary = QStringLiteral("%1 steps, %2 windows (%3)").arg(ov->steps.size()).arg(v.chunks.size()).arg(v.rootTier);
+  v.summary = QObject::tr("%1, %2 (%3)")
+                  .arg(widgets::countOf(qint64(ov->steps.size()), QObject::tr("step"), QObject::tr("steps")),
+                       widgets::countOf(v.chunks.size(), QObject::tr("window"), QObject::tr("windows")), v.rootTier);
   if (!r.error.empty()) v.summary += QStringLiteral(" — ") + QString::fromStdString(r.error);
   if (r.outcome == analysis::SplitOutcome::Refused) v.summary = QObject::tr("refused — %1").arg(v.summary);
   v.noChunks = noChunksText(r, trace);

@@ -4,6 +4,7 @@
 #include "run_panel.hpp"
 
 #include "common/selection_model.hpp"
+#include "common/text.hpp"
 
 #include <steadyscope/common.hpp>
 #include <steadyscope/review.hpp>
@@ -78,10 +79,10 @@ void SplitController::onSplit(const SplitView& v, const TracePtr& trace, const a
   const bool replace = replaceShown && shown && shown->splitDir.isEmpty();
   const int number = replace ? doc_->currentResult() + 1 : int(doc_->results().size()) + 1;
   r.title =
-      tr("split %1 (%2, %3 steps)")
+      tr("split %1 (%2, %3)")
           .arg(number)
           .arg(v.gate && v.gate->llm ? tr("LLM inference") : tr("generic"))  // serving annotations: LLM either way
-          .arg(options.numSteps);
+          .arg(widgets::countOf(options.numSteps, tr("step"), tr("steps")));
   if (replace)
     doc_->replaceShownResult(std::move(r));
   else

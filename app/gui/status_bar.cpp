@@ -16,6 +16,7 @@
 
 namespace steadyscope::app {
 
+using widgets::countOf;
 using widgets::qs;
 
 namespace {
@@ -96,7 +97,7 @@ void StatusBar::showTrace() {
     file_->setToolTip(path);
   }
   events_->setText(t.size() == 0 ? tr("no events: the trace's event list is empty")
-                                 : tr("%1 events").arg(qs(timeline::formatCount(t.size()))));
+                                 : countOf(qint64(t.size()), tr("event"), tr("events")));
   // Only what may be wrong: flows cut at the capture's edges and the like are in the Anomalies tab.
   const std::string suspicious = suspiciousAnomalyText(t);
   anomalies_->setText(suspicious.empty() ? QString() : tr("suspicious: %1").arg(qs(suspicious)));
@@ -108,7 +109,7 @@ void StatusBar::update() {
   showTrace();
   const auto& ov = doc_->overlays();
   if (ov && !ov->steps.empty())
-    split_->setText(tr("%1 steps (%2)").arg(qs(timeline::formatCount(ov->steps.size())), doc_->rootTier()));
+    split_->setText(tr("%1 (%2)").arg(countOf(qint64(ov->steps.size()), tr("step"), tr("steps")), doc_->rootTier()));
   else if (!doc_->splitDir().isEmpty())
     split_->setText(tr("split dir %1").arg(QFileInfo(doc_->splitDir()).fileName()));
   else if (doc_->isPartial())
@@ -130,7 +131,7 @@ void StatusBar::showJobs() {
   if (!p.stage.isEmpty()) text += QStringLiteral(" · ") + p.stage;
   if (p.totalBytes)
     text += tr(" · %1 / %2 MB").arg(double(p.doneBytes) / 1e6, 0, 'f', 1).arg(double(p.totalBytes) / 1e6, 0, 'f', 1);
-  if (p.events) text += tr(" · %1 events").arg(qs(timeline::formatCount(p.events)));
+  if (p.events) text += QStringLiteral(" · ") + countOf(qint64(p.events), tr("event"), tr("events"));
   progressLabel_->setText(text);
   if (p.complete || p.totalBytes) {
     const double f = p.complete ? 1.0 : double(p.doneBytes) / double(p.totalBytes);

@@ -430,7 +430,12 @@ class TstChunkTable : public QObject {
 
   void copyTwoRowsAsTsv() {
     widgets::ChunksPanel p;
-    p.setChunks(threeRows());
+    QVector<ChunkRow> rows = threeRows();
+    rows[0].requested = true;  // drawn "▶ mixed"
+    rows[0].findings = 2;
+    rows[0].findingsWarn = true;  // "⚠ 2", "✔ accepted  ⚠"
+    rows[2].verdict = Verdict::Refused;
+    p.setChunks(rows);
     p.show();
     QItemSelectionModel* sel = p.view()->selectionModel();
     sel->select(p.view()->model()->index(0, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
@@ -446,6 +451,14 @@ class TstChunkTable : public QObject {
     QCOMPARE(lines[1].split(QLatin1Char('\t')).size(), int(ChunkModel::NUM_COLUMNS));
     QVERIFY(lines[1].startsWith(QStringLiteral("mixed\t")));
     QVERIFY(lines[2].startsWith(QStringLiteral("prefilldecode\t")));
+    // Plain values: the view's marks stay in the view.
+    QVERIFY(p.view()->model()->index(0, ChunkModel::ModeColumn).data().toString().startsWith(QStringLiteral("▶")));
+    for (const char* glyph : {"▶", "✔", "✓", "✗", "✖", "⚠", "∅"})
+      QVERIFY2(!QApplication::clipboard()->text().contains(QString::fromUtf8(glyph)), glyph);
+    const QStringList first = lines[1].split(QLatin1Char('\t'));
+    QCOMPARE(first[ChunkModel::FindingsColumn], QStringLiteral("2"));
+    QCOMPARE(first[ChunkModel::VerdictColumn], QStringLiteral("accepted"));
+    QCOMPARE(lines[2].split(QLatin1Char('\t'))[ChunkModel::VerdictColumn], QStringLiteral("refused"));
   }
 
   void choosingARowZoomsToTheChunk() {

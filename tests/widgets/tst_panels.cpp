@@ -4,6 +4,8 @@
 #include "trace_builder.hpp"
 
 #include "common/rich_text.hpp"
+#include "common/table_tsv.hpp"
+#include "common/text.hpp"
 #include "panels/anomalies_panel.hpp"
 #include "panels/chunks_panel.hpp"
 #include "panels/details_panel.hpp"
@@ -29,6 +31,7 @@ using namespace steadyscope::widgets;
 class TstPanels : public QObject {
   Q_OBJECT
  private slots:
+  void plainCellsAndCounts();
   void anomalyModel();
   void anomaliesOnlyExpected();
   void detailsChunkSaysWhyBusyDiffers();
@@ -55,6 +58,24 @@ struct DetailsFixture {
   SelectionModel sel;
 };
 }  // namespace
+
+void TstPanels::plainCellsAndCounts() {
+  QCOMPARE(plainCellText(QStringLiteral("▶ mixed")), QStringLiteral("mixed"));
+  QCOMPARE(plainCellText(QStringLiteral("✔ accepted  ⚠")), QStringLiteral("accepted"));
+  QCOMPARE(plainCellText(QStringLiteral("∅ missing")), QStringLiteral("missing"));
+  QCOMPARE(plainCellText(QStringLiteral("✓ ok\t✗ no")), QStringLiteral("ok no"));
+  QCOMPARE(plainCellText(QStringLiteral("−3.0 %")), QStringLiteral("−3.0 %"));  // a value's own signs stay
+  QCOMPARE(plainCellText(QStringLiteral("10–17")), QStringLiteral("10–17"));
+  QStandardItemModel m(1, 2);
+  m.setHorizontalHeaderLabels({QStringLiteral("mode"), QStringLiteral("verdict")});
+  m.setItem(0, 0, new QStandardItem(QStringLiteral("▶ decode_only")));
+  m.setItem(0, 1, new QStandardItem(QStringLiteral("✖ refused")));
+  QCOMPARE(tableRowsTsv(m, {0}), QStringLiteral("mode\tverdict\ndecode_only\trefused\n"));
+  QCOMPARE(countOf(1, QStringLiteral("step"), QStringLiteral("steps")), QStringLiteral("1 step"));
+  QCOMPARE(countOf(0, QStringLiteral("step"), QStringLiteral("steps")), QStringLiteral("0 steps"));
+  QCOMPARE(countOf(2, QStringLiteral("step"), QStringLiteral("steps")), QStringLiteral("2 steps"));
+  QCOMPARE(countOf(12345, QStringLiteral("event"), QStringLiteral("events")), QStringLiteral("12,345 events"));
+}
 
 void TstPanels::anomalyModel() {
   // Suspicious kinds first, then the expected ones, each largest first, with the core's words.

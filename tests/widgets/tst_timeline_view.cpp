@@ -10,6 +10,7 @@
 #include <steadyscope/core/timeline/find.hpp>
 
 #include <QPainter>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -57,6 +58,7 @@ class TstTimelineView : public QObject {
   void findFramesEveryMatchInView();
   void findHighlightStaysBounded();
   void collapsedLaneIsAThinStrip();
+  void cutNamesHaveTooltipsAndNothingBelowTheLastLane();
 };
 
 void TstTimelineView::busyOverlayPixels() {
@@ -241,6 +243,48 @@ void TstTimelineView::selectionSettersAreQuiet() {
   s.clear();
   QCOMPARE(changed.count(), 4);
   QVERIFY(s.isEmpty());
+}
+
+void TstTimelineView::cutNamesHaveTooltipsAndNothingBelowTheLastLane() {
+  testing::TraceBuilder b;
+  for (int tid = 1; tid <= 60; ++tid) b.add(100, tid, "work", "cpu_op", 0, 1'000'000);
+  Trace& t = b.trace();
+  const std::string longName = "a worker thread with a name far longer than any label column could hold whole";
+  t.threadNames[{t.lanes[0].pid, t.lanes[0].tid}] = longName;
+  TimelineView v;
+  v.resize(900, 400);
+  v.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&v));
+  TraceDocument d = docOf(b.finish());
+  v.setDocument(d);
+  QVERIFY(v.labelWidth() > 210 && v.labelWidth() <= 320);  // widened, up to a limit; the long name still cut
+  // Hovering the cut name shows it whole, with the ids the trace writes.
+  const Track& first = v.trackLayout().tracks[1];
+  QVERIFY(first.kind == TrackKind::Slices && first.laneStart);
+  QSignalSpy hover(&v, &TimelineView::hoverTextChanged);
+  QTest::mouseMove(v.viewport(), QPoint(40, v.headerHeight() + first.y + first.height / 2));
+  QTRY_VERIFY(!hover.isEmpty());
+  const QString tip = hover.last().first().toString();
+  QVERIFY2(tip.contains(QString::fromStdString(longName)) && tip.contains(QStringLiteral("tid 1")), qPrintable(tip));
+  // Scrolled to the end, the last lane ends at the bottom of the view; also once chunk bands grow the header.
+  auto gapBelowLastLane = [&] {
+    v.verticalScrollBar()->setValue(v.verticalScrollBar()->maximum());
+    const Track& last = v.trackLayout().tracks.back();
+    return v.viewport()->height() - (v.headerHeight() + last.y + last.height - v.verticalScrollBar()->value());
+  };
+  QVERIFY(v.verticalScrollBar()->maximum() > 0);
+  QVERIFY2(gapBelowLastLane() >= 0 && gapBelowLastLane() <= LayoutParams{}.laneGap,
+           qPrintable(QString::number(gapBelowLastLane())));
+  auto ov = std::make_shared<TimelineOverlays>();
+  ov->steps.push_back({0, 1'000'000, 0, StepKind::Generic});
+  for (const char* mode : {"mixed", "decode_only", "prefilldecode"})
+    ov->chunks.push_back({0, 1'000'000, mode, " ", 0, 0});
+  v.setOverlays(ov);
+  QVERIFY2(gapBelowLastLane() >= 0 && gapBelowLastLane() <= LayoutParams{}.laneGap,
+           qPrintable(QString::number(gapBelowLastLane())));
+  v.setOverlays(nullptr);
+  QVERIFY2(gapBelowLastLane() >= 0 && gapBelowLastLane() <= LayoutParams{}.laneGap,
+           qPrintable(QString::number(gapBelowLastLane())));
 }
 
 QTEST_MAIN(TstTimelineView)

@@ -10,6 +10,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QFontMetrics>
 #include <QGridLayout>
 #include <QLabel>
 #include <QLineSeries>
@@ -176,7 +177,9 @@ QChart* ChartsPanel::newChart(const QString& title) const {
   f.setBold(true);
   c->setTitleFont(f);
   c->legend()->hide();
-  c->setMargins(QMargins(2, 2, 2, 2));
+  // The x axis's last label is centred on the plot's right edge: room for its half, so it is not cut.
+  const int half = QFontMetrics(font()).horizontalAdvance(QStringLiteral("0000.0")) / 2;
+  c->setMargins(QMargins(4, 2, std::max(8, half), 4));
   c->setBackgroundRoundness(0);
   c->setBackgroundBrush(palette().color(QPalette::Base));
   c->setTitleBrush(palette().color(QPalette::Text));
@@ -311,6 +314,7 @@ void ChartsPanel::buildChunkChart() {
   QFont small = x->labelsFont();
   small.setPointSizeF(small.pointSizeF() * 0.85);
   x->setLabelsFont(small);
+  x->setTruncateLabels(false);  // Qt elides "decode_only" with room to spare; a mode's name fits its category
   auto* y = valueAxis(tr("busy ratio"), 0, std::min(1.0, yMax), palette(), QStringLiteral("%.1f"));
   // Few ticks: with the legend below, the plot is short and crowded labels would be elided to "…".
   y->setTickType(QValueAxis::TicksDynamic);
@@ -347,7 +351,7 @@ void ChartsPanel::buildHistogram() {
   QChart* c = newChart(title);
   const double x0 = h.lo, x1 = h.lo + h.binWidth * double(h.counts.size());
   const uint32_t top = *std::max_element(h.counts.begin(), h.counts.end());
-  const QString unit = h.clipped ? tr("ms (the slowest %1 in the last bar)").arg(h.clipped) : tr("ms");
+  const QString unit = h.clipped ? tr("ms (last bar: the %1 slowest)").arg(h.clipped) : tr("ms");
   auto* x = valueAxis(unit, x0, x1, palette(), QStringLiteral("%.3g"));
   auto* y = valueAxis(tr("steps"), 0, std::max(1.0, top * 1.1), palette(), QStringLiteral("%d"));
   c->addAxis(x, Qt::AlignBottom);

@@ -147,9 +147,9 @@ void DetailsPanel::showRange(qint64 b, qint64 e) {
   range_ = computeRangeStats(*doc_.trace, *doc_.index, b, e);
   stack_->setCurrentWidget(rangePage_);
   QString head =
-      tr("<b>Range</b> %1 – %2 (%3) · %4 slices, each counted for its time inside the range")
+      tr("<b>Range</b> %1 – %2 (%3) · %4, each counted for its time inside the range")
           .arg(qs(formatDuration(double(b - doc_.index->firstNs))), qs(formatDuration(double(e - doc_.index->firstNs))),
-               qs(formatDuration(double(e - b))), qs(formatCount(range_.sliceCount)));
+               qs(formatDuration(double(e - b))), countOf(qint64(range_.sliceCount), tr("slice"), tr("slices")));
   for (const DeviceRangeBusy& d : range_.devices)
     head += tr("<br>GPU %1 busy ratio <b>%2</b> (%3 busy)")
                 .arg(qs(doc_.trace->keyText(d.pid)), qs(formatRatio(d.ratio)), qs(formatDuration(double(d.busyNs))));

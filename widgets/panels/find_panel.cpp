@@ -66,9 +66,11 @@ void FindPanel::setResults(const TraceDocument& doc, std::shared_ptr<const FindR
     summary_->setText(tr("Type a name or a regular expression in the find box (Ctrl+F), then Enter."));
     return;
   }
-  head_ = tr("<b>%1</b> events match “%2” · total %3 · %4 names")
-              .arg(qs(formatCount(found_->events.size())), pattern.toHtmlEscaped(),
-                   qs(formatDuration(double(found_->totalNs))), qs(formatCount(found_->perName.size())));
+  const size_t matches = found_->events.size();
+  head_ = (matches == 1 ? tr("<b>%1</b> event matches “%2” · total %3 · %4")
+                        : tr("<b>%1</b> events match “%2” · total %3 · %4"))
+              .arg(qs(formatCount(matches)), pattern.toHtmlEscaped(), qs(formatDuration(double(found_->totalNs))),
+                   countOf(qint64(found_->perName.size()), tr("name"), tr("names")));
   summary_->setText(head_);
   const int n = int(std::min<size_t>(found_->perName.size(), 5000));
   table_->setRowCount(n);

@@ -112,7 +112,7 @@ QString JobView::summaryText() const {
   const JobOverview& j = model_->job();
   if (j.empty()) return tr("No ranks.");
   QStringList parts;
-  parts << tr("<b>%1</b>: %2 ranks").arg(j.title.toHtmlEscaped()).arg(j.ranks.size());
+  parts << tr("<b>%1</b>: %2").arg(j.title.toHtmlEscaped(), countOf(qint64(j.ranks.size()), tr("rank"), tr("ranks")));
   if (j.stragglerRank) {
     QString s = tr("straggler <b>rank %1</b>").arg(*j.stragglerRank);
     for (const JobRank& r : j.ranks)
@@ -126,9 +126,11 @@ QString JobView::summaryText() const {
     maxSkew = std::max(maxSkew, r.skewUs.value_or(0));
     late += r.skewed;
   }
-  parts << (late ? tr("%1 ranks started late (up to %2)").arg(late).arg(ms(maxSkew))
+  parts << (late ? tr("%1 started late (up to %2)").arg(countOf(late, tr("rank"), tr("ranks")), ms(maxSkew))
                  : tr("ranks started within %1").arg(ms(maxSkew)));
-  if (j.failedRanks) parts << warning(tr("%1 of %2 ranks did not load").arg(j.failedRanks).arg(j.ranks.size()));
+  if (j.failedRanks)
+    parts << warning(
+        tr("%1 of %2 did not load").arg(j.failedRanks).arg(countOf(qint64(j.ranks.size()), tr("rank"), tr("ranks"))));
   if (j.worldSizeMismatch) {
     QStringList sizes;
     for (qint64 w : j.worldSizes) sizes << QString::number(w);

@@ -341,21 +341,26 @@ void TimelineView::paintAxis(QPainter& p, const TimeMapper& m, int width) {
   const double step = niceTickStep(m.nsPerPx(), 110.0);
   const double firstRel = std::floor(m.relAt(0) / step) * step;
   p.setPen(pal.color(QPalette::WindowText));
+  const QFontMetrics fm = p.fontMetrics();
+  int legendWidth = 0;  // the step kinds' legend, right-aligned over the axis: labels stop short of it
+  if (overlays_ && !overlays_->steps.empty()) {
+    legendWidth = 8;
+    for (int k = 0; k < kStepKindCount; ++k)
+      legendWidth += 14 + fm.horizontalAdvance(QString::fromLatin1(stepKindName(StepKind(k)))) + 10;
+  }
   for (double rel = firstRel;; rel += step) {
     const double x = (rel - m.relAt(0)) * m.pxPerNs();
     if (x > width) break;
     if (x < -1) continue;
     p.drawLine(QPointF(x, top + kAxisHeight - 6), QPointF(x, top + kAxisHeight - 1));
-    p.drawText(QRectF(x + 3, top, 120, kAxisHeight - 2), Qt::AlignVCenter | Qt::AlignLeft, qs(formatTick(rel, step)));
+    const QString label = qs(formatTick(rel, step));
+    if (x + 3 + fm.horizontalAdvance(label) > width - legendWidth) continue;  // would be cut: the tick alone
+    p.drawText(QRectF(x + 3, top, 120, kAxisHeight - 2), Qt::AlignVCenter | Qt::AlignLeft, label);
   }
   // Legend of the step kinds (colour + word), right-aligned over the axis.
-  if (overlays_ && !overlays_->steps.empty()) {
-    const QFontMetrics fm = p.fontMetrics();
-    int w = 8;
-    for (int k = 0; k < kStepKindCount; ++k)
-      w += 14 + fm.horizontalAdvance(QString::fromLatin1(stepKindName(StepKind(k)))) + 10;
-    int x = width - w;
-    p.fillRect(QRect(x, top + 1, w, kAxisHeight - 2), pal.color(QPalette::Window));
+  if (legendWidth > 0) {
+    int x = width - legendWidth;
+    p.fillRect(QRect(x, top + 1, legendWidth, kAxisHeight - 2), pal.color(QPalette::Window));
     x += 6;
     for (int k = 0; k < kStepKindCount; ++k) {
       const QString word = QString::fromLatin1(stepKindName(StepKind(k)));
@@ -388,7 +393,11 @@ void TimelineView::paintLabels(QPainter& p, QSize size) {
       case TrackKind::GroupHeader: {
         const TrackGroup& g = groups_[tk.group];
         p.fillRect(QRect(0, y, labelWidth_, tk.height), pal.color(QPalette::AlternateBase));
-        text = (g.collapsed ? QStringLiteral("\u25B8 ") : QStringLiteral("\u25BE ")) + qs(g.label);
+        // A process known by its name only has nothing to fold: no triangle, and it says so.
+        if (g.lanes.empty() && g.device < 0)
+          text = tr("%1 (no events)").arg(qs(g.label));
+        else
+          text = (g.collapsed ? QStringLiteral("\u25B8 ") : QStringLiteral("\u25BE ")) + qs(g.label);
         indent = 4;
         QFont bf = p.font();
         bf.setBold(true);

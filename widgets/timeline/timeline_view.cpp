@@ -41,7 +41,8 @@ void TimelineView::setDocument(const TraceDocument& doc) {
   groups_.clear();
   if (doc_) {
     groups_ = buildTrackGroups(*doc_.trace, *doc_.index);
-    int64_t first = doc_.index->firstNs, last = doc_.index->lastNs;
+    fitLabelWidth();
+    auto [first, last] = shownSpan();
     if (last <= first) {
       first = doc_.trace->stats.firstTsNs;
       last = std::max(first + 1000, doc_.trace->stats.lastEndNs);
@@ -62,7 +63,40 @@ void TimelineView::setDocument(const TraceDocument& doc) {
 void TimelineView::setOverlays(std::shared_ptr<const TimelineOverlays> overlays) {
   overlays_ = std::move(overlays);
   doc_.overlays = overlays_;
+  updateScrollBar();  // the chunk bands change the header's height, so the lanes' visible height
   invalidate();
+}
+
+std::pair<int64_t, int64_t> TimelineView::shownSpan() const {
+  // Fit all fits the lanes shown: the profiler's own span often outlasts every event of the run.
+  int64_t first = INT64_MAX, last = INT64_MIN;
+  auto take = [&](const Coverage& c) {
+    if (c.lastNs() <= c.firstNs()) return;
+    first = std::min(first, c.firstNs());
+    last = std::max(last, c.lastNs());
+  };
+  for (const TrackGroup& g : groups_) {
+    if (g.bookkeeping) continue;
+    if (g.device >= 0) take(doc_.index->devices[size_t(g.device)].busy);
+    for (const LaneView& v : g.lanes)
+      for (uint32_t l : v.lanes) take(doc_.index->lanes[l].coverage);
+  }
+  if (last <= first) return {doc_.index->firstNs, doc_.index->lastNs};
+  return {std::max(first, doc_.index->firstNs), std::min(last, doc_.index->lastNs)};
+}
+
+void TimelineView::fitLabelWidth() {
+  // Wide enough for the longest name up to a limit; a longer one is elided, whole in its tooltip.
+  QFont bold = font();
+  bold.setBold(true);
+  const QFontMetrics fm(font()), bm(bold);
+  int widest = 0;
+  for (const TrackGroup& g : groups_) {
+    // The text's room is the column less its indent and 4 px; 4 px more for rounding.
+    widest = std::max(widest, bm.horizontalAdvance(QStringLiteral("\u25BE ") + qs(g.label)) + 4 + 4 + 4);
+    for (const LaneView& v : g.lanes) widest = std::max(widest, fm.horizontalAdvance(qs(v.label)) + 18 + 4 + 4);
+  }
+  labelWidth_ = std::clamp(widest, kMinLabelWidth, kMaxLabelWidth);
 }
 
 void TimelineView::setSelectionModel(SelectionModel* model) {
@@ -97,6 +131,7 @@ void TimelineView::relayout() {
   if (doc_) {
     LayoutParams params;
     params.filter = laneFilter_.toStdString();
+    params.showBookkeeping = showBookkeeping_;
     layout_ = layoutTracks(*doc_.index, groups_, params);
   } else
     layout_ = {};
@@ -284,6 +319,13 @@ void TimelineView::setLaneFilter(const QString& text) {
   laneFilter_ = text;
   relayout();
   verticalScrollBar()->setValue(0);
+  invalidate();
+}
+
+void TimelineView::setShowBookkeeping(bool show) {
+  if (show == showBookkeeping_) return;
+  showBookkeeping_ = show;
+  relayout();
   invalidate();
 }
 
@@ -573,6 +615,25 @@ QString argsSummary(std::string_view raw) {
 }
 }  // namespace
 
+QString TimelineView::labelTooltip(const Track& track) const {
+  // Names are elided to the label column; the tooltip has them whole, and the ids as the trace writes them.
+  const Trace& trace = *doc_.trace;
+  const TrackGroup& g = groups_[track.group];
+  const QString pid = qs(trace.keyText(g.pid)).toHtmlEscaped();
+  if (track.kind == TrackKind::GroupHeader) {
+    QString t = QStringLiteral("<b>%1</b><br>pid %2").arg(qs(g.label).toHtmlEscaped(), pid);
+    if (g.bookkeeping) t += tr("<br>No event of the run here: only its name, or the profiler's own span.");
+    return t;
+  }
+  if (track.kind != TrackKind::Slices) return {};
+  const LaneView& v = g.lanes[track.view];
+  QStringList tids;
+  for (uint32_t l : v.lanes) tids << qs(trace.keyText(trace.lanes[l].tid)).toHtmlEscaped();
+  tids.removeDuplicates();
+  return QStringLiteral("<b>%1</b><br>pid %2 · tid %3")
+      .arg(qs(v.label).toHtmlEscaped(), pid, tids.join(QStringLiteral(", ")));
+}
+
 QString TimelineView::tooltipAt(QPoint p) const {
   if (!doc_) return {};
   const Trace& tr = *doc_.trace;
@@ -593,8 +654,9 @@ QString TimelineView::tooltipAt(QPoint p) const {
     return t;
   }
   const int ti = trackIndexAt(p.y());
-  if (ti < 0 || p.x() < labelWidth_) return {};
+  if (ti < 0) return {};
   const Track& track = layout_.tracks[size_t(ti)];
+  if (p.x() < labelWidth_) return labelTooltip(track);
   const double x = p.x() - labelWidth_;
   if (track.kind == TrackKind::DeviceBusy) {
     const DeviceIndex& d = doc_.index->devices[size_t(track.device)];

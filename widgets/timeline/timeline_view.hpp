@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace steadyscope::widgets {
@@ -56,6 +57,9 @@ class TimelineView : public QAbstractScrollArea {
   /// Shows only lanes whose name (or process name) contains `text`, any case.
   void setLaneFilter(const QString& text);
   QString laneFilter() const { return laneFilter_; }
+  /// Also shows the processes with no event of the run (names only, the profiler's own span).
+  void setShowBookkeeping(bool show);
+  bool showsBookkeeping() const { return showBookkeeping_; }
   void setLaneCollapsed(int group, int lane, bool collapsed);
   void setLanePinned(int group, int lane, bool pinned);
   /// Matches to highlight (null: none). Drawn in every visible row, at most one mark per pixel column.
@@ -112,10 +116,13 @@ class TimelineView : public QAbstractScrollArea {
   static constexpr int kRulerHeight = 22;
   static constexpr int kChunkBandHeight = 16;
   static constexpr int kAxisHeight = 20;
+  static constexpr int kMinLabelWidth = 210, kMaxLabelWidth = 320;
 
   enum class DragMode { None, Pending, Pan, Range, BoxZoom };
 
   void relayout();
+  void fitLabelWidth();
+  std::pair<int64_t, int64_t> shownSpan() const;  // first and last ns of the lanes but the bookkeeping ones
   void updateScrollBar();
   void invalidate();  // base layer dirty + repaint
   void viewMoved();   // after any view_ mutation
@@ -146,6 +153,7 @@ class TimelineView : public QAbstractScrollArea {
   int trackIndexAt(int viewportY) const;
   int viewportYOfTrack(int track) const;
   QString tooltipAt(QPoint p) const;
+  QString labelTooltip(const timeline::Track& track) const;  // the lane or process name in full, with its ids
   qint64 stepAt(QPoint p) const;
 
   TraceDocument doc_;
@@ -170,6 +178,7 @@ class TimelineView : public QAbstractScrollArea {
   std::vector<timeline::MatchMark> marks_;  // reused every frame
   std::shared_ptr<const timeline::FindResults> found_;
   QString laneFilter_;
+  bool showBookkeeping_ = false;
   EventIdx flowFrom_ = EventIdx(-1);  // where the last followFlow came from, to go back
   FrameStats stats_;
 

@@ -122,17 +122,18 @@ void remapColumns(Trace& T, const OrderedSink& sink, const IdMaps& maps, unsigne
   ColumnFill::adoptWide(T.lane, std::move(wideLane[0]));
 }
 
-/// Exact timestamps and process / thread names (lane ids are global by now).
+/// Exact timestamps and process / thread names and process labels (lane ids are global by now).
 void adoptSideLists(Trace& tr, const OrderedSink& sink, const IdMaps& maps) {
   for (const auto& [i, d] : sink.exactTs) tr.exactTsUs.emplace(i, d);
   for (const auto& [i, d] : sink.exactDur) tr.exactDurUs.emplace(i, d);
   for (const auto& m : sink.meta) {
     const Lane& lane = tr.lanes[tr.lane[m.event]];
     std::string nm(tr.strings.view(maps.str[m.worker][m.nameStr]));
-    if (m.process)
-      tr.processNames[lane.pid] = nm;
-    else
-      tr.threadNames[{lane.pid, lane.tid}] = nm;
+    switch (m.kind) {
+      case MetaKind::ProcessName: tr.processNames[lane.pid] = std::move(nm); break;
+      case MetaKind::ThreadName: tr.threadNames[{lane.pid, lane.tid}] = std::move(nm); break;
+      case MetaKind::ProcessLabels: tr.processLabels[lane.pid] = std::move(nm); break;
+    }
   }
 }
 

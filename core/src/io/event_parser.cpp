@@ -502,7 +502,8 @@ bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, 
                 f.flags |= ev::HasExtId | (fl == ev::ExtIsStr ? ev::ExtIsStr : 0);
               } else if (ar[0] == 'I' && KEY_IS(ak, "Input Dims")) {
                 f.flags |= ev::HasInputDims;
-              } else if (ar[0] == 'n' && KEY_IS(ak, "name")) {
+              } else if ((ar[0] == 'n' && KEY_IS(ak, "name")) || (ar[0] == 'l' && KEY_IS(ak, "labels"))) {
+                // process_name / thread_name carry "name", process_labels "labels" ("GPU 0", "CPU").
                 std::string_view s;
                 if (!af.value().get_string().get(s)) f.metaName = static_cast<int32_t>(tables.strings.intern(s));
               }
@@ -571,10 +572,13 @@ bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, 
     if (f.ph == Ph::Metadata && f.metaName >= 0) {
       std::string_view nm = tables.strings.strings()[f.name];
       if (f.name != 0 || !nm.empty()) {
+        const auto meta = static_cast<uint32_t>(f.metaName);
         if (nm == "process_name")
-          out.meta.push_back({evIdx, true, static_cast<uint32_t>(f.metaName)});
+          out.meta.push_back({evIdx, MetaKind::ProcessName, meta});
         else if (nm == "thread_name")
-          out.meta.push_back({evIdx, false, static_cast<uint32_t>(f.metaName)});
+          out.meta.push_back({evIdx, MetaKind::ThreadName, meta});
+        else if (nm == "process_labels")
+          out.meta.push_back({evIdx, MetaKind::ProcessLabels, meta});
       }
     }
   }

@@ -72,10 +72,13 @@ struct LocalKeyHash {
   size_t operator()(const LocalKey& k) const noexcept;
 };
 
+/// The metadata events whose args the model keeps.
+enum class MetaKind : uint8_t { ProcessName, ThreadName, ProcessLabels };
+
 struct MetaRecord {
-  uint32_t event;    // local index
-  bool process;      // process_name (else thread_name)
-  uint32_t nameStr;  // local interner id of args.name
+  uint32_t event;  // local index
+  MetaKind kind;
+  uint32_t nameStr;  // local interner id of args.name (args.labels for process_labels)
 };
 
 /// What one parsing thread keeps across pieces: its interner and the local

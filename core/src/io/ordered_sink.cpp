@@ -146,7 +146,7 @@ size_t OrderedSink::claim(std::unique_lock<std::mutex>& lock, const LocalColumns
   ranges.push_back({b, static_cast<EventIdx>(need), static_cast<uint16_t>(worker)});
   for (const auto& [i, v] : c.exactTs) exactTs.emplace_back(b + i, v);
   for (const auto& [i, v] : c.exactDur) exactDur.emplace_back(b + i, v);
-  for (const auto& m : c.meta) meta.push_back({b + m.event, m.process, m.nameStr, static_cast<uint16_t>(worker)});
+  for (const auto& m : c.meta) meta.push_back({b + m.event, m.kind, m.nameStr, static_cast<uint16_t>(worker)});
   mergeAnomalies(anomalies, c.anomalies, static_cast<int64_t>(base));
   return base;
 }

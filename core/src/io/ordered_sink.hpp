@@ -27,7 +27,7 @@ class OrderedSink {
   };  // events of one piece, and who interned them
   struct Meta {
     EventIdx event;
-    bool process;
+    MetaKind kind;
     uint32_t nameStr;
     uint16_t worker;
   };

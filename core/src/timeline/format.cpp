@@ -62,6 +62,10 @@ std::string formatCount(uint64_t n) {
   return {out.rbegin(), out.rend()};
 }
 
+std::string formatCountOf(uint64_t n, std::string_view one, std::string_view many) {
+  return formatCount(n) + ' ' + std::string(n == 1 ? one : many);
+}
+
 std::string formatRatio(double r) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", r);

@@ -20,6 +20,19 @@ bool allDigits(std::string_view s) {
   return true;
 }
 
+bool isNumber(std::string_view s) { return allDigits(!s.empty() && s.front() == '-' ? s.substr(1) : s); }
+
+bool isWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// `word` in `text` with no letter, digit or '_' either side: "GPU 0" holds 0, "python3" does not hold 3.
+bool containsWord(std::string_view text, std::string_view word) {
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    const size_t end = at + word.size();
+    if ((at == 0 || !isWordChar(text[at - 1])) && (end == text.size() || !isWordChar(text[end]))) return true;
+  }
+  return false;
+}
+
 // The tid's number when it is one (7, "7", "stream 7"), else its text.
 std::string tidCore(std::string_view tid) {
   tid = trimmed(tid);
@@ -38,25 +51,48 @@ bool containsNoCase(std::string_view text, std::string_view filter) {
   return std::search(text.begin(), text.end(), filter.begin(), filter.end(), eq) != text.end();
 }
 
-std::string laneKey(const Trace& trace, uint32_t l) { return tidCore(trace.keyText(trace.lanes[l].tid)); }
+std::string idText(const Trace& trace, const JsonKey& key) {
+  if (key.type == JsonKey::Type::Int && key.i <= -2 && key.i >= INT32_MIN)
+    return std::to_string(uint64_t(key.i) + (uint64_t(1) << 32));
+  return trace.keyText(key);
+}
+
+std::string laneKey(const Trace& trace, uint32_t l) { return tidCore(idText(trace, trace.lanes[l].tid)); }
 
 std::string laneLabel(const Trace& trace, uint32_t l) {
   const Lane& lane = trace.lanes[l];
   auto it = trace.threadNames.find({lane.pid, lane.tid});
   const std::string_view name = it == trace.threadNames.end() ? std::string_view{} : trimmed(it->second);
-  const std::string core = tidCore(trace.keyText(lane.tid));
+  const std::string core = laneKey(trace, l);
   // Numbers get a word ("stream 7", "thread 851"); a tid that is a name already stays as it is.
-  std::string base = allDigits(core) ? (lane.gpu ? "stream " : "thread ") + core : core;
+  std::string base = isNumber(core) ? (lane.gpu ? "stream " : "thread ") + core : core;
   if (name.empty() || name == base || name == core) return base;
   // Kineto often names threads "thread 851 (VLLM::EngineCore)" and streams "stream 7 " already.
-  if (allDigits(core) && name.find(core) != std::string_view::npos) return std::string(name);
+  if (isNumber(core) && containsWord(name, core)) return std::string(name);
   return base + " (" + std::string(name) + ")";
 }
 
 namespace {
+std::string_view nameIn(const std::map<JsonKey, std::string>& names, const JsonKey& pid) {
+  auto it = names.find(pid);
+  return it == names.end() ? std::string_view{} : trimmed(it->second);
+}
+
+// "GPU 0 · python3", "CPU · python3 (19392)", "process 7", "Spans": the trace's
+// words for the process (labels, then name), its id added unless they say it.
+std::string groupLabel(const Trace& trace, const TrackGroup& g) {
+  std::string key = idText(trace, g.pid);
+  if (key.empty()) key = "(no pid)";
+  const std::string_view name = nameIn(trace.processNames, g.pid), labels = nameIn(trace.processLabels, g.pid);
+  std::string words(labels != name ? labels : std::string_view{});
+  if (!name.empty()) words += (words.empty() ? "" : " · ") + std::string(name);
+  if (words.empty()) return isNumber(key) ? (g.gpu ? "GPU " : "process ") + key : key;
+  if (containsWord(words, key)) return words;  // "GPU 0" says its id already
+  return words + " (" + key + ")";
+}
+
 // Names a group and its lane views, marks the profiler's own lanes and orders the streams.
 void finishGroup(const Trace& trace, const TimelineIndex& index, int64_t span, TrackGroup& g) {
-  const JsonKey pid = g.pid;
   for (LaneView& v : g.lanes) {
     // The lane with a thread name (usually the busiest) names the view.
     std::stable_sort(v.lanes.begin(), v.lanes.end(),
@@ -74,16 +110,10 @@ void finishGroup(const Trace& trace, const TimelineIndex& index, int64_t span, T
     v.longSpan = n <= 4 && (busy * 2 >= span || busy == 0);
     v.collapsed = v.longSpan;
   }
-  auto it = trace.processNames.find(pid);
-  std::string key = trace.keyText(pid);
-  if (key.empty()) key = "(no pid)";
-  const std::string_view pname = it == trace.processNames.end() ? std::string_view{} : trimmed(it->second);
-  if (!pname.empty() && pname.find(key) != std::string_view::npos)
-    g.label = std::string(pname);  // "GPU 0" for pid 0 says its id already
-  else if (!pname.empty())
-    g.label = std::string(pname) + " (" + key + ")";
-  else
-    g.label = (g.gpu ? "GPU " : "process ") + key;
+  g.label = groupLabel(trace, g);
+  // Kineto's own processes have string pids ("Spans", "Traces"); a real process has a number.
+  const bool onlyMarks = std::all_of(g.lanes.begin(), g.lanes.end(), [](const LaneView& v) { return v.longSpan; });
+  g.bookkeeping = g.device < 0 && (g.lanes.empty() || (g.pid.type == JsonKey::Type::Str && onlyMarks));
   // GPU streams sorted by number; CPU threads keep trace order (main thread first).
   std::stable_sort(g.lanes.begin(), g.lanes.end(), [&](const LaneView& a, const LaneView& b) {
     const Lane &la = trace.lanes[a.lanes.front()], &lb = trace.lanes[b.lanes.front()];
@@ -91,6 +121,17 @@ void finishGroup(const Trace& trace, const TimelineIndex& index, int64_t span, T
     if (la.gpu) return la.tid < lb.tid;
     return false;
   });
+}
+
+// Every process the trace mentions (by an event or a name) gets a group, empty if need be.
+void addNamedProcesses(const Trace& trace, std::map<JsonKey, TrackGroup>& byPid) {
+  auto add = [&](const JsonKey& pid) {
+    if (trace.keyText(pid).empty()) return;  // the profiler's ("", "") lane: no process at all
+    byPid.try_emplace(pid).first->second.pid = pid;
+  };
+  for (const Lane& lane : trace.lanes) add(lane.pid);
+  for (const auto& [pid, name] : trace.processNames) add(pid);
+  for (const auto& [pid, labels] : trace.processLabels) add(pid);
 }
 }  // namespace
 
@@ -117,15 +158,16 @@ std::vector<TrackGroup> buildTrackGroups(const Trace& trace, const TimelineIndex
     g.gpu = true;
     g.device = int32_t(d);
   }
+  addNamedProcesses(trace, byPid);
   std::vector<TrackGroup> out;
   for (auto& [pid, g] : byPid) {
     finishGroup(trace, index, span, g);
-    if (!g.lanes.empty() || g.device >= 0) out.push_back(std::move(g));
+    out.push_back(std::move(g));
   }
   auto rank = [&](const TrackGroup& g) {
     const bool markers =
         g.device < 0 && std::all_of(g.lanes.begin(), g.lanes.end(), [](const LaneView& v) { return isMarkerLane(v); });
-    return markers ? 2 : g.gpu ? 0 : 1;
+    return g.bookkeeping ? 3 : markers ? 2 : g.gpu ? 0 : 1;
   };
   std::stable_sort(out.begin(), out.end(), [&](const TrackGroup& a, const TrackGroup& b) { return rank(a) < rank(b); });
   return out;
@@ -161,11 +203,18 @@ TrackLayout layoutTracks(const TimelineIndex& index, const std::vector<TrackGrou
   TrackLayout out;
   int y = 0;
   for (uint32_t g = 0; g < groups.size(); ++g)  // pinned lanes first, above every group
-    for (uint32_t v = 0; v < groups[g].lanes.size(); ++v)
+    for (uint32_t v = 0; v < groups[g].lanes.size() && (p.showBookkeeping || !groups[g].bookkeeping); ++v)
       if (groups[g].lanes[v].pinned && shown(groups[g], groups[g].lanes[v], p))
         layoutLane(index, groups[g].lanes[v], g, v, p, y, out.tracks);
   for (uint32_t g = 0; g < groups.size(); ++g) {
     const TrackGroup& grp = groups[g];
+    if (grp.bookkeeping && !p.showBookkeeping) continue;
+    if (grp.lanes.empty() && grp.device < 0) {  // a name only: its header says the process is there
+      if (!p.filter.empty() && !containsNoCase(grp.label, p.filter)) continue;
+      out.tracks.push_back({TrackKind::GroupHeader, g, 0, 0, -1, y, p.headerHeight, false});
+      y += p.headerHeight;
+      continue;
+    }
     const bool any = std::any_of(grp.lanes.begin(), grp.lanes.end(),
                                  [&](const LaneView& v) { return !v.pinned && shown(grp, v, p); });
     if (!any && !(grp.device >= 0 && (p.filter.empty() || containsNoCase(grp.label, p.filter)))) continue;

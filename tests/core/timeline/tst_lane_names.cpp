@@ -39,6 +39,10 @@ class TstLaneNames : public QObject {
   void sameThreadNamedTwice();
   void profilerSpanCollapsed();
   void filterAndPin();
+  void unsignedThreadIds();
+  void processLabelsName();
+  void bookkeepingHidden();
+  void bookkeepingOnRealTrace();
 };
 
 void TstLaneNames::realTraces_data() {
@@ -77,9 +81,17 @@ void TstLaneNames::realTraces() {
       }
       QVERIFY2(slices > 0, ("empty lane: " + v.label).c_str());
     }
+    // The trace's own words for the process may say its id ("GPU 0", "trainer:0:0"); the label adds it at most once.
     auto pn = t.processNames.find(g.pid);
-    QVERIFY2(!repeatsId(g.label, t.keyText(g.pid), pn == t.processNames.end() ? std::string() : pn->second),
+    auto pl = t.processLabels.find(g.pid);
+    const std::string given = (pl == t.processLabels.end() ? std::string() : pl->second) + " " +
+                              (pn == t.processNames.end() ? std::string() : pn->second);
+    QVERIFY2(!repeatsId(g.label, idText(t, g.pid), given), g.label.c_str());
+    QVERIFY2(!g.bookkeeping || (g.device < 0 && (g.lanes.empty() || g.pid.type == JsonKey::Type::Str)),
              g.label.c_str());
+    // A signed 32-bit view of an unsigned thread id ("-1107294656") is never shown.
+    static const QRegularExpression negativeId(QStringLiteral("-[0-9]{2,}"));
+    for (const LaneView& v : g.lanes) QVERIFY2(!QString::fromStdString(v.label).contains(negativeId), v.label.c_str());
   }
   QVERIFY(lanes > 0 || ix->sliceCount == 0);
 }
@@ -139,6 +151,91 @@ void TstLaneNames::filterAndPin() {
   l = layoutTracks(*ix, groups);
   QCOMPARE(l.tracks[0].kind, TrackKind::Slices);
   QCOMPARE(groups[l.tracks[0].group].lanes[l.tracks[0].view].label, std::string("thread 2"));
+}
+
+void TstLaneNames::unsignedThreadIds() {
+  testing::TraceBuilder b;
+  b.add(4515, -1107294656, "cudaEventQuery", "cuda_runtime", 0, 10);
+  b.add(4515, -1, "Context Sync", "cuda_sync", 0, 10);
+  b.add(4515, 25556, "aten::mm", "cpu_op", 0, 10);
+  auto trace = b.finish();
+  auto ix = buildTimelineIndex(*trace);
+  const auto groups = buildTrackGroups(*trace, *ix);
+  QCOMPARE(groups.size(), size_t(1));
+  std::set<std::string> labels;
+  for (const LaneView& v : groups[0].lanes) labels.insert(v.label);
+  // Kineto's pthread id through a signed 32-bit int: 3187672640 - 2^32; -1 is a sentinel, not an id.
+  QCOMPARE(labels, (std::set<std::string>{"thread 3187672640", "thread -1", "thread 25556"}));
+  QCOMPARE(idText(*trace, trace->lanes[0].tid), std::string("3187672640"));
+  QCOMPARE(idText(*trace, {JsonKey::Type::Int, INT32_MIN, 0.0}), std::string("2147483648"));
+  QCOMPARE(idText(*trace, {JsonKey::Type::Int, int64_t(INT32_MIN) - 1, 0.0}), std::string("-2147483649"));
+}
+
+void TstLaneNames::processLabelsName() {
+  testing::TraceBuilder b;
+  b.add(19392, 19392, "aten::mm", "cpu_op", 0, 10);
+  b.add(2, 7, "gemm", "kernel", 0, 10);
+  b.add(3, 3, "aten::add", "cpu_op", 0, 10);
+  b.add(8, 8, "aten::add", "cpu_op", 0, 10);
+  Trace& t = b.trace();
+  const JsonKey cpu{JsonKey::Type::Int, 19392, 0.0}, gpu{JsonKey::Type::Int, 2, 0.0}, three{JsonKey::Type::Int, 3, 0.0};
+  t.processNames[cpu] = "python3";
+  t.processLabels[cpu] = "CPU";
+  t.processNames[gpu] = "python3";
+  t.processLabels[gpu] = "GPU 2";
+  t.processNames[three] = "python3";  // "3" inside "python3" is not the id said
+  auto trace = b.finish();
+  auto ix = buildTimelineIndex(*trace);
+  std::set<std::string> labels;
+  for (const TrackGroup& g : buildTrackGroups(*trace, *ix)) labels.insert(g.label);
+  QCOMPARE(labels, (std::set<std::string>{"GPU 2 · python3", "CPU · python3 (19392)", "python3 (3)", "process 8"}));
+}
+
+void TstLaneNames::bookkeepingHidden() {
+  testing::TraceBuilder b;
+  for (int k = 0; k < 50; ++k) b.add(1, 1, "step", "user_annotation", k * 1000, 900);
+  const EventIdx span = b.add(2, 2, "PyTorch Profiler (0)", "Trace", 0, 50'000);
+  Trace& t = b.trace();
+  // Kineto's own process: a string pid ("Spans") holding its span; and a process with a name only.
+  t.lanes[t.lane[span]].pid = {JsonKey::Type::Str, int64_t(t.strings.intern("Spans")), 0.0};
+  t.processNames[{JsonKey::Type::Int, 5, 0.0}] = "python3";
+  auto trace = b.finish();
+  auto ix = buildTimelineIndex(*trace);
+  const auto groups = buildTrackGroups(*trace, *ix);
+  QCOMPARE(groups.size(), size_t(3));
+  QVERIFY(!groups[0].bookkeeping);
+  QVERIFY(groups[1].bookkeeping && groups[2].bookkeeping);
+  auto groupsLaidOut = [&](const LayoutParams& p) {
+    std::set<uint32_t> in;
+    for (const Track& tk : layoutTracks(*ix, groups, p).tracks) in.insert(tk.group);
+    return in;
+  };
+  QCOMPARE(groupsLaidOut({}), (std::set<uint32_t>{0}));
+  LayoutParams all;
+  all.showBookkeeping = true;
+  QCOMPARE(groupsLaidOut(all), (std::set<uint32_t>{0, 1, 2}));
+  // The layout ends with its last lane: nothing laid out below it but the one gap.
+  const TrackLayout l = layoutTracks(*ix, groups);
+  QCOMPARE(l.totalHeight, l.tracks.back().y + l.tracks.back().height + LayoutParams{}.laneGap);
+}
+
+void TstLaneNames::bookkeepingOnRealTrace() {
+  const QString path = kReal + QStringLiteral("/hta/negative_queue_length_values_check/rank0.json.gz");
+  SHARED_OR_SKIP(path);
+  auto r = loadTrace(path.toStdString());
+  QVERIFY(r.ok());
+  const Trace& t = *r.value();
+  QCOMPARE(t.processLabels.at({JsonKey::Type::Int, 4515, 0.0}), std::string("CPU"));
+  auto ix = buildTimelineIndex(t);
+  std::set<std::string> shown, kept;
+  const auto groups = buildTrackGroups(t, *ix);
+  for (const TrackGroup& g : groups) (g.bookkeeping ? kept : shown).insert(g.label);
+  QCOMPARE(shown, (std::set<std::string>{"GPU 0 · pyper:trainer:0:0", "CPU · pyper:trainer:0:0 (4515)"}));
+  QVERIFY(kept.count("Spans") && kept.count("Traces") && kept.count("GPU 7 · pyper:trainer:0:0"));
+  std::set<std::string> lanes;
+  for (const TrackGroup& g : groups)
+    for (const LaneView& v : g.lanes) lanes.insert(v.label);
+  QVERIFY(lanes.count("thread 3187672640"));  // written as -1107294656
 }
 
 QTEST_GUILESS_MAIN(TstLaneNames)

@@ -457,6 +457,9 @@ void TstTimelineCore::formatting() {
   QCOMPARE(QString::fromStdString(formatDuration(850)), QStringLiteral("850 ns"));
   QCOMPARE(QString::fromStdString(formatDuration(12'345'678)), QStringLiteral("12.35 ms"));
   QCOMPARE(QString::fromStdString(formatCount(1234567)), QStringLiteral("1,234,567"));
+  QCOMPARE(QString::fromStdString(formatCountOf(1, "step", "steps")), QStringLiteral("1 step"));
+  QCOMPARE(QString::fromStdString(formatCountOf(0, "step", "steps")), QStringLiteral("0 steps"));
+  QCOMPARE(QString::fromStdString(formatCountOf(1234, "match", "matches")), QStringLiteral("1,234 matches"));
   QCOMPARE(QString::fromStdString(formatRatio(0.0312)), QStringLiteral("0.031"));
   QCOMPARE(niceTickStep(1000.0, 100.0), 100000.0);
   QCOMPARE(niceTickStep(1300.0, 100.0), 200000.0);

@@ -342,7 +342,8 @@ class Trace {
   std::vector<StrId> categories;        // cat index -> StrId of the text ("None" when missing)
   std::vector<CatClass> categoryClass;  // cat index -> class
   std::vector<Lane> lanes;
-  std::map<JsonKey, std::string> processNames;  // from M process_name
+  std::map<JsonKey, std::string> processNames;   // from M process_name
+  std::map<JsonKey, std::string> processLabels;  // from M process_labels ("GPU 0", "CPU")
   std::map<std::pair<JsonKey, JsonKey>, std::string> threadNames;
 
   // ---- top level ----

@@ -3,6 +3,7 @@
 // units chosen by magnitude (ns/µs/ms/s), thousands separators, axis ticks.
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace steadyscope::timeline {
 
@@ -10,6 +11,8 @@ namespace steadyscope::timeline {
 std::string formatDuration(double ns);
 /// "1,234,567".
 std::string formatCount(uint64_t n);
+/// "1 step", "0 steps", "1,234 steps": the count and the noun's form that agrees with it.
+std::string formatCountOf(uint64_t n, std::string_view one, std::string_view many);
 /// "0.031" (3 decimals).
 std::string formatRatio(double r);
 

@@ -5,6 +5,8 @@
 // lanes (a trace may name the same thread twice: tid 25738 and "25738") with
 // one track per row. Lanes can be collapsed (one thin strip), pinned to the
 // top and filtered by name; collapsing a group keeps its header and busy strip.
+// Processes with no event of the run (only names, or only the profiler's own
+// span) are kept apart and shown on request.
 #include <steadyscope/core/timeline/timeline_index.hpp>
 
 #include <cstdint>
@@ -38,9 +40,12 @@ struct LaneView {
 
 struct TrackGroup {
   JsonKey pid;
-  std::string label;
+  std::string label;  // "GPU 0 · python3", "CPU · python3 (19392)", "process 7"
   bool gpu = false;
   bool collapsed = false;
+  /// Holds no event of the run: only metadata (a name, labels) or only the profiler's
+  /// own span under a string pid ("Spans", "Traces"). Laid out only when asked.
+  bool bookkeeping = false;
   int32_t device = -1;          // TimelineIndex::devices index, -1 if none
   std::vector<LaneView> lanes;  // display order
 };
@@ -51,13 +56,15 @@ struct LayoutParams {
   int rowHeight = 16;
   int laneGap = 3;
   int collapsedHeight = 8;
-  std::string filter;  // lanes whose name (or process name) contains it, any case; empty: all
+  std::string filter;            // lanes whose name (or process name) contains it, any case; empty: all
+  bool showBookkeeping = false;  // lay out the bookkeeping groups too (last)
 };
 
 /// The groups in display order (GPU processes first, then by pid, groups that
-/// hold only long-span or marker lanes last). Lanes without drawable slices,
-/// and lanes with neither pid nor tid, are left out; the same thread named
-/// twice is one lane; long-span lanes start collapsed.
+/// hold only long-span or marker lanes last, bookkeeping groups after them).
+/// Lanes without drawable slices, and lanes with neither pid nor tid, are left
+/// out; the same thread named twice is one lane; long-span lanes start
+/// collapsed; a named process without a drawable lane is an empty bookkeeping group.
 std::vector<TrackGroup> buildTrackGroups(const Trace& trace, const TimelineIndex& index);
 
 struct TrackLayout {
@@ -75,6 +82,11 @@ TrackLayout layoutTracks(const TimelineIndex& index, const std::vector<TrackGrou
 /// "stream 7", "thread 851 (python)", "PyTorch Profiler": the lane's name,
 /// without repeating its id.
 std::string laneLabel(const Trace& trace, uint32_t lane);
+
+/// A pid or tid as shown: its text, but a negative integer from -2^31 to -2 as
+/// the unsigned 32-bit id it stands for (Kineto writes pthread ids through a
+/// signed 32-bit int: -1107294656 is thread 3187672640). -1 stays: a sentinel.
+std::string idText(const Trace& trace, const JsonKey& key);
 
 /// The text a lane's identity is compared by when merging: the tid without
 /// surrounding spaces, a "stream " prefix or the difference between 7 and "7".
