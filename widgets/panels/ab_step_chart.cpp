@@ -1,4 +1,5 @@
 #include "panels/ab_step_chart.hpp"
+#include "panels/chart_style.hpp"
 
 #include <QChart>
 #include <QLegend>
@@ -30,14 +31,7 @@ QValueAxis* axis(const QString& title, double lo, double hi, const QPalette& pal
   auto* a = new QValueAxis;
   a->setTitleText(title);
   a->setRange(lo, hi);
-  a->setLabelFormat(format);
-  a->setLabelsColor(pal.color(QPalette::Text));
-  a->setTitleBrush(pal.color(QPalette::Text));
-  a->setGridLineColor(pal.color(QPalette::Mid));
-  QFont f = a->labelsFont();
-  f.setPointSizeF(f.pointSizeF() * 0.85);
-  a->setLabelsFont(f);
-  a->setTitleFont(f);
+  styleValueAxis(a, pal, format);
   return a;
 }
 }  // namespace

@@ -1,4 +1,5 @@
 #include "panels/charts_panel.hpp"
+#include "panels/chart_style.hpp"
 
 #include "common/colors.hpp"
 
@@ -64,14 +65,7 @@ QValueAxis* valueAxis(const QString& title, double lo, double hi, const QPalette
   } else {
     a->applyNiceNumbers();
   }
-  a->setLabelFormat(format);
-  a->setLabelsColor(pal.color(QPalette::Text));
-  a->setTitleBrush(pal.color(QPalette::Text));
-  a->setGridLineColor(pal.color(QPalette::Mid));
-  QFont f = a->labelsFont();
-  f.setPointSizeF(f.pointSizeF() * 0.85);
-  a->setLabelsFont(f);
-  a->setTitleFont(f);
+  styleValueAxis(a, pal, format);
   return a;
 }
 

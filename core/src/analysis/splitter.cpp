@@ -18,7 +18,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <deque>
 #include <sys/stat.h>
 #include <thread>
 
