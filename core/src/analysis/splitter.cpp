@@ -5,6 +5,7 @@
 #include <steadyscope/core/util/paths.hpp>
 #include "util/phase_timer.hpp"
 #include "util/side_by_side.hpp"
+#include "util/thread_group.hpp"
 #include "analysis/chunks/extraction.hpp"
 #include "util/staged_dir.hpp"
 #include "analysis/roots/detection.hpp"
@@ -117,12 +118,12 @@ SplitResult refused(SplitResult& r, JsonValue m) {
 class TileBuild {
  public:
   void start(const EventIndex& idx, const RootList& roots, bool parallel) {
-    if (parallel) thread_ = std::jthread([this, &idx, &roots] { tiles_ = buildTiles(idx, roots); });
+    if (parallel) thread_.tryRun([this, &idx, &roots] { tiles_ = buildTiles(idx, roots); });
   }
-  bool running() const { return thread_.joinable(); }
+  bool running() const { return thread_.running(); }
   const TileSet& finish(const EventIndex& idx, const RootList& roots) {
-    if (thread_.joinable())
-      thread_.join();
+    if (thread_.running())
+      thread_.join();  // rethrows the helper's exception (out of memory)
     else
       tiles_ = buildTiles(idx, roots);
     return tiles_;
@@ -130,7 +131,7 @@ class TileBuild {
 
  private:
   TileSet tiles_;
-  std::jthread thread_;  // after tiles_: joined before tiles_ goes
+  ThreadGroup thread_;  // after tiles_: joined before tiles_ goes
 };
 
 SplitResult newResult(const Trace& t, const SplitOptions& o) {

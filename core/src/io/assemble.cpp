@@ -2,6 +2,7 @@
 // global ids, the side tables and metadata names go in, then finalize.
 #include "io/load_parts.hpp"
 #include "model/column_fill.hpp"
+#include "util/thread_group.hpp"
 
 #include <map>
 #include <thread>
@@ -110,10 +111,10 @@ void remapColumns(Trace& T, const OrderedSink& sink, const IdMaps& maps, unsigne
       }
     }
   };
-  std::vector<std::thread> helpers;
-  for (size_t p = 1; p < parts; ++p) helpers.emplace_back(remapRanges, p);
+  ThreadGroup helpers;
+  for (size_t p = 1; p < parts; ++p) helpers.run([&remapRanges, p] { remapRanges(p); });
   remapRanges(0);
-  for (auto& h : helpers) h.join();
+  helpers.join();
   for (size_t p = 1; p < parts; ++p) {
     wideName[0].insert(wideName[0].end(), wideName[p].begin(), wideName[p].end());
     wideLane[0].insert(wideLane[0].end(), wideLane[p].begin(), wideLane[p].end());

@@ -1,5 +1,6 @@
 // finalize(): the stages of finalize.hpp on the load's threads.
 #include "io/finalize.hpp"
+#include "util/thread_group.hpp"
 
 #include <steadyscope/core/model/anomaly_kinds.hpp>
 
@@ -61,11 +62,12 @@ void finalize(Trace& tr, Anomalies& anomalies, unsigned threads) {
     // The lane stages on a helper thread, the event stages here: they write
     // disjoint columns and members. Threads beyond two only join the depth
     // stage, which the lane thread starts once the lanes are paired.
-    std::thread laneThread([&] { laneStages(tr, pairs, durOf, depth); });
-    std::vector<std::thread> depthHelpers;
+    ThreadGroup laneThread([&] { depth.abandon(); });
+    laneThread.run([&] { laneStages(tr, pairs, durOf, depth); });
+    ThreadGroup depthHelpers;
     const size_t extra = std::min<size_t>(threads - 2, tr.lanes.size() > 2 ? tr.lanes.size() - 2 : 0);
     for (size_t k = 0; k < extra; ++k)
-      depthHelpers.emplace_back([&] {
+      depthHelpers.run([&] {
         depth.waitReady();
         depth.work(tr, pairs, durOf);
       });
@@ -74,7 +76,7 @@ void finalize(Trace& tr, Anomalies& anomalies, unsigned threads) {
     depth.work(tr, pairs, durOf);
     timer.mark("  depth (shared)");
     laneThread.join();
-    for (auto& h : depthHelpers) h.join();
+    depthHelpers.join();
   }
   applyPairs(tr, pairs);
   mergeAnomalies(anomalies, pairs.anomalies, 0);

@@ -90,6 +90,12 @@ class DepthQueue {
  public:
   void publish(const Trace& tr);
   void waitReady() const { ready_.wait(false, std::memory_order_acquire); }
+  /// The lane stages failed: waiters go on, and find no lane to take.
+  void abandon() {
+    next_ = SIZE_MAX / 2;
+    ready_.store(true, std::memory_order_release);
+    ready_.notify_all();
+  }
   void work(Trace& tr, const PairResult& pairs, const DurReader& durOf);
 
  private:

@@ -5,9 +5,11 @@
 #include "io/load_tuning.hpp"
 #include "io/piece_pipe.hpp"
 #include "io/source.hpp"
+#include "util/thread_group.hpp"
 
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <thread>
 
 namespace steadyscope::io {
@@ -50,10 +52,10 @@ bool parseStream(PiecePipe& pipe, std::vector<Worker>& workers, OrderedSink& sin
       }
     }
   };
-  std::vector<std::thread> helpers;
-  for (unsigned w = 1; w < workers.size(); ++w) helpers.emplace_back(work, w);
+  ThreadGroup helpers([&] { pipe.stop(); });
+  for (unsigned w = 1; w < workers.size(); ++w) helpers.run([&work, w] { work(w); });
   work(0);
-  for (auto& h : helpers) h.join();
+  helpers.join();
   return !failed;
 }
 
@@ -117,13 +119,15 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
   }
   PiecePipe pipe(pieceBytes, 2 * opt.threads + 2);
   IndexedInflateResult inflated;
-  std::thread inflater([&] {
+  ThreadGroup inflater([&] { pipe.stop(); });
+  const bool started = inflater.tryRun([&] {
     uint64_t every = io::tuningOf(opt.tuning).gzipCheckpointBytes;
     if (!every) every = checkpointSpacing(expected);
     inflated = inflateIndexed(reinterpret_cast<const uint8_t*>(z.data()), z.size(), /*gzip=*/true, every, pipe, control,
                               pipe.stopFlag());
     pipe.finish(inflated.ok());
   });
+  if (!started) throw std::bad_alloc();  // the parse needs the inflater beside it: the caller says "not enough memory"
   auto tr = newTrace(path, "gzip", fileBytes);
   std::vector<Worker> workers(opt.threads);
   OrderedSink sink(*tr, expected, workers.size());

@@ -6,6 +6,7 @@
 #include "io/load_parts.hpp"
 #include "io/load_tuning.hpp"
 #include "io/source.hpp"
+#include "util/thread_group.hpp"
 
 #include <steadyscope/core/util/threads.hpp>
 
@@ -115,10 +116,10 @@ ParseOutcome parseRange(std::string_view text, int fd, uint64_t fdBase, const st
       }
     }
   };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  ThreadGroup pool([&] { stop = true; });
+  for (unsigned t = 1; t < threads; ++t) pool.run([&work, t] { work(t); });
   work(0);
-  for (auto& th : pool) th.join();
+  pool.join();
   if (out.cancelled) out.ok = true;  // cancellation wins over a later failure
   return out;
 }

@@ -1,6 +1,7 @@
 // Many rank traces at once, for `split RANK… -o DIR`, `job RANK…` and the window's
 // Job view: how many run together within the CPUs and the memory (D-031).
 #include <steadyscope/job.hpp>
+#include "util/thread_group.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -59,10 +60,10 @@ void runEach(size_t count, const JobBudget& budget, const std::function<void(siz
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < count;) run(i);
   };
-  std::vector<std::thread> pool;
-  for (unsigned j = 1; j < budget.jobs; ++j) pool.emplace_back(worker);
+  ThreadGroup pool;
+  for (unsigned j = 1; j < budget.jobs; ++j) pool.run(worker);
   worker();
-  for (auto& t : pool) t.join();
+  pool.join();
 }
 
 }  // namespace steadyscope::job

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <system_error>
 #include <fcntl.h>
 #include <memory>
 #include <sys/stat.h>
@@ -114,12 +115,16 @@ void SourceDigest::start(const std::string& path) {
   std::lock_guard lock(mutex_);
   if (started_) return;
   started_ = true;
-  thread_ = std::thread([this, path] {
-    auto r = sha256File(path, &control_);
-    std::lock_guard done(mutex_);
-    result_ = std::move(r);
-    done_.notify_all();
-  });
+  try {
+    thread_ = std::thread([this, path] {
+      auto r = sha256File(path, &control_);
+      std::lock_guard done(mutex_);
+      result_ = std::move(r);
+      done_.notify_all();
+    });
+  } catch (const std::system_error&) {  // no thread to be had (address space, thread limit): say so, never hang
+    result_ = makeError(Error::Kind::Resource, path, "not enough memory to start the digest of this file");
+  }
 }
 
 bool SourceDigest::started() const {

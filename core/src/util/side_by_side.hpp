@@ -4,8 +4,9 @@
 // on the calling thread.
 #include <steadyscope/core/util/threads.hpp>
 
+#include "util/thread_group.hpp"
+
 #include <algorithm>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -26,7 +27,8 @@ void runSideBySide(unsigned threads, bool big, A&& onHelper, B&& here) {
     onHelper();
     return;
   }
-  std::thread helper(std::forward<A>(onHelper));
+  ThreadGroup helper;
+  helper.run(std::forward<A>(onHelper));
   here();
   helper.join();
 }
@@ -36,10 +38,10 @@ void runSideBySide(unsigned threads, bool big, A&& onHelper, B&& here) {
 /// `work` must share its items out itself (e.g. an atomic counter).
 template <typename F>
 void runOnWorkers(unsigned workers, const F& work) {
-  std::vector<std::thread> helpers;
-  for (unsigned k = 1; k < workers; ++k) helpers.emplace_back(work);
+  ThreadGroup helpers;
+  for (unsigned k = 1; k < workers; ++k) helpers.run(work);
   work();
-  for (std::thread& h : helpers) h.join();
+  helpers.join();
 }
 
 }  // namespace steadyscope

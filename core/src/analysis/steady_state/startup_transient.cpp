@@ -54,8 +54,8 @@ KernelsByTs::KernelsByTs(const EventIndex& index) {
 }
 
 void KernelsAhead::start(unsigned threads) {
-  if (worker_.joinable() || !index_.hasCollectives || !sideBySide(threads, index_.kernels.size() >= kBig)) return;
-  worker_ = std::thread([this] {
+  if (worker_.running() || !index_.hasCollectives || !sideBySide(threads, index_.kernels.size() >= kBig)) return;
+  worker_.tryRun([this] {  // not started: get() makes the list itself
     runThisThreadOnlyWhenIdle();
     try {
       aside_.emplace(index_);
@@ -66,7 +66,7 @@ void KernelsAhead::start(unsigned threads) {
 }
 
 const KernelsByTs& KernelsAhead::get() {
-  if (worker_.joinable()) worker_.join();
+  if (worker_.running()) worker_.join();
   if (!aside_) aside_.emplace(index_);
   return *aside_;
 }

@@ -6,10 +6,10 @@
 #include <steadyscope/core/analysis/detection_types.hpp>
 #include "analysis/event_index.hpp"
 #include <steadyscope/core/analysis/roots.hpp>
+#include "util/thread_group.hpp"
 
 #include <algorithm>
 #include <optional>
-#include <thread>
 
 namespace steadyscope::analysis {
 
@@ -45,9 +45,7 @@ class KernelsAhead {
   explicit KernelsAhead(const EventIndex& index) : index_(index) {}
   KernelsAhead(const KernelsAhead&) = delete;
   KernelsAhead& operator=(const KernelsAhead&) = delete;
-  ~KernelsAhead() {
-    if (worker_.joinable()) worker_.join();
-  }
+  ~KernelsAhead() = default;  // worker_, the last member, joins first
   /// Starts the list on a helper thread when the check may need it and the trace is big.
   void start(unsigned threads);
   /// The list: the helper's when it made one, else made here.
@@ -57,7 +55,7 @@ class KernelsAhead {
   static constexpr size_t kBig = size_t(1) << 16;  // kernels: below, a thread costs more than it saves
   const EventIndex& index_;
   std::optional<KernelsByTs> aside_;
-  std::thread worker_;
+  ThreadGroup worker_;
 };
 
 struct TrimOptions {
