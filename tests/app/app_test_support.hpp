@@ -14,7 +14,7 @@
 #include <QProcess>
 #include <QSettings>
 #include <QString>
-#include <QtTest>
+#include <QTest>
 
 #include <chrono>
 #include <condition_variable>

@@ -12,7 +12,7 @@
 #include <QMenuBar>
 #include <QTemporaryDir>
 #include <QTimer>
-#include <QtTest>
+#include <QTest>
 
 using namespace steadyscope;
 using steadyscope::app::AboutDialog;

@@ -18,7 +18,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QLineSeries>
-#include <QtTest>
+#include <QTest>
 
 using namespace steadyscope;
 using namespace steadyscope::app;

@@ -35,7 +35,7 @@
 #include <QTemporaryDir>
 #include <QTextBlock>
 #include <QTextBrowser>
-#include <QtTest>
+#include <QTest>
 
 using namespace steadyscope;
 using namespace steadyscope::app;

@@ -30,7 +30,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTreeView>
-#include <QtTest>
+#include <QTest>
 
 using namespace steadyscope;
 using app::MainWindow;

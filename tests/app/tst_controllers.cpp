@@ -19,7 +19,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 using namespace steadyscope;
 using namespace steadyscope::app;

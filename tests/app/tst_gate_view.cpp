@@ -17,7 +17,7 @@
 #include <QPushButton>
 #include <QTemporaryDir>
 #include <QTimer>
-#include <QtTest>
+#include <QTest>
 
 using namespace steadyscope;
 using namespace steadyscope::app;

@@ -8,7 +8,7 @@
 #include "job_system.hpp"
 
 #include <QThread>
-#include <QtTest>
+#include <QTest>
 
 #include <atomic>
 #include <memory>

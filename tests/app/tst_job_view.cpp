@@ -21,7 +21,7 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 using namespace steadyscope;
 using app::MainWindow;

@@ -15,7 +15,7 @@
 #include <QLineEdit>
 #include <QTableWidget>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 using namespace steadyscope;
 using namespace steadyscope::app;

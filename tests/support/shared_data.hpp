@@ -8,7 +8,7 @@
 #include <QByteArray>
 #include <QFileInfo>
 #include <QString>
-#include <QtTest>
+#include <QTest>
 
 namespace steadyscope::testsupport {
 

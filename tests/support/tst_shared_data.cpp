@@ -2,7 +2,7 @@
 // (tests/support/CMakeLists.txt runs this suite both ways); a present path goes on.
 #include "support/shared_data.hpp"
 
-#include <QtTest>
+#include <QTest>
 
 class TestSharedData : public QObject {
   Q_OBJECT

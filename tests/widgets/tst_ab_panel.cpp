@@ -20,7 +20,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTreeView>
-#include <QtTest>
+#include <QTest>
 
 using namespace steadyscope;
 using namespace steadyscope::timeline;

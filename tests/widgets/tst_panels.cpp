@@ -23,7 +23,8 @@
 #include <QTableWidget>
 #include <QTreeView>
 #include <QUrl>
-#include <QtTest>
+#include <QSignalSpy>
+#include <QTest>
 
 using namespace steadyscope;
 using namespace steadyscope::widgets;

@@ -10,7 +10,7 @@
 #include <steadyscope/core/io/loader.hpp>
 #include "support/load_json.hpp"
 
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <string>

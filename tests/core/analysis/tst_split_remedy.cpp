@@ -8,7 +8,7 @@
 #include <steadyscope/core/io/loader.hpp>
 #include <steadyscope/split.hpp>
 
-#include <QtTest>
+#include <QTest>
 
 #include <string>
 

@@ -11,7 +11,7 @@
 
 #include <QDir>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 using namespace steadyscope;
 using namespace steadyscope::analysis;

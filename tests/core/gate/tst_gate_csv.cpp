@@ -3,7 +3,7 @@
 #include <steadyscope/core/gate/csv.hpp>
 
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <fstream>

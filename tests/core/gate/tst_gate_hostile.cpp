@@ -8,7 +8,7 @@
 #include <steadyscope/core/gate/review.hpp>
 
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 using namespace steadyscope::gate;
 using namespace gatetest;

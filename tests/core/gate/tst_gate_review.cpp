@@ -9,7 +9,7 @@
 #include <QCryptographicHash>
 #include <QDirIterator>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 using namespace steadyscope::gate;
 using steadyscope::JsonValue;

@@ -7,7 +7,7 @@
 #include <steadyscope/core/gate/review.hpp>
 
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <cstdlib>

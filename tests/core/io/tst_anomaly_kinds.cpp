@@ -6,7 +6,7 @@
 
 #include <steadyscope/model.hpp>
 
-#include <QtTest>
+#include <QTest>
 
 #include <set>
 

@@ -12,7 +12,7 @@
 #ifdef STEADYSCOPE_TEST_ZSTD
 #include <zstd.h>
 #endif
-#include <QtTest>
+#include <QTest>
 
 #include "io/numbers.hpp"
 

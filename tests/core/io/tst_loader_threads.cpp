@@ -9,7 +9,7 @@
 #include <steadyscope/core/io/loader.hpp>
 
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <map>

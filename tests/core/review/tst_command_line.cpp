@@ -8,7 +8,7 @@
 #include <steadyscope/core/review/command_line.hpp>
 
 #include <QProcess>
-#include <QtTest>
+#include <QTest>
 
 using namespace steadyscope;
 

@@ -8,7 +8,7 @@
 #include <steadyscope/core/review/split_gate.hpp>
 #include "analysis/chunks/extraction.hpp"
 
-#include <QtTest>
+#include <QTest>
 
 #include <string>
 #include <vector>

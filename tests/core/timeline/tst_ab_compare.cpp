@@ -6,7 +6,7 @@
 
 #include <steadyscope/core/timeline/ab_compare.hpp>
 
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

@@ -8,7 +8,7 @@
 #include <steadyscope/core/timeline/chunk_figures.hpp>
 #include <steadyscope/core/timeline/range_stats.hpp>
 
-#include <QtTest>
+#include <QTest>
 
 #include <random>
 #include <set>

@@ -10,7 +10,7 @@
 
 #include <QDirIterator>
 #include <QRegularExpression>
-#include <QtTest>
+#include <QTest>
 
 #include <set>
 

@@ -5,7 +5,7 @@
 
 #include <steadyscope/core/timeline/step_series.hpp>
 
-#include <QtTest>
+#include <QTest>
 
 #include <numeric>
 #include <random>

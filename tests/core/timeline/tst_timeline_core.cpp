@@ -10,7 +10,7 @@
 #include <steadyscope/core/timeline/track_layout.hpp>
 #include <steadyscope/core/timeline/view_math.hpp>
 
-#include <QtTest>
+#include <QTest>
 
 #include <map>
 #include <random>

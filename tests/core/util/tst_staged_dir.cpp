@@ -2,7 +2,7 @@
 #include "util/staged_dir.hpp"
 
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include <filesystem>
 #include <fstream>

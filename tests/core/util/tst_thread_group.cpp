@@ -5,7 +5,7 @@
 #include "util/side_by_side.hpp"
 #include "util/thread_group.hpp"
 
-#include <QtTest>
+#include <QTest>
 
 #include <atomic>
 #include <chrono>

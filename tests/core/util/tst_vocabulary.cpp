@@ -6,7 +6,7 @@
 #include <steadyscope/core/util/split_names.hpp>
 #include <steadyscope/core/util/threads.hpp>
 
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <vector>
