@@ -4,8 +4,8 @@
 usage: make_seeds.py OUT_DIR GEN SHARED_DIR
 
 - real traces of ../shared/traces/real under 4 MB compressed, cut down to their
-  metadata and a few hundred events from the start and the middle;
-- small generated traces of every style and awkward shape (steadyscope-gen);
+  metadata and events from the start and the middle, under 30 KiB (LIMIT);
+- small generated traces of every style and awkward shape (steadyscope-gen), cut the same way;
 - the oracle's execution_details.csv files and manifests (split directories);
 - every target's committed seeds (tests/fuzz/seeds/<target>) are added by the caller.
 Each target gets OUT_DIR/<target>/.
@@ -24,7 +24,12 @@ def put(target, name, data):
         f.write(data)
 
 
-def cut(doc, keep=300, limit=64 << 10):
+# Inputs stay under the fuzzers' -max_len (run_bounded.sh, run_long.sh): a longer
+# seed would be truncated into broken JSON, and every byte costs executions.
+LIMIT = 30 << 10
+
+
+def cut(doc, keep=300, limit=LIMIT):
     """Metadata and `keep` events from the start and the middle, under `limit` bytes."""
     ev = doc.get("traceEvents", []) if isinstance(doc, dict) else []
     meta = [e for e in ev if isinstance(e, dict) and e.get("ph") == "M"][:50]
@@ -70,7 +75,7 @@ for k, shape in enumerate(shapes):
     path = os.path.join(out, f"gen{k}.json")
     subprocess.run([gen, "-o", path, "--steps", "6", "--layers", "1", "--quiet", "--seed", str(k + 1)] + shape,
                    check=True, stderr=subprocess.DEVNULL)
-    text = open(path, "rb").read()
+    text = json.dumps(cut(json.load(open(path, "rb")))).encode()
     os.remove(path)
     put("fuzz_trace_text", f"gen{k}.json", text)
     put("fuzz_split_gate", f"gen{k}.bin", bytes([0x23 | (k & 1)]) + text)
