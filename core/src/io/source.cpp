@@ -2,6 +2,7 @@
 
 #include "io/gzip_index.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -146,24 +148,29 @@ constexpr size_t kOutBuf = 1u << 20;
 Expected<void> inflateInto(const uint8_t* in, size_t inLen, bool gzip, TempSink& sink, const std::string& path,
                            JobControl* control, uint64_t baseOffset, uint32_t* crcOut) {
   struct ToSink final : InflateTarget {
-    ToSink(TempSink& s, bool c) : sink(s), rawCrc(c) {}
+    // A small input gets a small buffer: zeroing and faulting in 1 MiB would
+    // cost more than inflating it (a 20 KB trace, a fuzzer's input).
+    ToSink(TempSink& s, bool c, size_t inLen)
+        : sink(s), rawCrc(c), bytes(std::clamp<size_t>(inLen * 8, 64u << 10, kOutBuf)),
+          out(std::make_unique_for_overwrite<uint8_t[]>(bytes)) {}
     bool space(size_t, uint8_t*& at, size_t& room) override {
-      at = out.data();
-      room = out.size();
+      at = out.get();
+      room = bytes;
       return true;
     }
     bool produced(size_t n) override {
-      if (rawCrc) crc = static_cast<uint32_t>(crc32(crc, out.data(), static_cast<uInt>(n)));
-      auto r = sink.write(out.data(), n);
+      if (rawCrc) crc = static_cast<uint32_t>(crc32(crc, out.get(), static_cast<uInt>(n)));
+      auto r = sink.write(out.get(), n);
       if (!r) error = r.error();
       return r.ok();
     }
     TempSink& sink;
     const bool rawCrc;  // raw deflate has no CRC of its own: the zip entry's is checked by the caller
     uint32_t crc = 0;
-    std::vector<uint8_t> out = std::vector<uint8_t>(kOutBuf);
+    const size_t bytes;
+    std::unique_ptr<uint8_t[]> out;
     std::optional<Error> error;
-  } target(sink, !gzip);
+  } target(sink, !gzip, inLen);
   const IndexedInflateResult r = inflateIndexed(in, inLen, gzip, /*every=*/0, target, control, nullptr, baseOffset);
   if (target.error) return *target.error;
   if (r.failure)
