@@ -1,6 +1,9 @@
 #include "job_lane.hpp"
 
+#include <steadyscope/common.hpp>
+
 #include <QMetaObject>
+
 
 namespace steadyscope::app {
 
@@ -11,12 +14,19 @@ QThreadPool& disposer() {
   pool.setMaxThreadCount(1);
   return pool;
 }
+
 }  // namespace
 
 void disposeOffGuiThread(std::shared_ptr<const void> garbage) {
   if (!garbage) return;
   disposer().start([g = std::move(garbage)]() mutable { g.reset(); });
 }
+
+void releaseMemoryOffGuiThread() {
+  disposer().start([] { releaseFreedMemory(); });  // after every disposal queued before it
+}
+
+void waitForDisposals() { disposer().waitForDone(); }
 
 JobLane::JobLane(QObject* parent) : QObject(parent) {
   // A superseded job may still be winding down (or held by a test) while the

@@ -44,6 +44,11 @@ struct JobProgress {
 /// Destroys `garbage` on a background thread (never the caller's): for values
 /// whose destructor may take long, such as a trace's columns.
 void disposeOffGuiThread(std::shared_ptr<const void> garbage);
+/// Gives freed memory back to the system (releaseFreedMemory) on the same
+/// thread, once the values handed to disposeOffGuiThread before are destroyed.
+void releaseMemoryOffGuiThread();
+/// Returns once every value handed to disposeOffGuiThread (and every release) is done.
+void waitForDisposals();
 
 class JobLane : public QObject {
   Q_OBJECT

@@ -25,6 +25,8 @@
 #include "panels/welcome_widget.hpp"
 #include "timeline/timeline_view.hpp"
 
+#include <steadyscope/common.hpp>
+
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
@@ -78,6 +80,7 @@ MainWindow::MainWindow(std::unique_ptr<AppSettings> settings, QWidget* parent)
       doc_(new Document(this)),
       jobs_(new JobSystem(this)),
       selection_(new widgets::SelectionModel(this)) {
+  tuneAllocatorForLongUse();  // a window opens and closes traces for hours
   setObjectName(QStringLiteral("MainWindow"));
   setWindowIcon(QIcon(QStringLiteral(":/icons/steadyscope.svg")));
   setAcceptDrops(true);

@@ -83,9 +83,10 @@ void OpenController::closeTrace() {
   doc_->clearResults();
   doc_->setShownGate(std::nullopt);
   selection_->clear();
-  doc_->setTrace({}, {});
-  // A window stays open for hours: a closed trace's memory goes back to the system.
-  if (!doc_->trace()) releaseFreedMemory();
+  doc_->setTrace({}, {});  // the trace is destroyed off this thread
+  // A window stays open for hours: what the closed trace took goes back to the
+  // system (the C library keeps freed memory otherwise).
+  releaseMemoryOffGuiThread();
 }
 
 void OpenController::clearRecentFiles() {

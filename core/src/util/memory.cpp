@@ -11,4 +11,6 @@ void releaseFreedMemory() noexcept {
   ::malloc_trim(0);
 }
 
+void tuneAllocatorForLongUse() noexcept { ::mallopt(M_MMAP_THRESHOLD, 1 << 20); }
+
 }  // namespace steadyscope
