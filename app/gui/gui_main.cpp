@@ -117,7 +117,7 @@ struct Options {
       option({"bench-export"}, "Measure Chunk > Export and Save report on a split of TRACE (offscreen).", "TRACE");
 
   void addTo(QCommandLineParser& p) const {
-    p.setApplicationDescription(QString::fromLatin1(kDescription));
+    p.setApplicationDescription(QString::fromUtf8(kDescription));
     p.addPositionalArgument(QStringLiteral("TRACE"),
                             QStringLiteral("A trace file or a split directory; several traces or a folder of "
                                            "rank traces: the Job view."),
@@ -225,7 +225,7 @@ QString guiHelpText() {
   QCoreApplication app(argc, argv);
   QCommandLineParser p;
   Options().addTo(p);
-  return p.helpText() + QLatin1Char('\n') + QString::fromLatin1(kExamples);
+  return p.helpText() + QLatin1Char('\n') + QString::fromUtf8(kExamples);
 }
 
 void openInputs(MainWindow& w, const GuiOptions& o) {

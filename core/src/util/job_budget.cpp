@@ -45,9 +45,9 @@ JobBudget planJobs(const JobBudgetInput& in) {
 std::string JobBudget::describe() const {
   std::string why = requested ? "as asked" : fmt::format("the cores allow {}", byCores);
   if (byMemory && memoryBudget)
-    why += fmt::format(", the memory budget of {} {}", readableSize(memoryBudget), *byMemory);
+    why += fmt::format(", the memory budget of {} allows {}", readableSize(memoryBudget), *byMemory);
   else if (!requested && byMemory)
-    why += fmt::format(", the memory {}", *byMemory);
+    why += fmt::format(", the free memory allows {}", *byMemory);
   return fmt::format("{} at a time, {} thread{} each ({})", jobs, threadsPerJob, threadsPerJob == 1 ? "" : "s", why);
 }
 

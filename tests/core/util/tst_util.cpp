@@ -9,7 +9,7 @@
 #include <steadyscope/core/util/threads.hpp>
 
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cstring>
@@ -90,7 +90,7 @@ class TestUtil : public QObject {
     in.memoryBudget = 4ull << 30;
     const JobBudget b = planJobs(in);
     QCOMPARE(b.jobs, 4u);
-    QVERIFY2(b.describe().find("memory budget of 4.0 GB") != std::string::npos, b.describe().c_str());
+    QVERIFY2(b.describe().find("memory budget of 4.0 GB allows 4") != std::string::npos, b.describe().c_str());
     in.requestedJobs = 0;
     QCOMPARE(planJobs(in).jobs, 4u);  // the budget, not the 2 GiB free
     in.memoryBudget = 100;            // less than one job: still one at a time
