@@ -242,6 +242,9 @@ bool readKey(ondemand::value v, ThreadTables& tables, JsonKey& key) {
 }
 
 // Reads an id-like value (correlation, External id, flow id). Returns flags to set.
+// What readId says of a correlation or flow id's kind.
+constexpr uint16_t kCorrKind = ev::CorrIsStr | ev::CorrIsReal;
+
 uint16_t readId(ondemand::value v, ThreadTables& tables, int64_t& value, uint16_t strFlag) {
   std::string_view tok;
   tok = v.raw_json_token();
@@ -471,7 +474,8 @@ bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, 
             uint16_t fl = readId(fv, tables, f.corr, ev::CorrIsStr);
             std::string_view tok;
             tok = fv.raw_json_token();
-            if (!tok.empty() && tok[0] != 'n') f.flags |= ev::HasId | fl;
+            // A repeated key: the last value's kind wins (a stale "is a string" would index the string table with a number).
+            if (!tok.empty() && tok[0] != 'n') f.flags = (f.flags & ~kCorrKind) | ev::HasId | fl;
           }
           break;
         case 'a':
@@ -491,7 +495,7 @@ bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, 
                 if (tok.empty() || tok[0] == 'n') continue;
                 uint16_t fl = readId(av, tables, idv, ev::CorrIsStr);
                 f.corr = idv;
-                f.flags |= ev::HasCorr | fl;
+                f.flags = (f.flags & ~kCorrKind) | ev::HasCorr | fl;
               } else if (ar[0] == 'E' && KEY_IS(ak, "External id")) {
                 int64_t idv = 0;
                 ondemand::value av = af.value();
@@ -499,7 +503,7 @@ bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, 
                 if (tok.empty() || tok[0] == 'n') continue;
                 uint16_t fl = readId(av, tables, idv, ev::ExtIsStr);
                 f.ext = idv;
-                f.flags |= ev::HasExtId | (fl == ev::ExtIsStr ? ev::ExtIsStr : 0);
+                f.flags = (f.flags & ~ev::ExtIsStr) | ev::HasExtId | (fl == ev::ExtIsStr ? ev::ExtIsStr : 0);
               } else if (ar[0] == 'I' && KEY_IS(ak, "Input Dims")) {
                 f.flags |= ev::HasInputDims;
               } else if ((ar[0] == 'n' && KEY_IS(ak, "name")) || (ar[0] == 'l' && KEY_IS(ak, "labels"))) {
