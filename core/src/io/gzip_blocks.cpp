@@ -68,7 +68,6 @@ struct GzipBlockWriter::State {
   std::deque<std::unique_ptr<Block>> order;  // added, not yet written
   std::deque<Block*> todo;                   // added, not yet taken by a compressor
   std::unique_ptr<Block> held;               // the newest block: the last one until another comes
-  std::vector<std::unique_ptr<Block>> spare;  // written: their buffers are reused (fresh pages cost more than compressing)
   bool stopping = false;
   bool failed = false;
   bool started = false;  // the header is written
@@ -150,12 +149,7 @@ struct GzipBlockWriter::State {
       crc = static_cast<uint32_t>(crc32_combine(crc, b.crc, static_cast<z_off_t>(b.in.size())));
       total += b.in.size();
       std::lock_guard lock(m);
-      std::unique_ptr<Block> done = std::move(order.front());
       order.pop_front();
-      done->in.clear();
-      done->out.clear();
-      done->done = false;
-      spare.push_back(std::move(done));
     }
     return {};
   }
@@ -178,17 +172,9 @@ GzipBlockWriter::~GzipBlockWriter() {
   }
 }
 
-Expected<void> GzipBlockWriter::add(std::string& block) {
-  std::unique_ptr<Block> b;
-  {
-    std::lock_guard lock(s_->m);
-    if (!s_->spare.empty()) {
-      b = std::move(s_->spare.back());
-      s_->spare.pop_back();
-    }
-  }
-  if (!b) b = std::make_unique<Block>();
-  b->in.swap(block);  // the caller gets the spare's empty buffer, its capacity kept
+Expected<void> GzipBlockWriter::add(std::string block) {
+  auto b = std::make_unique<Block>();
+  b->in = std::move(block);
   if (s_->held) {
     s_->startHelpers();  // a second block: only now do threads pay
     s_->submit(std::move(s_->held));
@@ -216,11 +202,8 @@ std::string gzipBlocks(std::string_view text, unsigned threads, size_t blockByte
         return {};
       },
       threads);
-  std::string block;
-  for (size_t at = 0; at < text.size(); at += blockBytes) {
-    block.assign(text.substr(at, blockBytes));
-    (void)w.add(block);
-  }
+  for (size_t at = 0; at < text.size(); at += blockBytes)
+    (void)w.add(std::string(text.substr(at, blockBytes)));
   (void)w.finish();
   return out;
 }

@@ -28,10 +28,9 @@ class GzipBlockWriter {
   GzipBlockWriter(const GzipBlockWriter&) = delete;
   GzipBlockWriter& operator=(const GzipBlockWriter&) = delete;
 
-  /// Takes the next block of text (any size; about 1 MiB keeps every thread busy
-  /// and the ratio within 1 % of one stream's) and leaves `block` empty, holding
-  /// a written block's buffer: refilled by the caller, no fresh pages per block.
-  Expected<void> add(std::string& block);
+  /// Adds the next block of text (any size; about 1 MiB keeps every thread busy
+  /// and the ratio within 1 % of one stream's).
+  Expected<void> add(std::string block);
   /// Writes what is left and the trailer; the writer is done.
   Expected<void> finish();
 

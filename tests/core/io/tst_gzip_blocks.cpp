@@ -96,11 +96,7 @@ class TestGzipBlocks : public QObject {
         },
         2);
     Expected<void> st = {};
-    for (int k = 0; k < 10 && st; ++k) {
-      std::string block = traceLike(1 << 16, uint32_t(k));
-      st = w.add(block);
-      QVERIFY(block.empty());
-    }
+    for (int k = 0; k < 10 && st; ++k) st = w.add(traceLike(1 << 16, uint32_t(k)));
     if (st) st = w.finish();
     QVERIFY(!st);
     QVERIFY(st.error().message.find("No space") != std::string::npos);

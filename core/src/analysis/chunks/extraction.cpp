@@ -347,7 +347,7 @@ class ChunkSink {
       w = out_.write(pending_);
       pending_.clear();
     } else {
-      if (!pending_.empty()) w = gzip_->add(pending_);
+      if (!pending_.empty()) w = gzip_->add(std::exchange(pending_, {}));
       if (w && end) w = gzip_->finish();
     }
     return w;
