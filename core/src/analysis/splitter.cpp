@@ -321,8 +321,6 @@ Expected<void> Splitter::prepareChunks(const SplitResult& r, const std::string& 
   // Independent files on several threads; the first failure in chunk order is reported.
   std::vector<Expected<void>> prepared(r.chunks.size());
   std::atomic<size_t> next{0};
-  const unsigned workers = static_cast<unsigned>(std::clamp<size_t>(r.chunks.size(), 1, jobThreads(threads)));
-  const unsigned perChunk = std::max(1u, jobThreads(threads) / workers);  // the rest compress blocks of each
   auto prepareSome = [&] {
     for (size_t k = next++; k < r.chunks.size(); k = next++) {
       const ChunkPlan& c = r.chunks[k];
@@ -332,13 +330,13 @@ Expected<void> Splitter::prepareChunks(const SplitResult& r, const std::string& 
         continue;
       }
       try {  // on a helper thread: an exception must become this chunk's error, not std::terminate
-        prepared[k] = prepareChunkFile(*trace_, c.wholeTrace ? nullptr : &c.events, path, staged[k], perChunk);
+        prepared[k] = prepareChunkFile(*trace_, c.wholeTrace ? nullptr : &c.events, path, staged[k]);
       } catch (const std::exception& e) {
         prepared[k] = makeError(Error::Kind::Resource, path, std::string("cannot write the chunk: ") + e.what());
       }
     }
   };
-  runOnWorkers(workers, prepareSome);
+  runOnWorkers(static_cast<unsigned>(std::min<size_t>(jobThreads(threads), r.chunks.size())), prepareSome);
   for (auto& p : prepared)
     if (!p) return p;
   if (control && control->cancelled()) return makeError(Error::Kind::Cancelled, r.outputDir, "cancelled");

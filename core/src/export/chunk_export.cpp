@@ -116,7 +116,7 @@ Expected<void> stageChunk(const Trace& trace, const analysis::ChunkPlan& chunk, 
   Expected<void> st;
   AtomicFileWriter* out = staging.open(path, st);
   const analysis::ChunkContent content{chunk.wholeTrace ? nullptr : &chunk.events, &added, request.gzip};
-  if (st) st = analysis::writeChunk(trace, content, *out, control, /*threads: the hardware's*/ 0);
+  if (st) st = analysis::writeChunk(trace, content, *out, control);
   if (st) st = out->prepare();
   return st;
 }

@@ -2,9 +2,9 @@
 #include "analysis/chunks/extraction.hpp"
 #include <steadyscope/core/util/atomic_file.hpp>
 #include "analysis/pyfmt.hpp"
-#include "io/gzip_blocks.hpp"
 #include "util/big_alloc.hpp"
 
+#include <isa-l/igzip_lib.h>
 #include <simdjson.h>
 
 #include <algorithm>
@@ -320,14 +320,20 @@ std::vector<int64_t> batchOverrideValues(const EventIndex& index, const EventLis
 
 namespace {
 
-// Buffers the text and hands it on about every MiB: to the gzip writer (ISA-L
-// level 1 blocks on `threads` threads, io/gzip_blocks.hpp), or as it is for a
-// plain .json chunk.
+// Buffers the text and hands it on about every MiB: compressed with ISA-L
+// (level 1, gzip framing), or as it is for a plain .json chunk.
 class ChunkSink {
  public:
-  ChunkSink(AtomicFileWriter& out, bool gzip, JobControl* control, unsigned threads)
-      : out_(out), control_(control) {
-    if (gzip) gzip_.emplace([&out](std::string_view s) { return out.write(s); }, threads);
+  ChunkSink(AtomicFileWriter& out, bool gzip, JobControl* control) : out_(out), gzip_(gzip), control_(control) {
+    if (gzip_) {
+      isal_deflate_init(&strm_);
+      levelBuf_.resize(ISAL_DEF_LVL1_DEFAULT);
+      strm_.level = 1;
+      strm_.level_buf = levelBuf_.data();
+      strm_.level_buf_size = static_cast<uint32_t>(levelBuf_.size());
+      strm_.gzip_flag = IGZIP_GZIP;
+      outBuf_.resize(1 << 20);
+    }
   }
   Expected<void> append(std::string_view s) {
     pending_.append(s);
@@ -342,19 +348,34 @@ class ChunkSink {
       out_.abort();
       return makeError(Error::Kind::Cancelled, out_.path(), "cancelled");
     }
-    Expected<void> w = {};
-    if (!gzip_) {
-      w = out_.write(pending_);
-      pending_.clear();
-    } else {
-      if (!pending_.empty()) w = gzip_->add(std::exchange(pending_, {}));
-      if (w && end) w = gzip_->finish();
-    }
-    return w;
+    auto w = gzip_ ? deflate(end) : out_.write(pending_);
+    if (!w) return w;
+    pending_.clear();
+    return {};
+  }
+  Expected<void> deflate(bool end) {
+    strm_.next_in = reinterpret_cast<uint8_t*>(pending_.data());
+    strm_.avail_in = static_cast<uint32_t>(pending_.size());
+    strm_.end_of_stream = end ? 1 : 0;
+    strm_.flush = NO_FLUSH;
+    do {
+      strm_.next_out = outBuf_.data();
+      strm_.avail_out = static_cast<uint32_t>(outBuf_.size());
+      if (isal_deflate(&strm_) != COMP_OK) return makeError(Error::Kind::Internal, "", "gzip compression failed");
+      const size_t produced = outBuf_.size() - strm_.avail_out;
+      if (produced) {
+        auto w = out_.write(std::string_view(reinterpret_cast<const char*>(outBuf_.data()), produced));
+        if (!w) return w;
+      }
+    } while (strm_.avail_in > 0 || strm_.avail_out == 0 || (end && strm_.internal_state.state != ZSTATE_END));
+    return {};
   }
   AtomicFileWriter& out_;
+  bool gzip_;
   JobControl* control_;
-  std::optional<io::GzipBlockWriter> gzip_;
+  isal_zstream strm_{};
+  std::vector<uint8_t> levelBuf_;
+  std::vector<uint8_t> outBuf_;
   std::string pending_;
 };
 
@@ -383,9 +404,8 @@ Expected<void> putEvents(const Trace& trace, const ChunkContent& content, ChunkS
 
 }  // namespace
 
-Expected<void> writeChunk(const Trace& trace, const ChunkContent& content, AtomicFileWriter& out, JobControl* control,
-                          unsigned threads) {
-  ChunkSink sink(out, content.gzip, control, threads);
+Expected<void> writeChunk(const Trace& trace, const ChunkContent& content, AtomicFileWriter& out, JobControl* control) {
+  ChunkSink sink(out, content.gzip, control);
   Expected<void> st;
   if (!(st = sink.append("{"))) return st;
   bool firstKey = true;
@@ -408,11 +428,11 @@ Expected<void> writeChunk(const Trace& trace, const ChunkContent& content, Atomi
 }
 
 Expected<void> prepareChunkFile(const Trace& trace, const EventList* events, const std::string& path,
-                                AtomicFileWriter& file, unsigned threads) {
+                                AtomicFileWriter& file) {
   if (auto o = file.open(path); !o) return o;
   ChunkContent content;
   content.events = events;
-  if (auto w = writeChunk(trace, content, file, nullptr, threads); !w) return w;
+  if (auto w = writeChunk(trace, content, file); !w) return w;
   return file.prepare();
 }
 

@@ -66,18 +66,17 @@ struct ChunkContent {
 };
 
 /// The one chunk writer (split and export): writes `content` into `out`,
-/// which the caller opened and commits (or prepares and publishes), gzip
-/// compressed on `threads` threads (as jobThreads: 0 = the hardware's).
+/// which the caller opened and commits (or prepares and publishes).
 /// `control`, when given, is polled about every MiB: a cancel is an
 /// Error::Kind::Cancelled error and `out` is aborted.
 Expected<void> writeChunk(const Trace& trace, const ChunkContent& content, AtomicFileWriter& out,
-                          JobControl* control = nullptr, unsigned threads = 1);
+                          JobControl* control = nullptr);
 
 /// writeChunk of `events` gzip-compressed, atomically to `path`.
 Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const std::string& path);
 /// The same, complete under `file`'s temporary name: the caller publishes it
 /// (with the other files of a split) or lets `file` remove it.
 Expected<void> prepareChunkFile(const Trace& trace, const EventList* events, const std::string& path,
-                                AtomicFileWriter& file, unsigned threads = 1);
+                                AtomicFileWriter& file);
 
 }  // namespace steadyscope::analysis
