@@ -21,8 +21,10 @@ run_one() {  # target: 0 when clean; its summary line in $build/$target.result
   local target=$1 log=$build/$1.log start=$SECONDS
   mkdir -p "$corpus/$target"
   # -max_len: make_seeds.py's seeds fit (its LIMIT); longer inputs only slow every execution.
+  local committed=()  # the minimised corpora of the long runs, where small enough to commit
+  [[ -d $here/corpus/$target ]] && committed=("$here/corpus/$target")
   if ASAN_OPTIONS=detect_leaks=1 "$build/tests/fuzz/$target" "$corpus/$target" "$seeds/$target" \
-       "$here/regressions/$target" -max_total_time="$seconds" -runs="$runs" -timeout=20 -rss_limit_mb=4096 \
+       "$here/regressions/$target" "${committed[@]}" -max_total_time="$seconds" -runs="$runs" -timeout=20 -rss_limit_mb=4096 \
        -max_len=32768 -artifact_prefix="$artifacts/$target-" -print_final_stats=1 >"$log" 2>&1; then
     local n cov
     n=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
