@@ -1,4 +1,4 @@
-# Precompiled headers (D-069): most of a window or test file's compile time is
+# Precompiled headers (D-070): most of a window or test file's compile time is
 # parsing Qt's headers. The window targets precompile cmake/pch/qt_window.hpp
 # each; the test suites, one file each, reuse one precompiled qt_test.hpp per
 # kind (core, GUI) built by a host target with the same flags.

@@ -4,7 +4,6 @@
 
 #include <QMetaObject>
 
-
 namespace steadyscope::app {
 
 namespace {
@@ -14,7 +13,6 @@ QThreadPool& disposer() {
   pool.setMaxThreadCount(1);
   return pool;
 }
-
 }  // namespace
 
 void disposeOffGuiThread(std::shared_ptr<const void> garbage) {

@@ -1,2 +1,2 @@
-// The target that builds a precompiled header the test suites reuse (D-069).
+// The target that builds a precompiled header the test suites reuse (D-070).
 int main() { return 0; }

@@ -20,7 +20,6 @@
 #include <cerrno>
 #include <cstring>
 #include <sys/stat.h>
-#include <thread>
 
 namespace steadyscope::analysis {
 

@@ -5,7 +5,6 @@
 #include "util/thread_group.hpp"
 
 #include <map>
-#include <thread>
 #include <type_traits>
 #include <unordered_map>
 

@@ -241,10 +241,10 @@ bool readKey(ondemand::value v, ThreadTables& tables, JsonKey& key) {
   return true;
 }
 
-// Reads an id-like value (correlation, External id, flow id). Returns flags to set.
-// What readId says of a correlation or flow id's kind.
+// The flags readId may set on a correlation or flow id: its kind.
 constexpr uint16_t kCorrKind = ev::CorrIsStr | ev::CorrIsReal;
 
+// Reads an id-like value (correlation, External id, flow id). Returns flags to set.
 uint16_t readId(ondemand::value v, ThreadTables& tables, int64_t& value, uint16_t strFlag) {
   std::string_view tok;
   tok = v.raw_json_token();
@@ -474,7 +474,8 @@ bool EventParser::parsePrepared(char* buf, size_t capacity, const Piece& piece, 
             uint16_t fl = readId(fv, tables, f.corr, ev::CorrIsStr);
             std::string_view tok;
             tok = fv.raw_json_token();
-            // A repeated key: the last value's kind wins (a stale "is a string" would index the string table with a number).
+            // A repeated key: the last value's kind wins (a stale "is a string"
+            // would index the string table with a number).
             if (!tok.empty() && tok[0] != 'n') f.flags = (f.flags & ~kCorrKind) | ev::HasId | fl;
           }
           break;

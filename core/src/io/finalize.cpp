@@ -5,7 +5,6 @@
 #include <steadyscope/core/model/anomaly_kinds.hpp>
 
 #include <algorithm>
-#include <thread>
 #include <vector>
 
 namespace steadyscope::io {

@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
-#include <thread>
 
 namespace steadyscope::io {
 

@@ -18,7 +18,6 @@
 #include <fstream>
 #include <mutex>
 #include <new>
-#include <thread>
 
 #include <fmt/format.h>
 

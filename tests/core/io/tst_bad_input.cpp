@@ -121,8 +121,8 @@ class TestBadInput : public QObject {
     QTest::newRow("NaN and Infinity tokens")
         << bytes(wrapEvents(eventJson("\"ph\": \"X\", \"ts\": NaN, \"dur\": Infinity"))) << "number_non_finite" << 1;
     QTest::newRow("duplicated keys") << bytes(wrapEvents(eventJson(x + ", \"ts\": 5, \"dur\": 7"))) << "" << 1;
-    // A string id then a number under the same key (fuzz_trace_file, 2026-12-07: the stale
-    // "is a string" flag indexed the string table with the number).
+    // A string id then a number under the same key: a stale "is a string" flag
+    // would index the string table with the number (docs/ROBUSTNESS.md's findings).
     QTest::newRow("repeated ids, a string then a number")
         << bytes(wrapEvents(eventJson(x + ", \"id\": \"f\", \"id\": 900001, \"args\": {\"External id\": \"e\", "
                                           "\"External id\": 900002, \"correlation\": \"c\", \"correlation\": 900003}")))
