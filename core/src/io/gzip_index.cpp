@@ -339,4 +339,9 @@ std::shared_ptr<const SourceText> makeGzipIndexedSource(int fd, const std::strin
   return std::make_shared<GzipIndexedText>(fd, path, textBytes, std::move(checkpoints));
 }
 
+const std::vector<GzipCheckpoint>* gzipCheckpointsOf(const SourceText& source) {
+  const auto* g = dynamic_cast<const GzipIndexedText*>(&source);
+  return g ? &g->cps_ : nullptr;
+}
+
 }  // namespace steadyscope::io

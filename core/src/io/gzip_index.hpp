@@ -69,4 +69,8 @@ uint64_t checkpointSpacing(uint64_t textBytes);
 std::shared_ptr<const SourceText> makeGzipIndexedSource(int fd, const std::string& path, uint64_t textBytes,
                                                         std::vector<GzipCheckpoint> checkpoints);
 
+/// The checkpoints of a source made by makeGzipIndexedSource (the trace cache
+/// stores them with the model), else null.
+const std::vector<GzipCheckpoint>* gzipCheckpointsOf(const SourceText& source);
+
 }  // namespace steadyscope::io

@@ -6,6 +6,7 @@
 #include "io/load_parts.hpp"
 #include "io/load_tuning.hpp"
 #include "io/source.hpp"
+#include "io/trace_cache_impl.hpp"
 #include "util/thread_group.hpp"
 
 #include <steadyscope/core/util/threads.hpp>
@@ -305,7 +306,13 @@ uint64_t modelBytesGuess(const std::string& path, uint64_t fileBytes) {
 Expected<TracePtr> loadTrace(const std::string& path, const LoadOptions& options) {
   const LoadOptions opt = resolved(options);
   try {
-    return loadResolved(path, opt);
+    if (!opt.cache) return loadResolved(path, opt);
+    auto& cache = TraceCacheAccess::of(*opt.cache);
+    auto found = cache.find(path, opt);
+    if (found.hit) return found.hit;
+    auto r = loadResolved(path, opt);
+    if (r && found.key) cache.store(r.value(), std::move(*found.key));
+    return r;
   } catch (const std::bad_alloc&) {
     // The guard's estimate was short (or the limit moved): an allocation on this
     // thread failed, and everything it had built is freed by now.

@@ -1,7 +1,8 @@
 #pragma once
-// The loader's way into the model's narrow columns: their 16/32-bit storage,
-// filled in bulk, and the side tables of values too wide for it. Private to
-// the core, so the model's public types show only their values.
+// The loader's and the trace cache's way into the model's narrow columns:
+// their 16/32-bit storage, filled in bulk, and the side tables of values too
+// wide for it. Private to the core, so the model's public types show only
+// their values.
 #include <steadyscope/core/model/trace.hpp>
 
 #include <cstdint>
@@ -27,7 +28,15 @@ struct ColumnFill {
   static void mergeWide(NarrowColumn<N, W, M>& c, std::vector<std::pair<uint32_t, W>> more) {
     c.mergeWide(std::move(more));
   }
+  /// The side table of values too wide for the narrow storage (the trace cache writes it).
+  template <typename N, typename W, N M>
+  static const std::vector<std::pair<uint32_t, W>>& wide(const NarrowColumn<N, W, M>& c) {
+    return c.wide_;
+  }
   static Column<uint32_t>& low(OffsetColumn& c) { return c.low(); }
+  static const Column<uint32_t>& low(const OffsetColumn& c) { return c.low_; }
+  /// The epoch change points (a valid input for adoptChanges).
+  static const std::vector<std::pair<uint32_t, uint32_t>>& epochs(const OffsetColumn& c) { return c.epochs_; }
   static void splitOffsets(const uint64_t* src, size_t n, uint32_t base, uint32_t* low,
                            std::vector<std::pair<uint32_t, uint32_t>>& changes) {
     OffsetColumn::splitInto(src, n, base, low, changes);

@@ -23,6 +23,7 @@ namespace steadyscope {
 namespace io {
 struct LoadTuning;  // core/src/io/load_tuning.hpp: piece sizes and gzip checkpoint spacing
 }
+class TraceCache;  // core/io/trace_cache.hpp
 
 struct LoadOptions {
   unsigned threads = 0;  // threads for parsing and assembly; 0: jobThreads()
@@ -36,6 +37,9 @@ struct LoadOptions {
   bool allowPartial = false;
   // A seam for tests: sizes the loader otherwise chooses itself (null: those).
   const io::LoadTuning* tuning = nullptr;
+  // Where a model is read back instead of parsed, and stored after a parse
+  // (null: neither). A trace read back has Trace::fromCache set.
+  TraceCache* cache = nullptr;
 };
 
 /// Stage numbers published through JobControl::stage(). A .json.gz is inflated

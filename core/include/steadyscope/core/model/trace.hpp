@@ -313,6 +313,8 @@ struct TraceStats {
   int64_t firstTsNs = 0, lastEndNs = 0;    // span of non-metadata events with ts
 };
 
+/// A new field here also goes into the trace cache's field list
+/// (core/src/io/cache_codec.cpp, `fields`), with its format version raised.
 class Trace {
  public:
   // ---- identity ----
@@ -322,6 +324,7 @@ class Trace {
   /// SHA-256 of the file at `path`, computed once in the background
   /// (startSourceDigest) and kept with the model; thread-safe.
   std::shared_ptr<SourceDigest> digest = std::make_shared<SourceDigest>();
+  bool fromCache = false;  // read back from the trace cache (core/io/trace_cache.hpp), not parsed
 
   // ---- columns, one entry per event in file order ----
   Column<int64_t> tsNs;  // ts in ns (0 when absent)
