@@ -1,6 +1,7 @@
 // `steadyscope-cli compare A B [--steps R] [--steps-a R] [--steps-b R] [--whole-trace]
 // [--json] [--tsv FILE] [--top N] [--threads N] [--timings]`: two traces op by op, the GPU
 // time of each launching op per step on both sides (steadyscope/compare.hpp, docs/compare.md).
+#include "cli_cache.hpp"
 #include "commands.hpp"
 #include "tables.hpp"
 #include "thread_count.hpp"
@@ -57,6 +58,7 @@ void printCompareHelp() {
       "  --threads THREADS     %s\n"
       "  --timings             print the load and compare times to stderr\n"
       "  -h, --help            show this help\n"
+      "  --no-cache            parse each trace even when each trace cache holds its model\n"
       "\n"
       "Examples:\n"
       "  steadyscope-cli compare h100/run.json.gz mi300/run.json.gz\n"
@@ -176,6 +178,7 @@ int cmdCompare(const Args& args) {
   }
   LoadOptions load;
   load.threads = a.options.threads;
+  load.cache = traceCache();
   TracePtr traces[2];
   double loadSeconds[2] = {0, 0};
   for (int k = 0; k < 2; ++k) {

@@ -1,6 +1,7 @@
 // `steadyscope-cli export TRACE --mode M -o DIR [--force] [split flags]`: split
 // TRACE as the pipeline does and export the mode's chunk with its
 // execution_details row and a provenance manifest (core/export).
+#include "cli_cache.hpp"
 #include "commands.hpp"
 #include "split_args.hpp"
 
@@ -32,7 +33,8 @@ void printExportHelp() {
       "  -o, --output-dir DIR  target folder (created when missing)\n"
       "  --force               replace an earlier export's files (the source trace is never replaced)\n"
       "  --plain-json          write the chunk as .json instead of .json.gz\n"
-      "  --timing              print how long each stage took\n\n"
+      "  --timing              print how long each stage took\n"
+      "  --no-cache            parse TRACE even when the trace cache holds its model\n\n"
       "The split runs with --find-steady-state --num-steps 32, plus --llm-inference for mixed,\n"
       "decode_only and prefilldecode; every split flag may be added (see `steadyscope-cli split\n"
       "--help`), e.g. --num-steps 16, --allow-degraded, --fix dedupe-gpu-events.\n"
@@ -136,6 +138,7 @@ int cmdExport(const Args& args) {
   auto t0 = Clock::now();
   LoadOptions load;
   load.threads = jobThreads(ea.split.threads);
+  load.cache = traceCache();
   auto loaded = loadTrace(ea.split.trace, load);
   if (!loaded) {
     std::fprintf(stderr, "%s: error: %s\n", kProg, loaded.error().describe().c_str());

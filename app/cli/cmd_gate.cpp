@@ -3,6 +3,7 @@
 // evidence from the source trace (core/review), `--split TRACE` gates a split
 // planned in memory. Exit status 0 accepted, 1 refused, 2 usage error, DIR not
 // a readable directory or TRACE not loadable.
+#include "cli_cache.hpp"
 #include "commands.hpp"
 #include "thread_count.hpp"
 
@@ -54,6 +55,7 @@ std::string gateUsage() {
          "  --num-steps N, --llm-inference\n"
          "                              flags of the in-memory split (--trace / --split only;\n"
          "                              --trace also tries the CSV's num_steps)\n"
+         "  --no-cache                  parse TRACE even when the trace cache holds its model\n"
          "  --threads N                 " +
          threadsHelp() +
          "\n"
@@ -317,6 +319,7 @@ int cmdGate(const Args& args) {
   const std::string tracePath = g.traceArg ? *g.traceArg : *g.splitArg;
   LoadOptions load;
   load.threads = jobThreads(threads);
+  load.cache = traceCache();
   auto loaded = loadTrace(tracePath, load);
   if (!loaded) {
     std::fprintf(stderr, "steadyscope-cli gate: %s\n", loaded.error().describe().c_str());

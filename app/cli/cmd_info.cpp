@@ -1,4 +1,5 @@
 // steadyscope-cli info TRACE [--json]: what the loader saw.
+#include "cli_cache.hpp"
 #include "commands.hpp"
 #include "thread_count.hpp"
 
@@ -159,6 +160,7 @@ std::string infoText(const Trace& t, const Summary& s, size_t gpuLanes) {
   o += fmt::format("{}\n  {} bytes on disk ({}), {} bytes of JSON\n", t.path, t.stats.fileBytes, t.stats.compression,
                    t.stats.jsonBytes);
   o += fmt::format("  {} events, {} GPU events (kernel/memcpy/memset)\n", t.size(), t.stats.gpuEvents);
+  if (t.fromCache) o += "  read from the trace cache (the file is unchanged since it was parsed)\n";
   if (t.partial)
     o += fmt::format(
         "  partial: the file ends early ({}); these are the complete events in its first {} bytes of JSON\n",
@@ -204,7 +206,7 @@ std::optional<int> parseInfoArgs(const Args& args, InfoArgs& out) {
       out.partial = true;
     } else if (a == "-h" || a == "--help") {
       std::printf(
-          "Usage: steadyscope-cli info TRACE [--json] [--partial] [--threads N]\n"
+          "Usage: steadyscope-cli info TRACE [--json] [--partial] [--threads N] [--no-cache]\n"
           "\n"
           "Prints event counts per ph and cat, GPU events, lanes, devices, time span,\n"
           "step-annotation counts and the loader's anomaly counters. TRACE is a .json,\n"
@@ -215,6 +217,7 @@ std::optional<int> parseInfoArgs(const Args& args, InfoArgs& out) {
           "  --partial    a truncated trace: describe the complete events before the cut\n"
           "               (split, gate and export always need the whole trace)\n"
           "  --threads N  %s\n"
+          "%s"
           "  -h, --help   show this help\n"
           "\n"
           "Examples:\n"
@@ -223,7 +226,7 @@ std::optional<int> parseInfoArgs(const Args& args, InfoArgs& out) {
           "  steadyscope-cli info --partial killed-run.pt.trace.json.gz\n"
           "\n"
           "Exit status: 0 success, 1 TRACE cannot be read, 2 usage error.\n",
-          threadsHelp().c_str());
+          threadsHelp().c_str(), kNoCacheHelp);
       return 0;
     } else if (a == "--threads" || a.rfind("--threads=", 0) == 0) {
       if (a == "--threads" && i + 1 >= args.size()) {
@@ -262,6 +265,7 @@ int cmdInfo(const Args& args) {
   LoadOptions load;
   load.threads = jobThreads(ia.threads);
   load.allowPartial = ia.partial;
+  load.cache = traceCache();
   auto r = loadTrace(ia.path, load);
   if (!r) {
     std::fprintf(stderr, "steadyscope-cli info: %s\n", r.error().describe().c_str());

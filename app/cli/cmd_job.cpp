@@ -1,6 +1,7 @@
 // `steadyscope-cli job RANK… [-j N] [--json] [--tsv FILE]`: every rank of a
 // distributed job side by side, one row per rank, without writing chunks
 // (the rows: steadyscope/job.hpp; the many-trace runner: job::runEach).
+#include "cli_cache.hpp"
 #include "commands.hpp"
 #include "tables.hpp"
 #include "thread_count.hpp"
@@ -60,6 +61,7 @@ void printJobHelp() {
       "  --mode MODE           the gate's mode (default: INFERENCE_OPTIMIZER_STEADY_STATE_MODE when\n"
       "                        set, else mixed for LLM inference and generic for other workloads)\n"
       "  -h, --help            show this help\n"
+      "  --no-cache            parse each rank even when each rank cache holds its model\n"
       "\n"
       "Examples:\n"
       "  steadyscope-cli job rank*.pt.trace.json.gz\n"
@@ -173,6 +175,7 @@ std::vector<job::RankRow> computeRows(const JobArgs& a) {
   std::fprintf(stderr, "Reading %zu ranks, %s\n", a.ranks.size(), budget.describe().c_str());
   job::RankOptions o = a.options;
   o.threads = budget.threadsPerJob;
+  o.cache = traceCache();
   std::vector<job::RankRow> rows(a.ranks.size());
   std::mutex printing;
   job::runEach(a.ranks.size(), budget, [&](size_t i) {

@@ -1,5 +1,6 @@
 // steadyscope-cli: the headless front end of the Steadyscope core.
 #include "cmd_bench.hpp"
+#include "cli_cache.hpp"
 #include "commands.hpp"
 
 #include <steadyscope/common.hpp>
@@ -30,6 +31,11 @@ const char* kUsage =
     "Options:\n"
     "  -h, --help                 show this help (or `steadyscope-cli <command> --help`)\n"
     "  -V, --version              print the version and the git revision\n"
+    "  --no-cache                 (with any command) parse each trace even when the trace cache\n"
+    "                             holds its model ($XDG_CACHE_HOME/steadyscope/traces)\n"
+    "\n"
+    "Environment:\n"
+    "  STEADYSCOPE_CACHE_LIMIT    the trace cache's size cap (default 10G; 0 stores nothing)\n"
     "\n"
     "Examples:\n"
     "  steadyscope-cli info run.pt.trace.json.gz\n"
@@ -59,6 +65,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   steadyscope::cli::Args rest(argv + 2, argv + argc);
+  steadyscope::cli::takeNoCacheOption(rest);
   if (cmd == "info") return steadyscope::cli::cmdInfo(rest);
   if (cmd == "bench") return steadyscope::cli::cmdBench(rest);
   if (cmd == "split") return steadyscope::cli::cmdSplit(rest);

@@ -1,5 +1,7 @@
 #include "split_load.hpp"
 
+#include "cli_cache.hpp"
+
 #include <string_view>
 
 namespace steadyscope::cli {
@@ -14,6 +16,7 @@ bool hasTraceSuffix(const std::string& p) {
 Expected<TracePtr> loadForSplit(const std::string& path, unsigned threads, std::string& note) {
   LoadOptions load;
   load.threads = threads;
+  load.cache = traceCache();
   auto loaded = loadTrace(path, load);
   if (!loaded && loaded.error().code == "no_trace_events") {
     note = loaded.error().describe();

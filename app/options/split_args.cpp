@@ -126,6 +126,7 @@ void printSplitHelp(const std::string& prog) {
       "  trace                 trace file (.json, .json.gz, .zip: the first .json member is read)\n\n"
       "options:\n"
       "  -h, --help            show this help message and exit\n"
+      "  --no-cache            parse the trace even when the trace cache holds its model\n"
       "  -o, --output-dir OUTPUT_DIR\n"
       "                        output directory (created when detection succeeds)\n"
       "  -i, --iterations ITERATIONS\n"

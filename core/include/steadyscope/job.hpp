@@ -11,6 +11,7 @@
 #include <steadyscope/core/analysis/splitter.hpp>
 #include <steadyscope/core/analysis/workload_kind.hpp>
 #include <steadyscope/core/gate/gate.hpp>
+#include <steadyscope/core/io/trace_cache.hpp>
 #include <steadyscope/core/util/error.hpp>
 #include <steadyscope/core/util/job_budget.hpp>
 #include <steadyscope/core/util/json_value.hpp>
@@ -68,6 +69,7 @@ struct RankOptions {
   bool gateModeByWorkload = true;             // mixed for LLM inference, generic otherwise (else gate.mode)
   unsigned threads = 0;                       // loader and splitter (0: jobThreads())
   const std::atomic<bool>* cancel = nullptr;  // when set and true, the load and split stop at their next stage
+  TraceCache* cache = nullptr;                // the loads read back / store models here (null: always parse)
   RankOptions() { split.findSteadyState = true; }
 };
 

@@ -49,9 +49,17 @@ uint64_t crcOf(const void* p, size_t n, uint64_t seed = 0) {
   return crc64_ecma_refl(seed, static_cast<const unsigned char*>(p), static_cast<uint64_t>(n));
 }
 
+/// The build that wrote an entry: a clean revision names it; a build from a
+/// changed tree (a developer's) is also told apart by its executable, so that
+/// a rebuilt loader never reads a model the previous one made.
 std::string buildId() {
-  return fmt::format("steadyscope {} ({}), isa-l {:x}, inflate state {} B", versionString(), gitRevision(),
-                     ISAL_VERSION, sizeof(inflate_state));
+  std::string id = fmt::format("steadyscope {} ({}), isa-l {:x}, inflate state {} B", versionString(), gitRevision(),
+                               ISAL_VERSION, sizeof(inflate_state));
+  const std::string_view rev = gitRevision();
+  struct stat sb {};
+  if ((rev.ends_with("-dirty") || rev == "unknown") && ::stat("/proc/self/exe", &sb) == 0)
+    id += fmt::format(", executable {} B at {}.{:09}", sb.st_size, sb.st_mtim.tv_sec, sb.st_mtim.tv_nsec);
+  return id;
 }
 
 Error cacheError(const std::string& file, const std::string& what, const char* code) {

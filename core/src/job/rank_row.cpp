@@ -128,6 +128,7 @@ RankRow rankRow(const std::string& path, size_t position, const RankOptions& opt
   LoadOptions load;
   load.threads = options.threads;
   load.control = &control;
+  load.cache = options.cache;
   auto loaded = loadTrace(path, load);
   if (!loaded) return failedRow(path, position, loaded.error().describe());
   const TracePtr trace = loaded.value();
