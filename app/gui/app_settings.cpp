@@ -2,6 +2,8 @@
 
 #include <QFileInfo>
 
+#include <steadyscope/io.hpp>
+
 namespace steadyscope::app {
 
 AppSettings::AppSettings(std::unique_ptr<QSettings> settings)
@@ -44,6 +46,22 @@ quint64 AppSettings::jobMemoryBudget() const {
   return settings_->value(QStringLiteral("job/memoryBudget"), 0).toULongLong();
 }
 void AppSettings::setJobMemoryBudget(quint64 bytes) { settings_->setValue(QStringLiteral("job/memoryBudget"), bytes); }
+
+bool AppSettings::traceCacheEnabled() const {
+  return settings_->value(QStringLiteral("cache/enabled"), true).toBool();
+}
+void AppSettings::setTraceCacheEnabled(bool on) { settings_->setValue(QStringLiteral("cache/enabled"), on); }
+quint64 AppSettings::traceCacheLimit() const {
+  return settings_->value(QStringLiteral("cache/limitBytes"), quint64(TraceCacheOptions{}.limitBytes)).toULongLong();
+}
+void AppSettings::setTraceCacheLimit(quint64 bytes) { settings_->setValue(QStringLiteral("cache/limitBytes"), bytes); }
+
+std::shared_ptr<TraceCache> makeTraceCache(const AppSettings& settings) {
+  if (!settings.traceCacheEnabled() || settings.traceCacheLimit() == 0) return nullptr;
+  TraceCacheOptions o;
+  o.limitBytes = settings.traceCacheLimit();
+  return std::make_shared<TraceCache>(o);
+}
 
 void AppSettings::sync() { settings_->sync(); }
 

@@ -1,12 +1,17 @@
 #pragma once
 // Persistent settings: recent files, window geometry and dock layout, the
-// timeline's view options, the last export folder.
+// timeline's view options, the last export folder, the Job view's memory
+// budget, the trace cache.
 // Tests pass their own QSettings (an INI file in a temporary directory).
 #include <QByteArray>
 #include <QSettings>
 #include <QStringList>
 
 #include <memory>
+
+namespace steadyscope {
+class TraceCache;
+}
 
 namespace steadyscope::app {
 
@@ -38,11 +43,20 @@ class AppSettings {
   quint64 jobMemoryBudget() const;
   void setJobMemoryBudget(quint64 bytes);
 
+  /// File ▸ Settings: keep parsed traces in the trace cache (on until turned off), and its size cap.
+  bool traceCacheEnabled() const;
+  void setTraceCacheEnabled(bool on);
+  quint64 traceCacheLimit() const;  // bytes; 10 GB until chosen
+  void setTraceCacheLimit(quint64 bytes);
+
   void sync();
   QSettings& raw() { return *settings_; }
 
  private:
   std::unique_ptr<QSettings> settings_;
 };
+
+/// The trace cache the settings ask for (null: turned off).
+std::shared_ptr<TraceCache> makeTraceCache(const AppSettings& settings);
 
 }  // namespace steadyscope::app

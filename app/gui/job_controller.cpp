@@ -41,8 +41,10 @@ void JobController::openRanks(const QStringList& paths) {
   lane(JobKind::Job)
       ->start<JobOutcome>(
           tr("Reading %1").arg(widgets::countOf(paths.size(), tr("rank"), tr("ranks"))),
-          [files, budget = memoryBudget_](JobContext& ctx) {
-            return computeJob(files, job::RankOptions{}, budget, ctx);
+          [files, budget = memoryBudget_, cache = cache_](JobContext& ctx) {
+            job::RankOptions options;
+            options.cache = cache.get();
+            return computeJob(files, options, budget, ctx);
           },
           [this, what](JobOutcome out) { onJob(out, what); }, &jobProgress);
 }

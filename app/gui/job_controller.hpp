@@ -23,6 +23,8 @@ class JobController : public Controller {
   bool openDirectory(const QString& dir);
   /// At most this many bytes for the ranks loading together (0: the free memory; the setting).
   void setMemoryBudget(quint64 bytes) { memoryBudget_ = bytes; }
+  /// Ranks load through this trace cache (null: parse every time).
+  void setTraceCache(std::shared_ptr<TraceCache> cache) { cache_ = std::move(cache); }
   /// Two ranks are being opened and split to be compared.
   bool isComparing() const { return pending_.has_value(); }
 
@@ -52,6 +54,7 @@ class JobController : public Controller {
   std::optional<PendingCompare> pending_;
   QString opening_;
   quint64 memoryBudget_ = 0;
+  std::shared_ptr<TraceCache> cache_;
 };
 
 }  // namespace steadyscope::app

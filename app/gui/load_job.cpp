@@ -14,11 +14,13 @@ constexpr const char* kTimelineStage = "timeline";
 QString tr(const char* s) { return QCoreApplication::translate("LoadJob", s); }
 }  // namespace
 
-std::optional<LoadOutcome> loadDocument(const std::string& path, JobContext& ctx, bool allowPartial) {
+std::optional<LoadOutcome> loadDocument(const std::string& path, JobContext& ctx, bool allowPartial,
+                                        TraceCache* cache) {
   if (!ctx.control.enterStage("load")) return std::nullopt;
   LoadOptions opts;
   opts.control = &ctx.control;
   opts.allowPartial = allowPartial;
+  opts.cache = cache;
   auto r = loadTrace(path, opts);
   if (!r) {
     if (r.error().kind == Error::Kind::Cancelled || ctx.control.cancelled()) return std::nullopt;

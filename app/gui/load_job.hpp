@@ -9,6 +9,10 @@
 #include <optional>
 #include <string>
 
+namespace steadyscope {
+class TraceCache;
+}
+
 namespace steadyscope::app {
 
 struct LoadOutcome {
@@ -20,7 +24,9 @@ struct LoadOutcome {
 /// (job thread) Loads `path` and builds its timeline index; `allowPartial`
 /// keeps the complete events of a file that ends early (Trace::partial).
 /// nullopt: cancelled.
-std::optional<LoadOutcome> loadDocument(const std::string& path, JobContext& ctx, bool allowPartial = false);
+/// `cache`: where the model is read back or stored (null: parse, store nothing).
+std::optional<LoadOutcome> loadDocument(const std::string& path, JobContext& ctx, bool allowPartial = false,
+                                        TraceCache* cache = nullptr);
 
 /// The loader's stage in words, its bytes and events (JobLane::StageText).
 JobProgress loadProgress(const JobControl& c);

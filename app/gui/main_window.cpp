@@ -297,12 +297,19 @@ void MainWindow::createControllers() {
   c_.exporting = new ExportController(doc_, jobs_, panes_.run, selection_, panes_.timeline, settings_.get(), this);
   c_.find = new FindController(doc_, panes_.timeline, panes_.find, this);
   c_.job = new JobController(doc_, jobs_, c_.split, c_.compare, this);
+  applySettings();
+}
+
+void MainWindow::applySettings() {
   c_.job->setMemoryBudget(settings_->jobMemoryBudget());
+  const std::shared_ptr<TraceCache> cache = makeTraceCache(*settings_);
+  c_.open->setTraceCache(cache);
+  c_.job->setTraceCache(cache);
 }
 
 void MainWindow::showSettings() {
   SettingsDialog d(settings_.get(), availableMemoryBytes(), this);
-  if (d.exec() == QDialog::Accepted) c_.job->setMemoryBudget(settings_->jobMemoryBudget());
+  if (d.exec() == QDialog::Accepted) applySettings();
 }
 
 void MainWindow::bindControllers() {

@@ -115,7 +115,7 @@ class MainWindow : public QMainWindow {
   void openPaths(const QStringList& paths);
   /// Brings the Job view back to the centre (View ▸ Job view).
   void showJobView();
-  /// File ▸ Settings: the memory budget for ranks (applied to the Job view on OK).
+  /// File ▸ Settings: the memory budget for ranks, the trace cache (applied on OK).
   void showSettings();
   void openSample();
   void runSplit();
@@ -139,6 +139,8 @@ class MainWindow : public QMainWindow {
   void createCompareMenu();
   void createToolBar();
   void createControllers();
+  /// The settings' memory budget and trace cache, given to the controllers.
+  void applySettings();
   void bindDocument();
   void bindControllers();
   void showError(const QString& title, const QString& message);

@@ -48,7 +48,7 @@ void OpenController::startLoad(const QString& path, bool allowPartial) {
   lane(JobKind::Load)
       ->start<LoadOutcome>(
           tr("Opening %1").arg(QFileInfo(path).fileName()),
-          [p, allowPartial](JobContext& ctx) { return loadDocument(p, ctx, allowPartial); },
+          [p, allowPartial, cache = cache_](JobContext& ctx) { return loadDocument(p, ctx, allowPartial, cache.get()); },
           [this, path](LoadOutcome out) { onLoaded(out, path); }, &loadProgress);
 }
 
@@ -73,6 +73,8 @@ void OpenController::onLoaded(const LoadOutcome& out, const QString& path) {
                      .arg(QFileInfo(path).fileName(),
                           widgets::countOf(qint64(out.doc.trace->size()), tr("complete event"), tr("complete events"))),
                  8000);
+  else if (out.doc.trace->fromCache)
+    emit message(tr("Loaded %1 from the trace cache").arg(QFileInfo(path).fileName()), 4000);
   else
     emit message(tr("Loaded %1").arg(QFileInfo(path).fileName()), 4000);
 }

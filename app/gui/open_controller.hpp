@@ -30,6 +30,8 @@ class OpenController : public Controller {
   /// Closes the trace, its results and the compared trace; drops their jobs.
   void closeTrace();
   void clearRecentFiles();
+  /// Loads from now on read back and store models here (null: parse every time).
+  void setTraceCache(std::shared_ptr<TraceCache> cache) { cache_ = std::move(cache); }
 
  signals:
   void directoryRequested(const QString& dir);
@@ -44,6 +46,7 @@ class OpenController : public Controller {
   AppSettings* settings_;
   widgets::SelectionModel* selection_;
   QString loadingPath_;
+  std::shared_ptr<TraceCache> cache_;
 };
 
 }  // namespace steadyscope::app

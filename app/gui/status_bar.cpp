@@ -92,6 +92,9 @@ void StatusBar::showTrace() {
   if (t.partial) {
     file_->setText(tr("%1 — partial").arg(QFileInfo(path).fileName()));
     file_->setToolTip(tr("%1\nRead only in part: %2").arg(path, qs(t.partial->reason)));
+  } else if (t.fromCache) {
+    file_->setText(tr("%1 — from cache").arg(QFileInfo(path).fileName()));
+    file_->setToolTip(tr("%1\nRead from the trace cache: the file is unchanged since it was last parsed").arg(path));
   } else {
     file_->setText(QFileInfo(path).fileName());
     file_->setToolTip(path);
