@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace steadyscope {
 
@@ -23,6 +24,11 @@ Expected<BaselineResult> baselineBareParse(const SourceText& source, unsigned th
 
 /// Decompression alone (gzip/zip/zstd) into a reused 1 MiB buffer; 0 s for plain files.
 Expected<BaselineResult> baselineDecompress(const std::string& path);
+
+/// The files' bytes (a .gz file's inflated bytes) compressed at ISA-L's fastest
+/// level on `threads` threads (0: jobThreads()), each thread a contiguous share
+/// into a reused buffer: the floor for writing them.
+Expected<BaselineResult> baselineCompress(const std::vector<std::string>& files, unsigned threads);
 
 /// Current and peak memory of this process from /proc/self/status, in bytes.
 struct MemoryFigures {
