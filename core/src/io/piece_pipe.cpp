@@ -27,9 +27,10 @@ bool PiecePipe::space(size_t minBytes, uint8_t*& at, size_t& room) {
 bool PiecePipe::produced(size_t n) {
   if (!cur_) {
     prefixUsed_ += n;
-    // Keys before traceEvents are small in practice; a huge one (or a file
-    // without traceEvents) goes to the plain path rather than into memory.
-    if (prefixUsed_ > (32u << 20)) return startEvents(false) && cur_;
+    // Keys before traceEvents are small in practice (Kineto's are under
+    // 100 KB); a huge one, or a file without traceEvents, goes to the plain
+    // path early rather than being inflated twice and rescanned at each doubling.
+    if (prefixUsed_ > (4u << 20)) return startEvents(false) && cur_;
     if (prefixUsed_ < nextPrefixScan_) return true;
     nextPrefixScan_ = prefixUsed_ * 2;
     return startEvents(false);
