@@ -160,7 +160,6 @@ std::string infoText(const Trace& t, const Summary& s, size_t gpuLanes) {
   o += fmt::format("{}\n  {} bytes on disk ({}), {} bytes of JSON\n", t.path, t.stats.fileBytes, t.stats.compression,
                    t.stats.jsonBytes);
   o += fmt::format("  {} events, {} GPU events (kernel/memcpy/memset)\n", t.size(), t.stats.gpuEvents);
-  if (t.fromCache) o += "  read from the trace cache (the file is unchanged since it was parsed)\n";
   if (t.partial)
     o += fmt::format(
         "  partial: the file ends early ({}); these are the complete events in its first {} bytes of JSON\n",
@@ -272,6 +271,8 @@ int cmdInfo(const Args& args) {
     return 1;
   }
   const Trace& t = *r.value();
+  // On stderr: the summary reads the same whichever way the model came.
+  if (t.fromCache) std::fprintf(stderr, "steadyscope-cli info: read from the trace cache (the file is unchanged)\n");
   size_t gpuLanes = 0;
   for (const auto& l : t.lanes) gpuLanes += l.gpu;
   const Summary s = summarise(t);

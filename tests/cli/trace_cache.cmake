@@ -1,6 +1,6 @@
-# The CLI's trace cache, in a fresh cache folder CACHE: the first `info` parses
-# and stores, the second reads the model back (and says so); `info --json` and
-# `split` give the same bytes parsed, read back and with --no-cache.
+# The CLI's trace cache, in a fresh cache folder: the first `info` parses and
+# stores, the second reads the model back (and says so on stderr); `info`,
+# `info --json` and `split` give the same bytes parsed, read back and with --no-cache.
 if(NOT CLI OR NOT TRACE OR NOT WORK)
   message(FATAL_ERROR "trace_cache.cmake needs -DCLI=... -DTRACE=... -DWORK=...")
 endif()
@@ -16,10 +16,11 @@ function(run out_var)
     message(FATAL_ERROR "${CLI} ${ARGN}: exit status ${rc}\n${out}${err}")
   endif()
   set(${out_var} "${out}" PARENT_SCOPE)
+  set(${out_var}_err "${err}" PARENT_SCOPE)
 endfunction()
 
 run(first info "${TRACE}")
-if(first MATCHES "trace cache")
+if(first_err MATCHES "trace cache")
   message(FATAL_ERROR "the first info came from the cache:\n${first}")
 endif()
 file(GLOB _entries "${WORK}/cache/steadyscope/traces/*.sstrace")
@@ -28,12 +29,15 @@ if(NOT _n EQUAL 1)
   message(FATAL_ERROR "expected one cache entry after the first load, found ${_n}")
 endif()
 run(second info "${TRACE}")
-if(NOT second MATCHES "read from the trace cache")
-  message(FATAL_ERROR "the second info did not come from the cache:\n${second}")
+if(NOT second_err MATCHES "read from the trace cache")
+  message(FATAL_ERROR "the second info did not come from the cache:\n${second_err}")
 endif()
 run(nocache info "${TRACE}" --no-cache)
-if(nocache MATCHES "trace cache")
-  message(FATAL_ERROR "--no-cache read the cache:\n${nocache}")
+if(nocache_err MATCHES "trace cache")
+  message(FATAL_ERROR "--no-cache read the cache:\n${nocache_err}")
+endif()
+if(NOT first STREQUAL second OR NOT second STREQUAL nocache)
+  message(FATAL_ERROR "info differs parsed, read back, with --no-cache:\n${first}\n---\n${second}\n---\n${nocache}")
 endif()
 
 run(json_hit info --json "${TRACE}")

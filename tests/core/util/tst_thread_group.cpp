@@ -19,7 +19,7 @@
 using namespace steadyscope;
 
 namespace {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(STEADYSCOPE_SANITIZER_RUNTIME)
 constexpr bool kSanitized = true;  // its shadow memory needs an unlimited address space
 #else
 constexpr bool kSanitized = false;
