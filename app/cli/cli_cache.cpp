@@ -10,6 +10,7 @@ namespace steadyscope::cli {
 namespace {
 
 bool gOff = false;
+TraceCache* gCache = nullptr;  // see traceCache()
 
 TraceCacheOptions optionsFromEnvironment() {
   TraceCacheOptions o;
@@ -30,11 +31,18 @@ void takeNoCacheOption(std::vector<std::string>& words) {
   if (n > 0) gOff = true;
 }
 
+// Made on first use, closed by main after the command. Never left to static
+// destruction: the models it still writes would be freed after the allocator's own statics.
 TraceCache* traceCache() {
   if (gOff) return nullptr;
-  // Destroyed at exit, after the command: its destructor waits for the writes in flight.
-  static TraceCache cache(optionsFromEnvironment());
-  return cache.limitBytes() > 0 ? &cache : nullptr;
+  if (!gCache) gCache = new TraceCache(optionsFromEnvironment());
+  return gCache->limitBytes() > 0 ? gCache : nullptr;
+}
+
+void closeTraceCache() {
+  delete gCache;  // waits for the writes in flight
+  gCache = nullptr;
+  gOff = true;
 }
 
 }  // namespace steadyscope::cli

@@ -13,6 +13,8 @@ namespace steadyscope::cli {
 void takeNoCacheOption(std::vector<std::string>& words);
 /// The cache for this process's loads; null when turned off.
 TraceCache* traceCache();
+/// Waits for the cache's writes and closes it (main, after the command).
+void closeTraceCache();
 /// The option's line for a command's --help.
 inline constexpr const char* kNoCacheHelp =
     "  --no-cache   parse TRACE even when the trace cache holds its model (the cache:\n"

@@ -47,6 +47,18 @@ const char* kUsage =
     "\n"
     "Exit status: 0 success, 1 failure (bad input, refused chunk), 2 usage error.\n";
 
+int run(const std::string& cmd, const steadyscope::cli::Args& rest) {
+  if (cmd == "info") return steadyscope::cli::cmdInfo(rest);
+  if (cmd == "bench") return steadyscope::cli::cmdBench(rest);
+  if (cmd == "split") return steadyscope::cli::cmdSplit(rest);
+  if (cmd == "gate") return steadyscope::cli::cmdGate(rest);
+  if (cmd == "export") return steadyscope::cli::cmdExport(rest);
+  if (cmd == "job") return steadyscope::cli::cmdJob(rest);
+  if (cmd == "compare") return steadyscope::cli::cmdCompare(rest);
+  std::fprintf(stderr, "steadyscope-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -66,13 +78,7 @@ int main(int argc, char** argv) {
   }
   steadyscope::cli::Args rest(argv + 2, argv + argc);
   steadyscope::cli::takeNoCacheOption(rest);
-  if (cmd == "info") return steadyscope::cli::cmdInfo(rest);
-  if (cmd == "bench") return steadyscope::cli::cmdBench(rest);
-  if (cmd == "split") return steadyscope::cli::cmdSplit(rest);
-  if (cmd == "gate") return steadyscope::cli::cmdGate(rest);
-  if (cmd == "export") return steadyscope::cli::cmdExport(rest);
-  if (cmd == "job") return steadyscope::cli::cmdJob(rest);
-  if (cmd == "compare") return steadyscope::cli::cmdCompare(rest);
-  std::fprintf(stderr, "steadyscope-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
-  return 2;
+  const int rc = run(cmd, rest);
+  steadyscope::cli::closeTraceCache();
+  return rc;
 }
