@@ -116,6 +116,12 @@ class Out {
     count(s.size());
     meta.append(s);
   }
+  /// A small vector of plain values, inline in meta.
+  template <typename T>
+  void bulk(std::vector<T>& v) {
+    count(v.size());
+    meta.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  }
   template <typename Vec>
   void array(Vec& v) {
     count(v.size());
@@ -154,6 +160,13 @@ class In {
     const uint64_t n = count(0);
     s.assign(meta_.substr(0, n));
     meta_.remove_prefix(n);
+  }
+  template <typename T>
+  void bulk(std::vector<T>& v) {
+    const uint64_t n = count(0, sizeof(T));
+    v.resize(n);
+    std::memcpy(v.data(), meta_.data(), n * sizeof(T));
+    meta_.remove_prefix(n * sizeof(T));
   }
   template <typename Vec>
   void array(Vec& v) {
@@ -215,6 +228,12 @@ template <typename A, typename X, typename Y>
 void transfer(A& a, std::pair<X, Y>& p) {
   transfer(a, p.first);
   transfer(a, p.second);
+}
+/// Plain values (a checkpoint's inflate state, category ids) in one copy.
+template <typename A, typename T>
+  requires((std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) || std::is_enum_v<T>)
+void transfer(A& a, std::vector<T>& v) {
+  a.bulk(v);
 }
 template <typename A, typename T>
 void transfer(A& a, std::vector<T>& v) {
