@@ -120,7 +120,7 @@ class Out {
   template <typename T>
   void bulk(std::vector<T>& v) {
     count(v.size());
-    meta.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+    if (!v.empty()) meta.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
   }
   template <typename Vec>
   void array(Vec& v) {
@@ -165,6 +165,7 @@ class In {
   void bulk(std::vector<T>& v) {
     const uint64_t n = count(0, sizeof(T));
     v.resize(n);
+    if (n == 0) return;  // an empty vector's data() may be null
     std::memcpy(v.data(), meta_.data(), n * sizeof(T));
     meta_.remove_prefix(n * sizeof(T));
   }
