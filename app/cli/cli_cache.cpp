@@ -1,9 +1,13 @@
 #include "cli_cache.hpp"
 
+#include <steadyscope/common.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
+#include <string_view>
 
 namespace steadyscope::cli {
 
@@ -15,11 +19,12 @@ TraceCache* gCache = nullptr;  // see traceCache()
 TraceCacheOptions optionsFromEnvironment() {
   TraceCacheOptions o;
   if (const char* v = std::getenv("STEADYSCOPE_CACHE_LIMIT"); v && *v) {
-    uint64_t bytes = 0;
-    if (parseByteSize(v, bytes))
-      o.limitBytes = bytes;
+    // A size as --memory-budget takes it; "0" stores nothing.
+    const auto bytes = std::string_view(v) == "0" ? std::optional<uint64_t>(0) : parseByteSize(v);
+    if (bytes)
+      o.limitBytes = *bytes;
     else
-      std::fprintf(stderr, "steadyscope-cli: STEADYSCOPE_CACHE_LIMIT='%s' is not a size (such as 10G); using 10G\n", v);
+      std::fprintf(stderr, "steadyscope-cli: STEADYSCOPE_CACHE_LIMIT='%s' is not a size (such as 8G); using 10 GB\n", v);
   }
   return o;
 }

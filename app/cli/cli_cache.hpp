@@ -1,7 +1,8 @@
 #pragma once
 // The CLI's trace cache (core/io/trace_cache.hpp): on for every command that
 // loads a trace, unless `--no-cache` is given anywhere on the command line; its
-// size cap from STEADYSCOPE_CACHE_LIMIT ("10G" when unset, "0" stores nothing).
+// size cap from STEADYSCOPE_CACHE_LIMIT (parseByteSize: "8G", "512M"; 10 GB when
+// unset; "0" stores nothing).
 #include <steadyscope/io.hpp>
 
 #include <string>
@@ -18,6 +19,6 @@ void closeTraceCache();
 /// The option's line for a command's --help.
 inline constexpr const char* kNoCacheHelp =
     "  --no-cache   parse TRACE even when the trace cache holds its model (the cache:\n"
-    "               $XDG_CACHE_HOME/steadyscope/traces; size cap STEADYSCOPE_CACHE_LIMIT, 10G)\n";
+    "               $XDG_CACHE_HOME/steadyscope/traces; size cap STEADYSCOPE_CACHE_LIMIT, 10 GB)\n";
 
 }  // namespace steadyscope::cli

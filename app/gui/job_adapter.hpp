@@ -42,8 +42,9 @@ JobOutcome readJobSummary(const QString& path);
 JobProgress jobProgress(const JobControl& c);
 
 /// The rows as the Job view reads them, with the job's figures and marks: the straggler, ranks
-/// that started more than max(1 ms, a tenth of the job's median step) after the earliest, and
-/// ranks whose world size is not the one most ranks have.
+/// that started later than the skew mark after the earliest (kMinSkewMarkUs and
+/// kSkewMarkOfMedianStep in job_adapter.cpp), and ranks whose world size is not the one most
+/// ranks have.
 widgets::JobOverview overviewOf(std::vector<job::RankRow> rows, const QString& title, bool fromSummary);
 
 }  // namespace steadyscope::app

@@ -58,21 +58,6 @@ constexpr FixName kFixes[] = {
     {"legacy-categories", &SplitFixes::legacyCategories, "the 2021 names Kernel, Memcpy, Memset count as GPU work"},
 };
 
-int mkdirs(const std::string& path) {
-  if (path.empty()) return 0;
-  std::string cur;
-  size_t p = 0;
-  while (p != std::string::npos) {
-    size_t q = path.find('/', p + 1);
-    cur = path.substr(0, q);
-    if (!cur.empty() && ::mkdir(cur.c_str(), 0777) != 0 && errno != EEXIST) return errno;
-    p = q;
-  }
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return ENOTDIR;
-  return 0;
-}
-
 // Kernel counts from which the coverage audit runs on two cores (and a third
 // job beside it pays).
 constexpr size_t kBigAudit = size_t(1) << 16;
@@ -369,7 +354,7 @@ Expected<void> Splitter::write(const SplitResult& r, JobControl* control, unsign
   for (const ChunkPlan& c : r.chunks) {
     auto slash = c.fileName.find('/');
     if (slash != std::string::npos) {
-      if (int e = mkdirs(paths::join(dir, c.fileName.substr(0, slash))))
+      if (int e = paths::makeDirs(paths::join(dir, c.fileName.substr(0, slash))))
         return makeError(Error::Kind::Io, paths::join(r.outputDir, c.fileName),
                          std::string("cannot create the folder: ") + std::strerror(e));
     }

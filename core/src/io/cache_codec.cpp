@@ -302,66 +302,42 @@ void transfer(A& a, StringPool& pool) {
     }
   }
 }
+/// The members of a record, in their stored order.
+template <typename A, typename... F>
+void transferEach(A& a, F&... members) {
+  (transfer(a, members), ...);
+}
 template <typename A>
 void transfer(A& a, Lane& l) {
-  transfer(a, l.pid);
-  transfer(a, l.tid);
-  transfer(a, l.gpu);
-  transfer(a, l.maxDepth);
-  transfer(a, l.events);
+  transferEach(a, l.pid, l.tid, l.gpu, l.maxDepth, l.events);
 }
 template <typename A>
 void transfer(A& a, Anomaly& x) {
-  transfer(a, x.code);
-  transfer(a, x.explanation);
-  transfer(a, x.count);
-  transfer(a, x.firstEvent);
+  transferEach(a, x.code, x.explanation, x.count, x.firstEvent);
 }
 template <typename A>
 void transfer(A& a, DeviceBusy& d) {
-  transfer(a, d.pid);
-  transfer(a, d.intervals);
-  transfer(a, d.busyNs);
-  transfer(a, d.firstNs);
-  transfer(a, d.lastNs);
+  transferEach(a, d.pid, d.intervals, d.busyNs, d.firstNs, d.lastNs);
 }
 template <typename A>
 void transfer(A& a, TopLevelEntry& e) {
-  transfer(a, e.key);
-  transfer(a, e.rawKey);
-  transfer(a, e.rawValue);
+  transferEach(a, e.key, e.rawKey, e.rawValue);
 }
 template <typename A>
 void transfer(A& a, TraceStats& s) {
-  transfer(a, s.fileBytes);
-  transfer(a, s.jsonBytes);
-  transfer(a, s.compression);
-  transfer(a, s.perPh);
-  transfer(a, s.perCat);
-  transfer(a, s.gpuEvents);
-  transfer(a, s.firstTsNs);
-  transfer(a, s.lastEndNs);
+  transferEach(a, s.fileBytes, s.jsonBytes, s.compression, s.perPh, s.perCat, s.gpuEvents, s.firstTsNs, s.lastEndNs);
 }
 template <typename A>
 void transfer(A& a, SourceKey& k) {
-  transfer(a, k.path);
-  transfer(a, k.size);
-  transfer(a, k.mtimeNs);
-  transfer(a, k.inode);
-  transfer(a, k.edgeCrc);
-  transfer(a, k.build);
+  transferEach(a, k.path, k.size, k.mtimeNs, k.inode, k.edgeCrc, k.build);
 }
 template <typename A>
 void transfer(A& a, GzipCheckpoint& c) {
-  transfer(a, c.out);
-  transfer(a, c.in);
-  transfer(a, c.state);
+  transferEach(a, c.out, c.in, c.state);
 }
 template <typename A>
 void transfer(A& a, StoredSource& s) {
-  transfer(a, s.gzipIndexed);
-  transfer(a, s.textBytes);
-  transfer(a, s.checkpoints);
+  transferEach(a, s.gzipIndexed, s.textBytes, s.checkpoints);
 }
 
 /// Every stored field of the model: a new field of Trace belongs here too
@@ -369,32 +345,9 @@ void transfer(A& a, StoredSource& s) {
 /// to the open, partial is never stored.
 template <typename A>
 void fields(A& a, Trace& t) {
-  transfer(a, t.tsNs);
-  transfer(a, t.durNs);
-  transfer(a, t.offset);
-  transfer(a, t.length);
-  transfer(a, t.name);
-  transfer(a, t.cat);
-  transfer(a, t.ph);
-  transfer(a, t.flags);
-  transfer(a, t.lane);
-  transfer(a, t.depth);
-  transfer(a, t.corr);
-  transfer(a, t.extId);
-  transfer(a, t.strings);
-  transfer(a, t.categories);
-  transfer(a, t.categoryClass);
-  transfer(a, t.lanes);
-  transfer(a, t.processNames);
-  transfer(a, t.processLabels);
-  transfer(a, t.threadNames);
-  transfer(a, t.topLevel);
-  transfer(a, t.traceEventsPosition);
-  transfer(a, t.gpuBusy);
-  transfer(a, t.anomalies);
-  transfer(a, t.stats);
-  transfer(a, t.exactTsUs);
-  transfer(a, t.exactDurUs);
+  transferEach(a, t.tsNs, t.durNs, t.offset, t.length, t.name, t.cat, t.ph, t.flags, t.lane, t.depth, t.corr, t.extId);
+  transferEach(a, t.strings, t.categories, t.categoryClass, t.lanes, t.processNames, t.processLabels, t.threadNames);
+  transferEach(a, t.topLevel, t.traceEventsPosition, t.gpuBusy, t.anomalies, t.stats, t.exactTsUs, t.exactDurUs);
 }
 
 StoredSource storedSourceOf(const Trace& t) {

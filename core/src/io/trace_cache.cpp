@@ -4,6 +4,8 @@
 
 #include "io/source.hpp"
 
+#include <steadyscope/core/util/paths.hpp>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <isa-l/crc64.h>
@@ -64,16 +66,6 @@ int64_t nowNs() {
   timespec ts{};
   ::clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-bool makeDirs(const std::string& dir) {
-  for (size_t at = 1; at <= dir.size(); ++at) {
-    if (at < dir.size() && dir[at] != '/') continue;
-    const std::string part = dir.substr(0, at);
-    if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST) return false;
-  }
-  struct stat sb {};
-  return ::stat(dir.c_str(), &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
 /// A stored model's file: reopened as a first load opens it, or from the checkpoints.
@@ -238,7 +230,7 @@ void TraceCache::Impl::write(const Trace& trace, const io::cache::SourceKey& key
     std::lock_guard<std::mutex> lock(mutex);
     lastProblem = std::move(what);
   };
-  if (!makeDirs(options.dir)) return problem(fmt::format("{}: cannot create the folder", options.dir));
+  if (paths::makeDirs(options.dir, 0700) != 0) return problem(fmt::format("{}: cannot create the folder", options.dir));
   const std::string entry = entryPath(key.path);
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   const std::string temp = fmt::format("{}/.{}.tmp-{:016x}", options.dir, entry.substr(options.dir.size() + 1), rng());
@@ -291,32 +283,6 @@ void TraceCache::Impl::clear() {
   flush();
   for (const Entry& e : listEntries(options.dir))
     if (!e.temporary) ::unlink(e.path.c_str());
-}
-
-bool parseByteSize(const std::string& text, uint64_t& bytes) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    return false;
-  }
-  std::string unit = text.substr(used);
-  std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::toupper(c); });
-  if (unit.ends_with("B")) unit.pop_back();
-  const bool binary = unit.size() == 2 && unit[1] == 'I';  // KiB, MiB, GiB, TiB
-  if (binary) unit.pop_back();
-  const double k = binary ? 1024.0 : 1000.0;
-  double scale = 1;
-  if (unit == "K") scale = k;
-  else if (unit == "M") scale = k * k;
-  else if (unit == "G") scale = k * k * k;
-  else if (unit == "T") scale = k * k * k * k;
-  else if (!unit.empty()) return false;
-  const double b = v * scale;
-  if (!std::isfinite(b) || b < 0 || b > 1.8e19) return false;
-  bytes = static_cast<uint64_t>(b);
-  return true;
 }
 
 }  // namespace steadyscope

@@ -1,5 +1,8 @@
 #include <steadyscope/core/util/paths.hpp>
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <system_error>
 
 namespace steadyscope::paths {
@@ -54,6 +57,19 @@ std::string printable(std::string_view text) {
     }
   }
   return out;
+}
+
+int makeDirs(const std::string& path, unsigned mode) {
+  if (path.empty()) return 0;
+  for (size_t p = 0; p != std::string::npos;) {
+    const size_t q = path.find('/', p + 1);
+    const std::string part = path.substr(0, q);
+    if (!part.empty() && ::mkdir(part.c_str(), static_cast<mode_t>(mode)) != 0 && errno != EEXIST) return errno;
+    p = q;
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return ENOTDIR;
+  return 0;
 }
 
 }  // namespace steadyscope::paths

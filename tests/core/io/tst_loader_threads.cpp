@@ -4,6 +4,7 @@
 // runs (many pieces, the multi-threaded remap above 2^18 events, the shared
 // depth stage), plain and gzip. Also the GPU busy union's rule on edge cases.
 #include "support/load_tuning.hpp"
+#include "model_text.hpp"
 #include "test_files.hpp"
 
 #include <steadyscope/core/io/loader.hpp>
@@ -79,15 +80,6 @@ std::string wideIdsTrace(int events) {
   return "{\"traceEvents\":[\n" + ev + "\n]}";
 }
 
-std::string key(const Trace& t, const JsonKey& k) { return std::to_string(int(k.type)) + ":" + t.keyText(k); }
-std::string laneKey(const Trace& t, EventIdx i) {
-  const Lane& l = t.lanes[t.lane[i]];
-  return key(t, l.pid) + "/" + key(t, l.tid);
-}
-/// A correlation / External id: the string when written as one.
-std::string idText(const Trace& t, int64_t v, bool isStr) {
-  return isStr ? "s:" + std::string(t.strings.view(static_cast<StrId>(v))) : std::to_string(v);
-}
 
 void compareEvents(const Trace& a, const Trace& b) {
   QCOMPARE(a.size(), b.size());
@@ -95,7 +87,7 @@ void compareEvents(const Trace& a, const Trace& b) {
     const bool ok = a.tsNs[i] == b.tsNs[i] && a.durNs[i] == b.durNs[i] && a.offset[i] == b.offset[i] &&
                     a.length[i] == b.length[i] && a.nameOf(i) == b.nameOf(i) && a.catOf(i) == b.catOf(i) &&
                     a.classOf(i) == b.classOf(i) && a.ph[i] == b.ph[i] && a.flags[i] == b.flags[i] &&
-                    a.depth[i] == b.depth[i] && laneKey(a, i) == laneKey(b, i) &&
+                    a.depth[i] == b.depth[i] && laneText(a, i) == laneText(b, i) &&
                     idText(a, a.corr[i], a.has(i, ev::CorrIsStr)) == idText(b, b.corr[i], b.has(i, ev::CorrIsStr)) &&
                     idText(a, a.extId[i], a.has(i, ev::ExtIsStr)) == idText(b, b.extId[i], b.has(i, ev::ExtIsStr));
     if (!ok) QFAIL(qPrintable(QString("event %1 differs").arg(i)));
@@ -105,9 +97,9 @@ void compareEvents(const Trace& a, const Trace& b) {
 void compareDerived(const Trace& a, const Trace& b) {
   QCOMPARE(a.lanes.size(), b.lanes.size());
   std::map<std::string, const Lane*> byKey;  // lane numbering may differ: compare by key
-  for (const Lane& lb : b.lanes) byKey[key(b, lb.pid) + "/" + key(b, lb.tid)] = &lb;
+  for (const Lane& lb : b.lanes) byKey[keyText(b, lb.pid) + "/" + keyText(b, lb.tid)] = &lb;
   for (const Lane& la : a.lanes) {
-    auto it = byKey.find(key(a, la.pid) + "/" + key(a, la.tid));
+    auto it = byKey.find(keyText(a, la.pid) + "/" + keyText(a, la.tid));
     QVERIFY(it != byKey.end());
     const Lane& lb = *it->second;
     if (!(la.events == lb.events) || la.maxDepth != lb.maxDepth || la.gpu != lb.gpu)
@@ -115,7 +107,7 @@ void compareDerived(const Trace& a, const Trace& b) {
   }
   QCOMPARE(a.gpuBusy.size(), b.gpuBusy.size());
   for (size_t d = 0; d < a.gpuBusy.size(); ++d) {
-    QCOMPARE(key(a, a.gpuBusy[d].pid), key(b, b.gpuBusy[d].pid));
+    QCOMPARE(keyText(a, a.gpuBusy[d].pid), keyText(b, b.gpuBusy[d].pid));
     QVERIFY(a.gpuBusy[d].intervals == b.gpuBusy[d].intervals);
     QCOMPARE(a.gpuBusy[d].busyNs, b.gpuBusy[d].busyNs);
     QCOMPARE(a.gpuBusy[d].firstNs, b.gpuBusy[d].firstNs);
@@ -156,8 +148,8 @@ void compareDictionaries(const Trace& a, const Trace& b) {
   QVERIFY(cats(a) == cats(b));
   auto procs = [](const Trace& t) {
     std::set<std::string> s;
-    for (const auto& [k, v] : t.processNames) s.insert(key(t, k) + "=" + v);
-    for (const auto& [k, v] : t.threadNames) s.insert(key(t, k.first) + "/" + key(t, k.second) + "=" + v);
+    for (const auto& [k, v] : t.processNames) s.insert(keyText(t, k) + "=" + v);
+    for (const auto& [k, v] : t.threadNames) s.insert(keyText(t, k.first) + "/" + keyText(t, k.second) + "=" + v);
     return s;
   };
   QVERIFY(procs(a) == procs(b));

@@ -3,6 +3,7 @@
 // corrupt or older-format entry is never used and is written anew; the size
 // cap evicts the least recently used; partial loads and a zero cap store nothing.
 #include "support/load_tuning.hpp"
+#include "model_text.hpp"
 #include "test_files.hpp"
 
 #include <steadyscope/core/io/loader.hpp>
@@ -76,15 +77,7 @@ void setMtime(const std::string& path, int64_t secondsAgo) {
   QVERIFY(::utimensat(AT_FDCWD, path.c_str(), t, 0) == 0);
 }
 
-std::string keyText(const Trace& t, const JsonKey& k) { return std::to_string(int(k.type)) + ":" + t.keyText(k); }
 
-std::string laneText(const Trace& t, EventIdx i) {
-  const Lane& l = t.lanes[t.lane[i]];
-  return keyText(t, l.pid) + "/" + keyText(t, l.tid);
-}
-std::string idText(const Trace& t, int64_t v, bool isStr) {
-  return isStr ? "s:" + std::string(t.strings.view(static_cast<StrId>(v))) : std::to_string(v);
-}
 
 /// Every stored field. `sameIds`: b was read back from a's entry, so even the
 /// ids agree; two parses on several threads may intern strings in another order.
@@ -358,18 +351,6 @@ class TestTraceCache : public QObject {
     cache.clear();
     QVERIFY(entriesIn(fx.cacheDir()).empty());
     QCOMPARE(cache.usedBytes(), uint64_t(0));
-  }
-
-  void byteSizes() {
-    uint64_t b = 0;
-    QVERIFY(parseByteSize("10G", b) && b == 10'000'000'000ull);
-    QVERIFY(parseByteSize("500MB", b) && b == 500'000'000ull);
-    QVERIFY(parseByteSize("2GiB", b) && b == (2ull << 30));
-    QVERIFY(parseByteSize("1000", b) && b == 1000);
-    QVERIFY(parseByteSize("0", b) && b == 0);
-    QVERIFY(!parseByteSize("ten", b));
-    QVERIFY(!parseByteSize("5X", b));
-    QVERIFY(!parseByteSize("-1G", b));
   }
 };
 

@@ -56,8 +56,4 @@ class TraceCache {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Parses a size such as "10G", "500MB", "2.5GiB", "1000000" (bytes; K, M, G, T in
-/// powers of 1000, KiB … TiB of 1024); false when it is not one.
-bool parseByteSize(const std::string& text, uint64_t& bytes);
-
 }  // namespace steadyscope

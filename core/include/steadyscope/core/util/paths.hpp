@@ -18,5 +18,8 @@ std::string resolve(std::string_view path, const std::filesystem::path& cwd);
 bool isInside(std::string_view path, std::string_view dir);
 /// `text` for a one-line message: control characters as \n, \t, \r, \xNN.
 std::string printable(std::string_view text);
+/// Creates `path` and its missing parents with `mode` (`mkdir -p`): 0 when it is
+/// a folder afterwards, else the errno of the step that failed (ENOTDIR: a file has its name).
+int makeDirs(const std::string& path, unsigned mode = 0777);
 
 }  // namespace steadyscope::paths
