@@ -305,6 +305,9 @@ Expected<void> Splitter::prepareChunks(const SplitResult& r, const std::string& 
   // Independent files on several threads; the first failure in chunk order is reported.
   std::vector<Expected<void>> prepared(r.chunks.size());
   std::atomic<size_t> next{0};
+  // The threads no file takes compress blocks of the files (a generic split: all on its one chunk).
+  const unsigned workers = static_cast<unsigned>(std::min<size_t>(jobThreads(threads), r.chunks.size()));
+  const unsigned perFile = workers ? std::max(1u, jobThreads(threads) / workers) : 1;
   auto prepareSome = [&] {
     for (size_t k = next++; k < r.chunks.size(); k = next++) {
       const ChunkPlan& c = r.chunks[k];
@@ -314,13 +317,13 @@ Expected<void> Splitter::prepareChunks(const SplitResult& r, const std::string& 
         continue;
       }
       try {  // on a helper thread: an exception must become this chunk's error, not std::terminate
-        prepared[k] = prepareChunkFile(*trace_, c.wholeTrace ? nullptr : &c.events, path, staged[k]);
+        prepared[k] = prepareChunkFile(*trace_, c.wholeTrace ? nullptr : &c.events, path, staged[k], perFile);
       } catch (const std::exception& e) {
         prepared[k] = makeError(Error::Kind::Resource, path, std::string("cannot write the chunk: ") + e.what());
       }
     }
   };
-  runOnWorkers(static_cast<unsigned>(std::min<size_t>(jobThreads(threads), r.chunks.size())), prepareSome);
+  runOnWorkers(workers, prepareSome);
   for (auto& p : prepared)
     if (!p) return p;
   if (control && control->cancelled()) return makeError(Error::Kind::Cancelled, r.outputDir, "cancelled");
@@ -328,13 +331,15 @@ Expected<void> Splitter::prepareChunks(const SplitResult& r, const std::string& 
 }
 
 namespace {
-// The execution details (JSON, CSV) and the manifest, written whole into `dir`, the manifest last.
-Expected<void> writeRecords(const SplitResult& r, const std::string& dir) {
-  if (!r.executionDetails.items().empty()) {
-    const std::string json = r.executionDetails.dump(JsonStyle::pythonFile());
-    if (auto w = writeFileAtomic(paths::join(dir, names::kDetailsJsonFile), json); !w) return w;
-    if (auto w = writeFileAtomic(paths::join(dir, names::kDetailsCsvFile), r.executionDetailsCsv); !w) return w;
-  }
+// The execution details (JSON, CSV), written whole into `dir`.
+Expected<void> writeDetails(const SplitResult& r, const std::string& dir) {
+  if (r.executionDetails.items().empty()) return {};
+  const std::string json = r.executionDetails.dump(JsonStyle::pythonFile());
+  if (auto w = writeFileAtomic(paths::join(dir, names::kDetailsJsonFile), json); !w) return w;
+  return writeFileAtomic(paths::join(dir, names::kDetailsCsvFile), r.executionDetailsCsv);
+}
+
+Expected<void> writeManifest(const SplitResult& r, const std::string& dir) {
   if (r.manifest.isNull()) return {};
   return writeFileAtomic(paths::join(dir, names::kManifestFile), r.manifest.dump(JsonStyle::pythonFile()));
 }
@@ -359,11 +364,17 @@ Expected<void> Splitter::write(const SplitResult& r, JobControl* control, unsign
                          std::string("cannot create the folder: ") + std::strerror(e));
     }
   }
+  // The details are written beside the chunks being compressed; the manifest comes last.
   std::vector<AtomicFileWriter> staged(r.chunks.size());
-  if (auto p = prepareChunks(r, dir, staged, control, threads); !p) return p;
+  Expected<void> chunks, details;
+  runSideBySide(
+      threads, true, [&] { details = writeDetails(r, dir); },
+      [&] { chunks = prepareChunks(r, dir, staged, control, threads); });
+  if (!chunks) return chunks;
+  if (!details) return details;
   for (AtomicFileWriter& w : staged)
     if (auto p = w.publish(); !p) return p;
-  if (auto w = writeRecords(r, dir); !w) return w;
+  if (auto w = writeManifest(r, dir); !w) return w;
   if (control && control->cancelled()) return makeError(Error::Kind::Cancelled, r.outputDir, "cancelled");
   return out.commit(std::string(names::kManifestFile));
 }

@@ -112,10 +112,11 @@ Expected<void> finalChecks(const Trace& trace, const analysis::SplitResult& plan
 // The chunk trace through the splitter's writer, complete under its temporary name.
 Expected<void> stageChunk(const Trace& trace, const analysis::ChunkPlan& chunk, const EventList& added,
                           const ExportRequest& request, const std::string& path, Staging& staging,
-                          JobControl* control) {
+                          JobControl* control, unsigned threads) {
   Expected<void> st;
   AtomicFileWriter* out = staging.open(path, st);
-  const analysis::ChunkContent content{chunk.wholeTrace ? nullptr : &chunk.events, &added, request.gzip};
+  const analysis::ChunkContent content{chunk.wholeTrace ? nullptr : &chunk.events, &added, request.gzip,
+                                       jobThreads(threads)};
   if (st) st = analysis::writeChunk(trace, content, *out, control);
   if (st) st = out->prepare();
   return st;
@@ -145,7 +146,7 @@ Expected<ExportReport> exportChunk(analysis::Splitter& splitter, const analysis:
   analysis::ChunkPlan chunk = plan.chunks[static_cast<size_t>(pv.chunk)];
   chunk.outputPath = rep.files.chunk;  // absolute (docs/export.md)
   const EventList added = missingMetadata(trace, chunk.events);
-  if (auto st = stageChunk(trace, chunk, added, request, rep.files.chunk, staging, control); !st)
+  if (auto st = stageChunk(trace, chunk, added, request, rep.files.chunk, staging, control, options.threads); !st)
     return st.error().kind == Error::Kind::Cancelled ? cancelledError(rep.files.dir) : st.error();
   rep.eventCount = chunk.stats.eventCount;
   rep.addedMetadata = static_cast<int64_t>(added.size());

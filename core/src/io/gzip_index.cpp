@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
+#include <iterator>
+#include <memory>
+#include <mutex>
 #include <cstddef>
 #include <cstring>
 #include <sys/stat.h>
@@ -46,7 +50,13 @@ bool allZero(const uint8_t* p, size_t n) {
 
 }  // namespace
 
-uint64_t checkpointSpacing(uint64_t textBytes) { return std::max<uint64_t>(uint64_t(4) << 20, textBytes / 2048); }
+uint64_t checkpointSpacing(uint64_t textBytes) {
+  // A reader re-inflates a checkpoint's span into fresh memory: narrower spans
+  // for smaller texts (1 MiB up to 64 MiB of text), so writing a chunk touches
+  // less; at most ~2048 checkpoints for the biggest (D-075).
+  const uint64_t mib = uint64_t(1) << 20;
+  return std::max(std::clamp(textBytes / 64, mib, 4 * mib), textBytes / 2048);
+}
 
 const char* inflateErrorText(int rc) {
   switch (rc) {
@@ -172,7 +182,82 @@ namespace {
 
 class GzipIndexedText;
 
-/// Re-inflates ranges from checkpoints, keeping a few recent spans.
+/// Text re-inflated from one checkpoint up to `end`.
+struct Span {
+  uint64_t begin = 0, end = 0;
+  Column<char> data;
+  bool covers(uint64_t off, size_t len) const { return begin <= off && off + len <= end; }
+};
+using SpanPtr = std::shared_ptr<const Span>;
+
+/// The spans every reader of one source shares, so that threads writing one
+/// chunk inflate each span once between them (D-075): the kCached last used
+/// stay; a span another reader is inflating is waited for.
+class SpanCache {
+ public:
+  static constexpr size_t kCached = 8;
+  /// The span from checkpoint k reaching at least `end`, from the cache or
+  /// made here by `inflate(Span&)` (false: it failed, nothing is kept).
+  template <typename F>
+  SpanPtr get(size_t k, uint64_t end, F&& inflate) {
+    std::unique_lock lock(m_);
+    for (Entry* e = find(k, end); e; e = find(k, end)) {
+      if (e->ready) {
+        e->lastUse = ++clock_;
+        return e->span;
+      }
+      cv_.wait(lock);  // another reader is inflating it
+    }
+    std::shared_ptr<Span> span = room();
+    entries_.push_back({k, end, span, false, ++clock_});
+    lock.unlock();
+    const bool ok = inflate(*span);
+    lock.lock();
+    auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.span == span; });
+    if (ok) {
+      it->ready = true;
+    } else {
+      entries_.erase(it);
+    }
+    cv_.notify_all();
+    return ok ? SpanPtr(span) : nullptr;
+  }
+
+ private:
+  struct Entry {
+    size_t k;
+    uint64_t end;
+    std::shared_ptr<Span> span;
+    bool ready;
+    uint64_t lastUse;
+  };
+  Entry* find(size_t k, uint64_t end) {
+    for (Entry& e : entries_)
+      if (e.k == k && e.end >= end) return &e;
+    return nullptr;
+  }
+  // A span to inflate into: the least recently used one's buffer when the
+  // cache is full and no reader holds it (no fresh pages), else a new one.
+  std::shared_ptr<Span> room() {
+    auto lru = entries_.end();
+    for (auto it = entries_.begin(); it != entries_.end(); ++it)
+      if (it->ready && (lru == entries_.end() || it->lastUse < lru->lastUse)) lru = it;
+    if (entries_.size() < kCached || lru == entries_.end()) return std::make_shared<Span>();
+    std::shared_ptr<Span> old = std::move(lru->span);
+    entries_.erase(lru);
+    if (old.use_count() != 1) return std::make_shared<Span>();
+    old->begin = old->end = 0;
+    return old;
+  }
+
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::vector<Entry> entries_;
+  uint64_t clock_ = 0;
+};
+
+/// Reads through the source's shared spans, holding the few it used last (a
+/// returned view stays valid until its next read; most reads hit these).
 class GzipReader final : public TextReader {
  public:
   explicit GzipReader(const GzipIndexedText& src);
@@ -180,11 +265,7 @@ class GzipReader final : public TextReader {
   const std::string& error() const override { return error_; }
 
  private:
-  struct Span {
-    uint64_t begin = 0, end = 0;
-    Column<char> data;
-    uint64_t lastUse = 0;
-  };
+  static constexpr size_t kHeld = 4;
   bool inflateSpan(size_t cp, uint64_t end, Span& s);
   bool fail(std::string msg) {
     error_ = std::move(msg);
@@ -192,8 +273,7 @@ class GzipReader final : public TextReader {
   }
 
   const GzipIndexedText& src_;
-  std::vector<Span> spans_;
-  uint64_t clock_ = 0;
+  SpanPtr held_[kHeld];  // most recent first
   std::unique_ptr<inflate_state> st_ = std::make_unique<inflate_state>();
   std::vector<uint8_t> inBuf_;
   std::string error_;
@@ -233,6 +313,7 @@ class GzipIndexedText final : public SourceText {
   std::vector<GzipCheckpoint> cps_;
   uint64_t size_ = 0;
   int64_t mtimeNs_ = 0;
+  mutable SpanCache spans_;
 };
 
 GzipReader::GzipReader(const GzipIndexedText& src) : src_(src) {}
@@ -240,37 +321,24 @@ GzipReader::GzipReader(const GzipIndexedText& src) : src_(src) {}
 bool GzipReader::read(uint64_t off, size_t len, std::string_view& out) {
   if (off > src_.textBytes_ || len > src_.textBytes_ - off)
     return fail(fmt::format("range {}+{} lies outside the text ({} bytes)", off, len, src_.textBytes_));
-  ++clock_;
-  for (auto& s : spans_) {
-    if (s.begin <= off && off + len <= s.end) {
-      s.lastUse = clock_;
-      out = std::string_view(s.data.data() + (off - s.begin), len);
-      return true;
-    }
+  auto hit = std::find_if(std::begin(held_), std::end(held_), [&](const SpanPtr& s) { return s && s->covers(off, len); });
+  if (hit == std::end(held_)) {
+    // The last checkpoint at or before `off`; inflate to the next one (or further
+    // for a range that crosses it), so that neighbouring reads hit the span.
+    const auto& cps = src_.cps_;
+    auto it =
+        std::upper_bound(cps.begin(), cps.end(), off, [](uint64_t v, const GzipCheckpoint& c) { return v < c.out; });
+    if (it == cps.begin()) return fail(fmt::format("no checkpoint before text offset {}", off));
+    const size_t k = static_cast<size_t>(it - cps.begin()) - 1;
+    uint64_t end = k + 1 < cps.size() ? cps[k + 1].out : src_.textBytes_;
+    end = std::max<uint64_t>(end, off + len);
+    SpanPtr span = src_.spans_.get(k, end, [&](Span& s) { return inflateSpan(k, end, s); });
+    if (!span) return false;
+    hit = std::end(held_) - 1;  // the oldest goes
+    *hit = std::move(span);
   }
-  // The last checkpoint at or before `off`; inflate to the next one (or further
-  // for a range that crosses it), so that neighbouring reads hit the cache.
-  const auto& cps = src_.cps_;
-  auto it =
-      std::upper_bound(cps.begin(), cps.end(), off, [](uint64_t v, const GzipCheckpoint& c) { return v < c.out; });
-  if (it == cps.begin()) return fail(fmt::format("no checkpoint before text offset {}", off));
-  const size_t k = static_cast<size_t>(it - cps.begin()) - 1;
-  uint64_t end = k + 1 < cps.size() ? cps[k + 1].out : src_.textBytes_;
-  end = std::max<uint64_t>(end, off + len);
-  constexpr size_t kMaxSpans = 8;
-  Span* s = nullptr;
-  if (spans_.size() < kMaxSpans) {
-    s = &spans_.emplace_back();
-  } else {
-    s = &*std::min_element(spans_.begin(), spans_.end(),
-                           [](const Span& a, const Span& b) { return a.lastUse < b.lastUse; });
-  }
-  if (!inflateSpan(k, end, *s)) {
-    s->begin = s->end = 0;
-    return false;
-  }
-  s->lastUse = clock_;
-  out = std::string_view(s->data.data() + (off - s->begin), len);
+  std::rotate(std::begin(held_), hit, hit + 1);
+  out = std::string_view(held_[0]->data.data() + (off - held_[0]->begin), len);
   return true;
 }
 

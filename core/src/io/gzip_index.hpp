@@ -58,8 +58,9 @@ struct IndexedInflateResult {
 IndexedInflateResult inflateIndexed(const uint8_t* in, size_t inLen, bool gzip, uint64_t every, InflateTarget& target,
                                     JobControl* control, const std::atomic<bool>* stop, uint64_t baseOffset = 0);
 
-/// The checkpoint spacing for a text of about `textBytes`: 4 MiB, wider for
-/// texts over 8 GiB so that there are at most ~2048 checkpoints (~110 MB).
+/// The checkpoint spacing for a text of about `textBytes`: a 64th of it
+/// between 1 and 4 MiB, wider for texts over 8 GiB so that there are at most
+/// ~2048 checkpoints (~110 MB).
 uint64_t checkpointSpacing(uint64_t textBytes);
 
 /// A SourceText over a gzip file read through checkpoints. text() is empty;

@@ -2,9 +2,9 @@
 #include "analysis/chunks/extraction.hpp"
 #include <steadyscope/core/util/atomic_file.hpp>
 #include "analysis/pyfmt.hpp"
+#include "io/gzip_blocks.hpp"
 #include "util/big_alloc.hpp"
 
-#include <isa-l/igzip_lib.h>
 #include <simdjson.h>
 
 #include <algorithm>
@@ -320,125 +320,142 @@ std::vector<int64_t> batchOverrideValues(const EventIndex& index, const EventLis
 
 namespace {
 
-// Buffers the text and hands it on about every MiB: compressed with ISA-L
-// (level 1, gzip framing), or as it is for a plain .json chunk.
-class ChunkSink {
+// A chunk file's text cut into blocks by event text, about kBlockBytes each:
+// the head (`{`, the keys before traceEvents, `"traceEvents": [`) opens the
+// first, the events follow in order (the listed, then the extra ones, each as
+// its source text), the tail (`]`, the keys after, `}`) closes the last. The
+// cut depends only on the events, so the gzip bytes do not depend on threads.
+class ChunkText {
  public:
-  ChunkSink(AtomicFileWriter& out, bool gzip, JobControl* control) : out_(out), gzip_(gzip), control_(control) {
-    if (gzip_) {
-      isal_deflate_init(&strm_);
-      levelBuf_.resize(ISAL_DEF_LVL1_DEFAULT);
-      strm_.level = 1;
-      strm_.level_buf = levelBuf_.data();
-      strm_.level_buf_size = static_cast<uint32_t>(levelBuf_.size());
-      strm_.gzip_flag = IGZIP_GZIP;
-      outBuf_.resize(1 << 20);
+  static constexpr size_t kBlockBytes = size_t(1) << 20;
+
+  ChunkText(const Trace& trace, const ChunkContent& content)
+      : trace_(trace), content_(content), listed_(content.events ? content.events->size() : trace.size()) {
+    count_ = listed_ + (content.extra ? content.extra->size() : 0);
+    frame();
+    starts_.push_back(0);
+    size_t bytes = 0;
+    for (size_t pos = 0; pos < count_; ++pos) {
+      if (bytes >= kBlockBytes) {
+        starts_.push_back(pos);
+        bytes = 0;
+      }
+      bytes += trace.length[eventAt(pos)] + 2;
     }
   }
-  Expected<void> append(std::string_view s) {
-    pending_.append(s);
-    if (pending_.size() >= (1u << 20)) return flush(false);
+
+  size_t blocks() const { return starts_.size(); }
+
+  Expected<void> produce(size_t k, EventText& text, std::string& out) const {
+    if (k == 0) out.append(head_);
+    const size_t end = k + 1 < starts_.size() ? starts_[k + 1] : count_;
+    std::string_view raw;
+    for (size_t pos = starts_[k]; pos < end; ++pos) {
+      if (pos > 0) out.append(", ");
+      if (!text.read(eventAt(pos), raw)) return makeError(Error::Kind::Io, trace_.path, text.error());
+      out.append(raw);
+    }
+    if (k + 1 == starts_.size()) out.append(tail_);
     return {};
   }
-  Expected<void> finish() { return flush(true); }
 
  private:
-  Expected<void> flush(bool end) {
-    if (control_ && control_->cancelled()) {
-      out_.abort();
-      return makeError(Error::Kind::Cancelled, out_.path(), "cancelled");
-    }
-    auto w = gzip_ ? deflate(end) : out_.write(pending_);
-    if (!w) return w;
-    pending_.clear();
-    return {};
+  EventIdx eventAt(size_t pos) const {
+    if (pos >= listed_) return (*content_.extra)[pos - listed_];
+    return content_.events ? (*content_.events)[pos] : static_cast<EventIdx>(pos);
   }
-  Expected<void> deflate(bool end) {
-    strm_.next_in = reinterpret_cast<uint8_t*>(pending_.data());
-    strm_.avail_in = static_cast<uint32_t>(pending_.size());
-    strm_.end_of_stream = end ? 1 : 0;
-    strm_.flush = NO_FLUSH;
-    do {
-      strm_.next_out = outBuf_.data();
-      strm_.avail_out = static_cast<uint32_t>(outBuf_.size());
-      if (isal_deflate(&strm_) != COMP_OK) return makeError(Error::Kind::Internal, "", "gzip compression failed");
-      const size_t produced = outBuf_.size() - strm_.avail_out;
-      if (produced) {
-        auto w = out_.write(std::string_view(reinterpret_cast<const char*>(outBuf_.data()), produced));
-        if (!w) return w;
+
+  // The top-level keys in their order, traceEvents at its place.
+  void frame() {
+    std::string* at = &head_;
+    at->append("{");
+    bool firstKey = true;
+    auto sep = [&] {
+      if (!firstKey) at->append(", ");
+      firstKey = false;
+    };
+    const size_t pos = std::min(trace_.traceEventsPosition, trace_.topLevel.size());
+    for (size_t k = 0; k <= trace_.topLevel.size(); ++k) {
+      if (k == pos) {
+        sep();
+        head_.append("\"traceEvents\": [");
+        at = &tail_;
+        at->append("]");
       }
-    } while (strm_.avail_in > 0 || strm_.avail_out == 0 || (end && strm_.internal_state.state != ZSTATE_END));
-    return {};
+      if (k == trace_.topLevel.size()) break;
+      const TopLevelEntry& e = trace_.topLevel[k];
+      if (e.key == "traceEvents") continue;
+      sep();
+      at->append(e.rawKey).append(": ").append(e.rawValue);
+    }
+    tail_.append("}");
   }
-  AtomicFileWriter& out_;
-  bool gzip_;
-  JobControl* control_;
-  isal_zstream strm_{};
-  std::vector<uint8_t> levelBuf_;
-  std::vector<uint8_t> outBuf_;
-  std::string pending_;
+
+  const Trace& trace_;
+  const ChunkContent& content_;
+  size_t listed_ = 0, count_ = 0;
+  std::string head_, tail_;
+  std::vector<size_t> starts_;  // each block's first event position
 };
 
-// The traceEvents array: the listed events, then the extra ones, each as its source text.
-Expected<void> putEvents(const Trace& trace, const ChunkContent& content, ChunkSink& sink) {
-  EventText text(trace);
-  std::string_view raw;
-  bool first = true;
-  auto putList = [&](const EventList* list, size_t n) -> Expected<void> {
-    for (size_t k = 0; k < n; ++k) {
-      const EventIdx e = list ? (*list)[k] : static_cast<EventIdx>(k);
-      if (!first)
-        if (auto s = sink.append(", "); !s) return s;
-      first = false;
-      if (!text.read(e, raw)) return makeError(Error::Kind::Io, trace.path, text.error());
-      if (auto s = sink.append(raw); !s) return s;
-    }
-    return {};
-  };
-  if (auto s = sink.append("\"traceEvents\": ["); !s) return s;
-  if (auto s = putList(content.events, content.events ? content.events->size() : trace.size()); !s) return s;
-  if (content.extra)
-    if (auto s = putList(content.extra, content.extra->size()); !s) return s;
-  return sink.append("]");
+Expected<void> cancelledWrite(AtomicFileWriter& out) {
+  out.abort();
+  return makeError(Error::Kind::Cancelled, out.path(), "cancelled");
+}
+
+// Plain JSON: the blocks one after the other, written as they are.
+Expected<void> writePlain(const ChunkText& chunk, EventText& text, AtomicFileWriter& out, JobControl* control) {
+  std::string block;
+  for (size_t k = 0; k < chunk.blocks(); ++k) {
+    if (control && control->cancelled()) return cancelledWrite(out);
+    block.clear();
+    if (auto p = chunk.produce(k, text, block); !p) return p;
+    if (auto w = out.write(block); !w) return w;
+  }
+  return {};
 }
 
 }  // namespace
 
 Expected<void> writeChunk(const Trace& trace, const ChunkContent& content, AtomicFileWriter& out, JobControl* control) {
-  ChunkSink sink(out, content.gzip, control);
-  Expected<void> st;
-  if (!(st = sink.append("{"))) return st;
-  bool firstKey = true;
-  auto sep = [&]() -> Expected<void> {
-    if (!firstKey) return sink.append(", ");
-    firstKey = false;
-    return {};
-  };
-  const size_t pos = std::min(trace.traceEventsPosition, trace.topLevel.size());
-  for (size_t k = 0; k <= trace.topLevel.size(); ++k) {
-    if (k == pos && (!(st = sep()) || !(st = putEvents(trace, content, sink)))) return st;
-    if (k == trace.topLevel.size()) break;
-    const TopLevelEntry& e = trace.topLevel[k];
-    if (e.key == "traceEvents") continue;
-    if (!(st = sep()) || !(st = sink.append(e.rawKey)) || !(st = sink.append(": ")) || !(st = sink.append(e.rawValue)))
-      return st;
+  const ChunkText chunk(trace, content);
+  if (!content.gzip) {
+    EventText text(trace);
+    return writePlain(chunk, text, out, control);
   }
-  if (!(st = sink.append("}"))) return st;
-  return sink.finish();
+  // One reader per worker: a reader caches the text it re-inflated for that thread.
+  const unsigned threads = static_cast<unsigned>(std::min<size_t>(std::max(1u, content.threads), chunk.blocks()));
+  std::vector<std::unique_ptr<EventText>> texts(threads);
+  io::GzipBlockJob job;
+  job.blocks = chunk.blocks();
+  job.threads = threads;
+  job.control = control;
+  job.produce = [&](size_t k, unsigned worker, std::string& block) {
+    if (!texts[worker]) texts[worker] = std::make_unique<EventText>(trace);
+    return chunk.produce(k, *texts[worker], block);
+  };
+  job.sink = [&](std::string_view bytes) { return out.write(bytes); };
+  auto w = io::writeGzipBlocks(job);
+  if (w) return w;
+  if (w.error().kind == Error::Kind::Cancelled) return cancelledWrite(out);
+  Error e = w.error();
+  if (e.file.empty()) e.file = out.path();
+  return e;
 }
 
 Expected<void> prepareChunkFile(const Trace& trace, const EventList* events, const std::string& path,
-                                AtomicFileWriter& file) {
+                                AtomicFileWriter& file, unsigned threads) {
   if (auto o = file.open(path); !o) return o;
   ChunkContent content;
   content.events = events;
+  content.threads = threads;
   if (auto w = writeChunk(trace, content, file); !w) return w;
   return file.prepare();
 }
 
-Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const std::string& path) {
+Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const std::string& path, unsigned threads) {
   AtomicFileWriter file;
-  if (auto p = prepareChunkFile(trace, events, path, file); !p) return p;
+  if (auto p = prepareChunkFile(trace, events, path, file, threads); !p) return p;
   return file.publish();
 }
 

@@ -63,6 +63,7 @@ struct ChunkContent {
   const EventList* events = nullptr;
   const EventList* extra = nullptr;
   bool gzip = true;  // ISA-L level 1; false: plain JSON text
+  unsigned threads = 1;  // that make and compress its gzip blocks at once (io/gzip_blocks.hpp)
 };
 
 /// The one chunk writer (split and export): writes `content` into `out`,
@@ -72,11 +73,12 @@ struct ChunkContent {
 Expected<void> writeChunk(const Trace& trace, const ChunkContent& content, AtomicFileWriter& out,
                           JobControl* control = nullptr);
 
-/// writeChunk of `events` gzip-compressed, atomically to `path`.
-Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const std::string& path);
+/// writeChunk of `events` gzip-compressed on `threads` threads, atomically to `path`.
+Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const std::string& path,
+                              unsigned threads = 1);
 /// The same, complete under `file`'s temporary name: the caller publishes it
 /// (with the other files of a split) or lets `file` remove it.
 Expected<void> prepareChunkFile(const Trace& trace, const EventList* events, const std::string& path,
-                                AtomicFileWriter& file);
+                                AtomicFileWriter& file, unsigned threads = 1);
 
 }  // namespace steadyscope::analysis
