@@ -10,7 +10,8 @@ void releaseFreedMemory() noexcept;
 /// For a process that loads and frees many traces (the window): blocks of
 /// 1 MiB and more always come from the system and go back to it when freed.
 /// The C library otherwise raises that threshold after each such free, and
-/// later big blocks then come from (and stay in) its heap. Call once, early.
+/// later big blocks then come from (and stay in) its heap; and threads share
+/// two heaps instead of one each. Call once, early, before threads start.
 void tuneAllocatorForLongUse() noexcept;
 
 }  // namespace steadyscope
