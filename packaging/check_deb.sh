@@ -42,7 +42,7 @@ for n in 16 24 32 48 64 128 256; do
 done
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "  Depends: $depends"
-for lib in libqt6widgets6 libqt6charts6 libsimdjson libfmt libisal zlib1g libqt6svg6 libc6; do
+for lib in libqt6widgets6 libqt6charts6 libsimdjson libfmt libisal zlib1g libqt6svg6 libssl3 libc6; do
   check "Depends names $lib" grep -q "$lib" <<<"$depends"
 done
 check "changelog is for version $version" grep -q "^steadyscope ($version)" <(gzip -dc "$root/usr/share/doc/steadyscope/changelog.gz")

@@ -1,6 +1,7 @@
 #include <steadyscope/core/util/sha256.hpp>
 
 #include <cerrno>
+#include <dlfcn.h>
 #include <chrono>
 #include <cstring>
 #include <system_error>
@@ -36,33 +37,83 @@ std::string hexOf(const unsigned char* md, unsigned n) {
   return out;
 }
 
+// libcrypto is opened on the first digest, not linked: loading it costs every
+// process ~5 ms at start-up (a third of a small trace's split), and only an
+// export and the window digest their source (D-077).
+struct Crypto {
+  decltype(&EVP_MD_CTX_new) ctxNew = nullptr;
+  decltype(&EVP_MD_CTX_free) ctxFree = nullptr;
+  decltype(&EVP_sha256) sha256 = nullptr;
+  decltype(&EVP_DigestInit_ex) init = nullptr;
+  decltype(&EVP_DigestUpdate) update = nullptr;
+  decltype(&EVP_DigestFinal_ex) final = nullptr;
+  std::string problem;  // why it could not be opened
+};
+
+template <typename F>
+bool bind(void* lib, const char* name, F& fn) {
+  fn = reinterpret_cast<F>(::dlsym(lib, name));
+  return fn != nullptr;
+}
+
+const Crypto& crypto() {
+  static const Crypto c = [] {
+    Crypto k;
+    void* lib = ::dlopen(STEADYSCOPE_LIBCRYPTO_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* why = ::dlerror();
+      k.problem = fmt::format("cannot load {}: {}", STEADYSCOPE_LIBCRYPTO_SONAME, why ? why : "unknown reason");
+      return k;
+    }
+    if (!(bind(lib, "EVP_MD_CTX_new", k.ctxNew) && bind(lib, "EVP_MD_CTX_free", k.ctxFree) &&
+          bind(lib, "EVP_sha256", k.sha256) && bind(lib, "EVP_DigestInit_ex", k.init) &&
+          bind(lib, "EVP_DigestUpdate", k.update) && bind(lib, "EVP_DigestFinal_ex", k.final)))
+      k.problem = fmt::format("{} lacks the SHA-256 functions", STEADYSCOPE_LIBCRYPTO_SONAME);
+    return k;
+  }();
+  return c;
+}
+
+Error cryptoError(const std::string& path, const Crypto& c) {
+  return makeError(Error::Kind::Internal, path,
+                   "the SHA-256 digest could not be computed (" + (c.problem.empty() ? "libcrypto" : c.problem) + ")");
+}
+
 struct MdCtxFree {
-  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+  void operator()(EVP_MD_CTX* ctx) const { crypto().ctxFree(ctx); }
 };
 using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
 
-Error cryptoError(const std::string& path) {
-  return makeError(Error::Kind::Internal, path, "the SHA-256 digest could not be computed (libcrypto)");
+// The SHA-256, as hex, of what `feed` hands to its callback (update(data, n)).
+template <typename Feed>
+Expected<std::string> digest(const std::string& path, Feed&& feed) {
+  const Crypto& c = crypto();
+  if (!c.problem.empty()) return cryptoError(path, c);
+  MdCtx ctx(c.ctxNew());
+  if (!ctx || c.init(ctx.get(), c.sha256(), nullptr) != 1) return cryptoError(path, c);
+  bool ok = true;
+  if (auto fed = feed([&](const void* data, size_t n) { ok = ok && c.update(ctx.get(), data, n) == 1; }); !fed)
+    return fed.error();
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned len = 0;
+  if (!ok || c.final(ctx.get(), md, &len) != 1) return cryptoError(path, c);
+  return hexOf(md, len);
 }
 
 // Hashes the open file `fd` to its end in 4 MiB blocks.
 Expected<std::string> hashFd(int fd, const std::string& path, JobControl* control) {
-  MdCtx ctx(EVP_MD_CTX_new());
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) return cryptoError(path);
-  std::vector<unsigned char> buf(size_t(4) << 20);
-  for (;;) {
-    if (control && control->cancelled()) return makeError(Error::Kind::Cancelled, path, "digest cancelled");
-    const ssize_t n = ::read(fd, buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return makeError(Error::Kind::Io, path, fmt::format("cannot read file: {}", std::strerror(errno)));
-    if (n == 0) break;
-    if (EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(n)) != 1) return cryptoError(path);
-    if (control) control->addDoneBytes(static_cast<uint64_t>(n));
-  }
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned len = 0;
-  if (EVP_DigestFinal_ex(ctx.get(), md, &len) != 1) return cryptoError(path);
-  return hexOf(md, len);
+  return digest(path, [&](auto&& update) -> Expected<void> {
+    std::vector<unsigned char> buf(size_t(4) << 20);
+    for (;;) {
+      if (control && control->cancelled()) return makeError(Error::Kind::Cancelled, path, "digest cancelled");
+      const ssize_t n = ::read(fd, buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return makeError(Error::Kind::Io, path, fmt::format("cannot read file: {}", std::strerror(errno)));
+      if (n == 0) return {};
+      update(buf.data(), static_cast<size_t>(n));
+      if (control) control->addDoneBytes(static_cast<uint64_t>(n));
+    }
+  });
 }
 
 }  // namespace
@@ -81,10 +132,11 @@ Expected<FileIdentity> identifyFile(const std::string& path) {
 }
 
 std::string sha256Hex(std::string_view data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned len = 0;
-  if (EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr) != 1) return {};
-  return hexOf(md, len);
+  auto hex = digest("", [&](auto&& update) -> Expected<void> {
+    update(data.data(), data.size());
+    return {};
+  });
+  return hex ? hex.value() : std::string();
 }
 
 Expected<FileDigest> sha256File(const std::string& path, JobControl* control) {
