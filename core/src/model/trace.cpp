@@ -156,7 +156,12 @@ double nsToUsExact(int64_t ns) {
   // float() is the reference): round the exact quotient instead.
   const bool neg = ns < 0;
   const uint64_t u = neg ? uint64_t(0) - uint64_t(ns) : uint64_t(ns);
-  const double d = nearestMicros(u);
+  const uint64_t q = u / 1000, r = u % 1000;
+  // Epoch timestamps land here. With q exact (< 2^53, so q >= 2^43 and the
+  // result's midpoints are multiples of 2^-10), r/1000 is either such a
+  // multiple and exact, or at least 1/128000 from every midpoint: far beyond
+  // the division's 2^-53 error, so the one rounded sum is the nearest double.
+  const double d = q < uint64_t(kExact) ? static_cast<double>(q) + static_cast<double>(r) / 1000.0 : nearestMicros(u);
   return neg ? -d : d;
 }
 

@@ -801,6 +801,11 @@ class TestLoader : public QObject {
                                    4503599627370496500LL};
     for (int p = 54; p < 63; ++p)  // around the powers of two, where the ulp changes
       for (int64_t off = -1500; off <= 1500; ++off) values.push_back((int64_t(1) << p) + off);
+    for (int p = 44; p < 53; ++p)  // quotients at powers of two, with fractions that are exact eighths
+      for (int64_t r = 0; r < 1000; r += 125)
+        for (int64_t d : {-2, -1, 0, 1}) values.push_back(((int64_t(1) << p) + d) * 1000 + r);
+    for (int64_t off = -3000; off <= 3000; ++off)  // where the quotient itself stops being exact
+      values.push_back((int64_t(1) << 53) * 1000 + off);
     for (int k = 0; k < 200000; ++k) {
       int64_t v = static_cast<int64_t>(rng() >> (1 + rng() % 10));
       if (v < (int64_t(1) << 53)) v += int64_t(1) << 53;
