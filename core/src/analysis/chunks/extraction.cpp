@@ -423,7 +423,7 @@ Expected<void> writeChunk(const Trace& trace, const ChunkContent& content, Atomi
     EventText text(trace);
     return writePlain(chunk, text, out, control);
   }
-  // One reader per worker: a reader caches the text it re-inflated for that thread.
+  // One reader per worker (a reader serves one thread; readers of a gzip source share its spans).
   const unsigned threads = static_cast<unsigned>(std::min<size_t>(std::max(1u, content.threads), chunk.blocks()));
   std::vector<std::unique_ptr<EventText>> texts(threads);
   io::GzipBlockJob job;
