@@ -83,7 +83,7 @@ class BlockRun {
  public:
   // One slot a worker, and one more for the block waiting to be written while
   // the others are made; alone, one slot is reused for every block.
-  explicit BlockRun(const GzipBlockJob& job) : job_(job), slots_(job.threads > 1 ? job.threads + 1 : 1) {}
+  BlockRun(const GzipBlockJob& job, unsigned workers) : job_(job), slots_(workers > 1 ? workers + 1 : 1) {}
 
   void work() {
     const unsigned me = ids_++;
@@ -173,8 +173,9 @@ class BlockRun {
 
 Expected<void> writeGzipBlocks(const GzipBlockJob& job) {
   if (job.blocks == 0) return makeError(Error::Kind::Internal, "", "a gzip stream needs at least one block");
-  BlockRun run(job);
-  runOnWorkers(static_cast<unsigned>(std::min<size_t>(std::max(1u, job.threads), job.blocks)), [&] { run.work(); });
+  const auto workers = static_cast<unsigned>(std::min<size_t>(std::max(1u, job.threads), job.blocks));
+  BlockRun run(job, workers);
+  runOnWorkers(workers, [&] { run.work(); });
   return run.result();
 }
 

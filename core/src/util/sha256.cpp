@@ -37,9 +37,9 @@ std::string hexOf(const unsigned char* md, unsigned n) {
   return out;
 }
 
-// libcrypto is opened on the first digest, not linked: loading it costs every
-// process ~5 ms at start-up (a third of a small trace's split), and only an
-// export and the window digest their source (D-077).
+// libcrypto is opened on the first digest, not linked: loading it at start-up
+// is a good part of a small trace's whole run, and only an export and the
+// window digest their source (figures: D-077).
 struct Crypto {
   decltype(&EVP_MD_CTX_new) ctxNew = nullptr;
   decltype(&EVP_MD_CTX_free) ctxFree = nullptr;

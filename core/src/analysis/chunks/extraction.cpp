@@ -424,11 +424,10 @@ Expected<void> writeChunk(const Trace& trace, const ChunkContent& content, Atomi
     return writePlain(chunk, text, out, control);
   }
   // One reader per worker (a reader serves one thread; readers of a gzip source share its spans).
-  const unsigned threads = static_cast<unsigned>(std::min<size_t>(std::max(1u, content.threads), chunk.blocks()));
-  std::vector<std::unique_ptr<EventText>> texts(threads);
+  std::vector<std::unique_ptr<EventText>> texts(std::max(1u, content.threads));
   io::GzipBlockJob job;
   job.blocks = chunk.blocks();
-  job.threads = threads;
+  job.threads = static_cast<unsigned>(texts.size());
   job.control = control;
   job.produce = [&](size_t k, unsigned worker, std::string& block) {
     if (!texts[worker]) texts[worker] = std::make_unique<EventText>(trace);
