@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string_view>
 
@@ -15,6 +16,7 @@ namespace {
 
 bool gOff = false;
 TraceCache* gCache = nullptr;  // see traceCache()
+std::mutex gCacheMutex;        // a many-trace split asks for the cache from several jobs at once
 
 TraceCacheOptions optionsFromEnvironment() {
   TraceCacheOptions o;
@@ -39,12 +41,14 @@ void takeNoCacheOption(std::vector<std::string>& words) {
 // Made on first use, closed by main after the command. Never left to static
 // destruction: the models it still writes would be freed after the allocator's own statics.
 TraceCache* traceCache() {
+  const std::lock_guard lock(gCacheMutex);
   if (gOff) return nullptr;
   if (!gCache) gCache = new TraceCache(optionsFromEnvironment());
   return gCache->limitBytes() > 0 ? gCache : nullptr;
 }
 
 void closeTraceCache() {
+  const std::lock_guard lock(gCacheMutex);
   delete gCache;  // waits for the writes in flight
   gCache = nullptr;
   gOff = true;
