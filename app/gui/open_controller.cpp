@@ -7,6 +7,7 @@
 #include <steadyscope/timeline.hpp>
 
 #include <QFileInfo>
+#include <QPixmapCache>
 
 #ifndef STEADYSCOPE_SAMPLE_TRACE
 #define STEADYSCOPE_SAMPLE_TRACE ""
@@ -86,6 +87,7 @@ void OpenController::closeTrace() {
   doc_->setShownGate(std::nullopt);
   selection_->clear();
   doc_->setTrace({}, {});  // the trace is destroyed off this thread
+  QPixmapCache::clear();   // the style's drawn pieces, made for the closed trace's tables and charts
   // A window stays open for hours: what the closed trace took goes back to the
   // system (the C library keeps freed memory otherwise).
   releaseMemoryOffGuiThread();

@@ -1,7 +1,7 @@
 // The Charts tab on a real split (the bundled sample): the per-step series
 // equal the core's per-step figures, clicking a point selects its step,
 // clicking a bar selects its chunk, a selected chunk's steps are drawn in
-// the histogram, and 20,000 steps are drawn min/max per bucket with the
+// the histogram, a closed trace leaves no series behind, and 20,000 steps are drawn min/max per bucket with the
 // peak kept.
 #include "../support/load_json.hpp"
 #include "app_test_support.hpp"
@@ -18,6 +18,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QLineSeries>
+#include <QPointer>
 #include <QTest>
 
 using namespace steadyscope;
@@ -105,6 +106,25 @@ class TestCharts : public QObject {
     const int after = int(p.histogramChart()->series().size());
     QVERIFY2(after > before, qPrintable(QStringLiteral("%1 -> %2 bands").arg(before).arg(after)));
     QVERIFY(p.histogramChart()->title().contains(view_.chunks[0].mode + QStringLiteral(" in colour")));
+  }
+
+  // A histogram bar's line goes with its chart, and a closed trace's charts go
+  // at once, even on a hidden tab: a window that opens traces for hours keeps nothing of them.
+  void closedTraceLeavesNoSeries() {
+    SelectionModel sel;
+    ChartsPanel p;
+    p.setSelectionModel(&sel);
+    p.setDocument(doc_);
+    p.setChunks(view_.chunks);
+    p.show();
+    auto* bar = firstSeries<QAreaSeries>(p.histogramChart());
+    QVERIFY(bar && bar->upperSeries());
+    QPointer<QLineSeries> line = bar->upperSeries();
+    p.hide();
+    p.setDocument(TraceDocument{});
+    QVERIFY2(line.isNull(), "a histogram bar's line outlived its chart");
+    for (QChart* c : {p.durationChart(), p.busyChart(), p.chunkChart(), p.histogramChart()})
+      QVERIFY(c->series().isEmpty());
   }
 
   void manyStepsKeepThePeak() {

@@ -38,6 +38,7 @@ QAreaSeries* band(double x0, double x1, double y, const QColor& fill) {
   upper->append(x0, y);
   upper->append(x1, y);
   auto* a = new QAreaSeries(upper);
+  upper->setParent(a);  // an area series does not own its line: without a parent it outlived every chart
   a->setBrush(fill);
   a->setPen(Qt::NoPen);
   return a;
@@ -107,7 +108,14 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent) {
 void ChartsPanel::setDocument(const TraceDocument& doc) {
   doc_ = doc;
   dirty_ = true;
+  if (!doc_) dropCharts();  // a closed trace's charts go at once, shown or not
   rebuildIfShown();
+}
+
+void ChartsPanel::dropCharts() {
+  durationMark_ = busyMark_ = nullptr;
+  for (QChartView* v : {durationView_, busyView_, chunkView_, histogramView_})
+    if (!v->chart()->series().isEmpty()) replaceChart(v, new QChart);
 }
 
 void ChartsPanel::setChunks(QVector<ChunkRow> rows) {
@@ -153,6 +161,7 @@ void ChartsPanel::rebuild() {
   durationMark_ = busyMark_ = nullptr;
   points_.clear();
   if (!doc_ || !doc_.overlays || doc_.overlays->steps.empty()) {
+    dropCharts();
     stack_->setCurrentWidget(placeholder_);
     return;
   }

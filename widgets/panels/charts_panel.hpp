@@ -64,6 +64,8 @@ class ChartsPanel : public QWidget {
   void showSelection();
   QChart* newChart(const QString& title) const;
   void replaceChart(QChartView* view, QChart* chart);
+  /// Empty charts in place of the last trace's, whose series take memory.
+  void dropCharts();
   void shadeWindows(QChart* chart, double yMax) const;
   void onStepClicked(double x);
 
