@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <cstring>
 #include <sys/stat.h>
+#include <unordered_map>
 
 namespace steadyscope::analysis {
 
@@ -299,23 +300,53 @@ SplitResult Splitter::plan(const SplitOptions& o, JobControl* control) {
   return r;
 }
 
+namespace {
+/// For each chunk, the first chunk with the same events, or itself. A steady
+/// state that every mode picks is one window: its file is made once and copied.
+std::vector<size_t> firstWithSameEvents(const std::vector<ChunkPlan>& chunks) {
+  std::vector<size_t> first(chunks.size());
+  std::unordered_map<uint64_t, std::vector<size_t>> byShape;  // (size, first and last event) → made chunks
+  for (size_t k = 0; k < chunks.size(); ++k) {
+    const ChunkPlan& c = chunks[k];
+    const uint64_t shape = c.wholeTrace ? ~uint64_t(0)
+                                        : (uint64_t(c.events.size()) * 0x9E3779B97F4A7C15ull) ^
+                                              (c.events.empty() ? 0 : (uint64_t(c.events.front()) << 32 | c.events.back()));
+    first[k] = k;
+    auto& made = byShape[shape];
+    for (size_t j : made)
+      if (chunks[j].wholeTrace == c.wholeTrace && (c.wholeTrace || chunks[j].events == c.events)) {
+        first[k] = j;
+        break;
+      }
+    if (first[k] == k) made.push_back(k);
+  }
+  return first;
+}
+}  // namespace
+
 Expected<void> Splitter::prepareChunks(const SplitResult& r, const std::string& dir,
                                        std::vector<AtomicFileWriter>& staged, JobControl* control,
                                        unsigned threads) const {
   // Independent files on several threads; the first failure in chunk order is reported.
   std::vector<Expected<void>> prepared(r.chunks.size());
+  const std::vector<size_t> first = firstWithSameEvents(r.chunks);
+  std::vector<size_t> made;
+  for (size_t k = 0; k < first.size(); ++k)
+    if (first[k] == k) made.push_back(k);
   std::atomic<size_t> next{0};
   // The threads no file takes compress blocks of the files (a generic split: all on its one chunk).
-  const unsigned workers = static_cast<unsigned>(std::min<size_t>(jobThreads(threads), r.chunks.size()));
+  const unsigned workers = static_cast<unsigned>(std::min<size_t>(jobThreads(threads), made.size()));
   const unsigned perFile = workers ? std::max(1u, jobThreads(threads) / workers) : 1;
+  auto stopped = [&](size_t k, const std::string& path) {
+    if (control && control->cancelled()) prepared[k] = makeError(Error::Kind::Cancelled, path, "cancelled");
+    return control && control->cancelled();
+  };
   auto prepareSome = [&] {
-    for (size_t k = next++; k < r.chunks.size(); k = next++) {
+    for (size_t i = next++; i < made.size(); i = next++) {
+      const size_t k = made[i];
       const ChunkPlan& c = r.chunks[k];
       const std::string path = paths::join(dir, c.fileName);
-      if (control && control->cancelled()) {  // stop before the next file
-        prepared[k] = makeError(Error::Kind::Cancelled, path, "cancelled");
-        continue;
-      }
+      if (stopped(k, path)) continue;  // stop before the next file
       try {  // on a helper thread: an exception must become this chunk's error, not std::terminate
         prepared[k] = prepareChunkFile(*trace_, c.wholeTrace ? nullptr : &c.events, path, staged[k], perFile);
       } catch (const std::exception& e) {
@@ -324,6 +355,12 @@ Expected<void> Splitter::prepareChunks(const SplitResult& r, const std::string& 
     }
   };
   runOnWorkers(workers, prepareSome);
+  for (size_t k = 0; k < first.size(); ++k) {
+    if (first[k] == k) continue;
+    const std::string path = paths::join(dir, r.chunks[k].fileName);
+    if (!stopped(k, path))
+      prepared[k] = prepared[first[k]] ? prepareChunkCopy(staged[first[k]], path, staged[k]) : prepared[first[k]];
+  }
   for (auto& p : prepared)
     if (!p) return p;
   if (control && control->cancelled()) return makeError(Error::Kind::Cancelled, r.outputDir, "cancelled");

@@ -18,6 +18,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <map>
@@ -57,6 +58,11 @@ SplitOptions steady(int numSteps, const std::string& out = "out") {
   o.findSteadyState = true;
   o.numSteps = numSteps;
   return o;
+}
+
+QByteArray readAll(const QString& p) {
+  QFile f(p);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
 QString readFile(const QString& p) {
@@ -1190,6 +1196,44 @@ class TestSplitterUnits : public QObject {
     // re-planning with other parameters reuses the loaded model
     SplitResult r2 = s.plan(steady(4, "x"));
     QCOMPARE(r2.windows[0].window.size(), int64_t(4));
+  }
+
+  // Without shapes every LLM mode falls back to the one duration window: its
+  // file is made once and copied to the others' names. Each is its own file
+  // (not a link) with the same bytes; a copy that cannot be written names its file.
+  void chunksWithTheSameEventsAreMadeOnce() {
+    QTemporaryDir dir;
+    Splitter s(load(sstest::e14Trace()));
+    SplitOptions o = steady(4, dir.filePath("out").toStdString());
+    o.llmInference = true;
+    SplitResult r = s.plan(o);
+    QCOMPARE(r.chunks.size(), size_t(3));
+    QVERIFY(r.chunks[0].events == r.chunks[1].events && r.chunks[0].events == r.chunks[2].events);
+    QVERIFY(s.write(r).ok());
+    const QString first = dir.filePath("out/" + QString::fromStdString(r.chunks[0].fileName));
+    QVERIFY(!readAll(first).isEmpty());
+    struct stat st0 {};
+    QCOMPARE(::stat(first.toLocal8Bit().constData(), &st0), 0);
+    for (size_t k = 1; k < r.chunks.size(); ++k) {
+      const QString f = dir.filePath("out/" + QString::fromStdString(r.chunks[k].fileName));
+      QFile in(f);
+      QVERIFY(in.open(QIODevice::ReadOnly));
+      QCOMPARE(in.readAll(), readAll(first));
+      struct stat st {};
+      QCOMPARE(::stat(f.toLocal8Bit().constData(), &st), 0);
+      QVERIFY(st.st_ino != st0.st_ino);
+      QCOMPARE(st.st_nlink, nlink_t(1));
+    }
+    // A folder where the last copy goes: the split fails naming that file and leaves the folder as it was.
+    QTemporaryDir dir2;
+    o.outputDir = dir2.filePath("out").toStdString();
+    SplitResult r2 = s.plan(o);
+    QVERIFY(QDir().mkpath(dir2.filePath("out/" + QString::fromStdString(r2.chunks[2].fileName))));
+    auto w = s.write(r2);
+    QVERIFY(!w.ok());
+    QVERIFY2(QString::fromStdString(w.error().describe()).contains(QString::fromStdString(r2.chunks[2].fileName)),
+             w.error().describe().c_str());
+    QVERIFY(!QFile::exists(dir2.filePath("out/split_manifest.json")));
   }
 
   // Chunks are written two at a time: when one cannot be written, the error

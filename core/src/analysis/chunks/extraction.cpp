@@ -7,7 +7,11 @@
 
 #include <simdjson.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -450,6 +454,26 @@ Expected<void> prepareChunkFile(const Trace& trace, const EventList* events, con
   content.threads = threads;
   if (auto w = writeChunk(trace, content, file); !w) return w;
   return file.prepare();
+}
+
+Expected<void> prepareChunkCopy(const AtomicFileWriter& made, const std::string& path, AtomicFileWriter& file) {
+  const int in = ::open(made.temporaryPath().c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return makeError(Error::Kind::Io, path, std::string("cannot read the chunk it copies: ") + std::strerror(errno));
+  auto copy = [&]() -> Expected<void> {
+    if (auto o = file.open(path); !o) return o;
+    std::string block(1u << 20, '\0');
+    for (;;) {
+      const ssize_t n = ::read(in, block.data(), block.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return makeError(Error::Kind::Io, path, std::string("cannot read the chunk it copies: ") + std::strerror(errno));
+      if (n == 0) return file.prepare();
+      if (auto w = file.write(std::string_view(block.data(), size_t(n))); !w) return w;
+    }
+  };
+  auto done = copy();
+  ::close(in);
+  if (!done) file.abort();
+  return done;
 }
 
 Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const std::string& path, unsigned threads) {

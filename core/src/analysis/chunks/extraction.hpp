@@ -80,5 +80,8 @@ Expected<void> writeChunkFile(const Trace& trace, const EventList* events, const
 /// (with the other files of a split) or lets `file` remove it.
 Expected<void> prepareChunkFile(const Trace& trace, const EventList* events, const std::string& path,
                                 AtomicFileWriter& file, unsigned threads = 1);
+/// A chunk with the same events as one already prepared (`made`): its bytes
+/// copied under `file`'s temporary name for `path`, as prepareChunkFile leaves it.
+Expected<void> prepareChunkCopy(const AtomicFileWriter& made, const std::string& path, AtomicFileWriter& file);
 
 }  // namespace steadyscope::analysis
