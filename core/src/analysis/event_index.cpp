@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -252,6 +253,13 @@ void EventIndex::sumKernels() {
   totalGpu_ = total;
   kernelDurSum = floatSum;
   noGpuWork = total.isInt ? total.i == 0 : total.d == 0.0;
+}
+
+void EventIndex::sortByTime(EventList& events) const {
+  std::vector<std::pair<double, EventIdx>> byTime(events.size());
+  for (size_t i = 0; i < events.size(); ++i) byTime[i] = {tsUs(events[i]), events[i]};
+  if (!std::is_sorted(byTime.begin(), byTime.end())) std::sort(byTime.begin(), byTime.end());
+  for (size_t i = 0; i < events.size(); ++i) events[i] = byTime[i].second;
 }
 
 void EventIndex::sortAnnotations() {

@@ -267,6 +267,8 @@ class EventIndex {
   /// [aUs, bUs] (a superset; the caller applies the exact test).
   template <typename Fn>
   void forEachInLane(uint32_t lane, double aUs, double bUs, Fn&& fn) const;
+  /// `events` in (ts, index) order; each ts is converted once, not at every comparison.
+  void sortByTime(EventList& events) const;
 
   /// Total GPU time G (§2.2), Python float / int semantics.
   PyNum totalGpuTime() const { return totalGpu_; }

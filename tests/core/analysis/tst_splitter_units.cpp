@@ -190,6 +190,28 @@ class TestSplitterUnits : public QObject {
   // annotations by correlation, flows by id; members in file order, dense
   // integer keys by counting sort, other keys (strings, reals, far-apart ints)
   // sorted. More than 64 flows, so the flow bitmap spans several words.
+  // Events by time, equal times by index, on epoch times (their µs are a
+  // conversion): the order the reference's sort by (ts, index) gives.
+  void sortByTimeKeepsFileOrderOnTies() {
+    auto t = load(R"({"traceEvents": [
+      {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1700000000000000.75,"dur":1},
+      {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":1700000000000000.25,"dur":1},
+      {"ph":"X","cat":"cpu_op","name":"c","pid":1,"tid":2,"ts":1700000000000000.5,"dur":1},
+      {"ph":"X","cat":"cpu_op","name":"d","pid":1,"tid":2,"ts":1700000000000000.25,"dur":1}]})");
+    EventIndex idx(*t);
+    EventList evs;
+    for (EventIdx e = 4; e-- > 0;) evs.push_back(e);
+    std::vector<EventIdx> want(evs.begin(), evs.end());
+    std::sort(want.begin(), want.end(), [&](EventIdx x, EventIdx y) {
+      return idx.tsUs(x) != idx.tsUs(y) ? idx.tsUs(x) < idx.tsUs(y) : x < y;
+    });
+    QCOMPARE(idx.tsUs(want[0]), idx.tsUs(want[1]));  // b and d tie
+    QVERIFY(want[0] < want[1] && idx.tsUs(want[1]) < idx.tsUs(want[2]) && idx.tsUs(want[2]) < idx.tsUs(want[3]));
+    idx.sortByTime(evs);
+    QCOMPARE(std::vector<EventIdx>(evs.begin(), evs.end()), want);
+    idx.sortByTime(evs);  // already in order
+    QCOMPARE(std::vector<EventIdx>(evs.begin(), evs.end()), want);
+  }
   void indexGroups_data() {
     QTest::addColumn<QString>("flowId3");  // how flow 3's id is written
     QTest::addColumn<bool>("flowsDense");

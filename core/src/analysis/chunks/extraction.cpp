@@ -186,10 +186,7 @@ void windowCpuEvents(const EventIndex& index, double a, double b, double len, bo
       cpu.push_back(e);
     });
   }
-  std::sort(cpu.begin(), cpu.end(), [&](EventIdx x, EventIdx y) {
-    const double tx = index.tsUs(x), ty = index.tsUs(y);
-    return tx != ty ? tx < ty : x < y;
-  });
+  index.sortByTime(cpu);
 }
 
 // The window's correlation set, iterated in CPython set order (it fixes the

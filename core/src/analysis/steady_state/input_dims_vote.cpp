@@ -24,10 +24,7 @@ EventList votingOps(const EventIndex& index, double a, double b, double len) {
       const double ts = index.tsUs(e);
       if (a <= ts && ts < b && index.durUs(e) <= len) evs.push_back(e);
     });
-  std::sort(evs.begin(), evs.end(), [&](EventIdx x, EventIdx y) {
-    const double tx = index.tsUs(x), ty = index.tsUs(y);
-    return tx != ty ? tx < ty : x < y;
-  });
+  index.sortByTime(evs);
   return evs;
 }
 
