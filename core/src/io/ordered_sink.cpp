@@ -120,6 +120,21 @@ void OrderedSink::eachColumn(F&& f) {
   f(t.ph);
 }
 
+size_t OrderedSink::grownCapacity(size_t need) const {
+  // Each growth copies every column: aim past the end, from the events per
+  // byte of the text so far (pieces are claimed in order). The first piece
+  // alone is a poor sample (up to 3× off the whole trace's rate), so it gets
+  // more room; room never touched costs address space, not memory.
+  size_t want = need;
+  if (expectedBytes_ && bytesClaimed_) {
+    const double perByte = static_cast<double>(need) / static_cast<double>(bytesClaimed_);
+    const double room = cap_ ? 1.25 : 2.0;
+    want = std::max(want, static_cast<size_t>(perByte * static_cast<double>(expectedBytes_) * room) + 4096);
+  }
+  if (cap_) want = std::max(want, cap_ + cap_ / 2);
+  return std::min<size_t>(want, UINT32_MAX);
+}
+
 size_t OrderedSink::claim(std::unique_lock<std::mutex>& lock, const LocalColumns& c, unsigned worker) {
   const size_t base = size_;
   const size_t need = base + c.size();
@@ -127,18 +142,11 @@ size_t OrderedSink::claim(std::unique_lock<std::mutex>& lock, const LocalColumns
     tooMany_ = true;
     return SIZE_MAX;
   }
+  bytesClaimed_ += c.bytesParsed;
   if (need > cap_) {
     idle_.wait(lock, [&] { return inflight_ == 0; });
-    size_t want = need;
-    if (cap_ == 0 && expectedBytes_ && c.bytesParsed) {
-      double perByte = static_cast<double>(c.size()) / static_cast<double>(c.bytesParsed);
-      want = std::max(want, static_cast<size_t>(perByte * static_cast<double>(expectedBytes_) * 1.15) + 4096);
-    } else {
-      want = std::max(want, cap_ + cap_ / 2);
-    }
-    want = std::min<size_t>(want, UINT32_MAX);
-    eachColumn([&](auto& col) { col.reserve(want); });
-    cap_ = want;
+    cap_ = grownCapacity(need);
+    eachColumn([&](auto& col) { col.reserve(cap_); });
   }
   eachColumn([&](auto& col) { col.resize(need); });  // no writes: Column default-initialises
   size_ = need;

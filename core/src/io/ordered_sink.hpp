@@ -71,8 +71,10 @@ class OrderedSink {
   void eachColumn(F&& f);
   /// Under the lock: reserves [size, size + c.size()) for `c` and records its
   /// side lists with global indices. Columns only reallocate when no copy is
-  /// in flight (the first piece's events per byte size them for the whole text).
+  /// in flight (grownCapacity says by how much).
   size_t claim(std::unique_lock<std::mutex>& lock, const LocalColumns& c, unsigned worker);
+  /// The capacity for `need` events and, by the text so far, the rest of the trace.
+  size_t grownCapacity(size_t need) const;
   Dest dest(size_t base);
   static void copy(const LocalColumns& c, const Dest& d, Wide& wide);
 
@@ -83,6 +85,7 @@ class OrderedSink {
   std::condition_variable idle_;
   int inflight_ = 0;
   size_t size_ = 0, cap_ = 0;
+  uint64_t bytesClaimed_ = 0;  // text of the pieces claimed so far
   size_t next_ = 0;
   std::map<size_t, std::pair<unsigned, std::unique_ptr<LocalColumns>>> parked_;
   std::vector<std::unique_ptr<LocalColumns>> spare_;
