@@ -12,6 +12,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -258,7 +259,8 @@ class TestUtil : public QObject {
 
   // sortNearlySorted must give std::sort's result for any input: in order,
   // a few out of place (the fast path), just under and over a quarter out of
-  // place (the fallback, taken mid-pass), reversed, all equal keys.
+  // place (the fallback, taken mid-pass), reversed, all equal keys, and a few
+  // sorted stretches one after another (merged as runs, up to 32 of them).
   void nearlySorted_data() {
     QTest::addColumn<int>("n");
     QTest::addColumn<double>("disorder");  // near swaps per element; -1 reversed, -2 first moved last, >1 far swaps
@@ -272,6 +274,12 @@ class TestUtil : public QObject {
     QTest::newRow("random") << 5000 << 2.0;  // far swaps: the fallback
     QTest::newRow("reversed") << 3000 << -1.0;
     QTest::newRow("first-last") << 1000 << -2.0;  // the smallest written last: merged to the front
+    // -10 - k: the elements dealt at random into k stretches, each in order, written one after another.
+    QTest::newRow("2 runs") << 5000 << -12.0;
+    QTest::newRow("3 runs") << 5000 << -13.0;
+    QTest::newRow("7 runs") << 4999 << -17.0;
+    QTest::newRow("32 runs") << 6000 << -42.0;
+    QTest::newRow("33 runs: sorted whole") << 6000 << -43.0;
   }
   void nearlySorted() {
     QFETCH(int, n);
@@ -283,7 +291,14 @@ class TestUtil : public QObject {
     };
     Column<Item> v;
     for (int i = 0; i < n; ++i) v.push_back({i / 3, i});  // runs of equal keys
-    if (disorder == -2.0) {
+    if (disorder <= -12.0) {
+      const int runs = static_cast<int>(-disorder) - 10;
+      std::vector<Column<Item>> stretch(static_cast<size_t>(runs));
+      std::uniform_int_distribution<int> pick(0, runs * runs - 1);  // uneven: run r takes about (2r+1)/runs² of them
+      for (const Item& x : v) stretch[static_cast<size_t>(static_cast<int>(std::sqrt(pick(rng))))].push_back(x);
+      v.clear();
+      for (const auto& run : stretch) v.insert(v.end(), run.begin(), run.end());
+    } else if (disorder == -2.0) {
       std::rotate(v.begin(), v.begin() + 1, v.end());
     } else if (disorder < 0) {
       std::reverse(v.begin(), v.end());
