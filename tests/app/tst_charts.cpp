@@ -76,10 +76,7 @@ class TestCharts : public QObject {
   void clicksSelect() {
     SelectionModel sel;
     ChartsPanel p;
-    p.setSelectionModel(&sel);
-    p.setDocument(doc_);
-    p.setChunks(view_.chunks);
-    p.show();
+    showSample(p, sel);
     const auto& steps = p.steps();
     const timeline::StepPoint target = steps[steps.size() / 2];
     auto* line = firstSeries<QLineSeries>(p.durationChart());
@@ -97,10 +94,7 @@ class TestCharts : public QObject {
   void selectedChunkInTheHistogram() {
     SelectionModel sel;
     ChartsPanel p;
-    p.setSelectionModel(&sel);
-    p.setDocument(doc_);
-    p.setChunks(view_.chunks);
-    p.show();
+    showSample(p, sel);
     const int before = int(p.histogramChart()->series().size());
     sel.setChunk(0);
     const int after = int(p.histogramChart()->series().size());
@@ -113,10 +107,7 @@ class TestCharts : public QObject {
   void closedTraceLeavesNoSeries() {
     SelectionModel sel;
     ChartsPanel p;
-    p.setSelectionModel(&sel);
-    p.setDocument(doc_);
-    p.setChunks(view_.chunks);
-    p.show();
+    showSample(p, sel);
     auto* bar = firstSeries<QAreaSeries>(p.histogramChart());
     QVERIFY(bar && bar->upperSeries());
     QPointer<QLineSeries> line = bar->upperSeries();
@@ -146,6 +137,14 @@ class TestCharts : public QObject {
   }
 
  private:
+  /// `p` on the sample's split, shown, selecting through `sel`.
+  void showSample(ChartsPanel& p, SelectionModel& sel) const {
+    p.setSelectionModel(&sel);
+    p.setDocument(doc_);
+    p.setChunks(view_.chunks);
+    p.show();
+  }
+
   TraceDocument doc_;
   SplitView view_;
 };
