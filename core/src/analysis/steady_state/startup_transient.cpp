@@ -16,6 +16,24 @@
 
 namespace steadyscope::analysis {
 
+namespace {
+
+// A kernel with its ts read once: a trace of epoch ns past 2^53 takes the
+// exact slow path for every ts, too dear to pay on every comparison.
+struct Keyed {
+  double ts;
+  EventIdx e;
+};
+
+// (ts, id); a NaN ts sorts last: it starts no span's kernel.
+bool keyedLess(const Keyed& a, const Keyed& b) {
+  const bool na = std::isnan(a.ts), nb = std::isnan(b.ts);
+  if (na || nb) return na != nb ? nb : a.e < b.e;
+  return a.ts != b.ts ? a.ts < b.ts : a.e < b.e;
+}
+
+}  // namespace
+
 // Grouped by lane first: a stream's kernels are usually in ts order in the
 // file already, so each group needs only a check, and the groups a merge.
 KernelsByTs::KernelsByTs(const EventIndex& index) {
@@ -27,30 +45,24 @@ KernelsByTs::KernelsByTs(const EventIndex& index) {
   for (size_t l = 0; l + 1 < at.size(); ++l)
     if (at[l + 1] > at[l]) runs.push_back(at[l]);
   runs.push_back(index.kernels.size());
-  Column<EventIdx> grouped(index.kernels.size());
-  for (EventIdx k : index.kernels) grouped[at[t.lane[k]]++] = k;
-  auto it = [](Column<EventIdx>& v, size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
-  auto less = [&index](EventIdx a, EventIdx b) {  // (ts, id); a NaN ts sorts last: it starts no span's kernel
-    const double ta = index.tsUs(a), tb = index.tsUs(b);
-    const bool na = std::isnan(ta), nb = std::isnan(tb);
-    if (na || nb) return na != nb ? nb : a < b;
-    return ta != tb ? ta < tb : a < b;
-  };
+  Column<Keyed> grouped(index.kernels.size());
+  for (EventIdx k : index.kernels) grouped[at[t.lane[k]]++] = {index.tsUs(k), k};
+  auto it = [](Column<Keyed>& v, size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
   for (size_t r = 0; r + 1 < runs.size(); ++r)
-    if (!std::is_sorted(it(grouped, runs[r]), it(grouped, runs[r + 1]), less))
-      std::sort(it(grouped, runs[r]), it(grouped, runs[r + 1]), less);  // a strict order: no ties to keep
-  // Neighbouring groups merged in place until one is left: a second list as
-  // big as this one would be fresh memory, the merge's buffer is the smaller half.
+    if (!std::is_sorted(it(grouped, runs[r]), it(grouped, runs[r + 1]), keyedLess))
+      std::sort(it(grouped, runs[r]), it(grouped, runs[r + 1]), keyedLess);  // a strict order: no ties to keep
+  // Neighbouring groups merged in place until one is left: the merge's buffer is the smaller half.
   while (runs.size() > 2) {
     std::vector<size_t> merged{0};
     for (size_t r = 0; r + 1 < runs.size(); r += 2) {
       const size_t mid = runs[r + 1], end = r + 2 < runs.size() ? runs[r + 2] : mid;
-      std::inplace_merge(it(grouped, runs[r]), it(grouped, mid), it(grouped, end), less);
+      std::inplace_merge(it(grouped, runs[r]), it(grouped, mid), it(grouped, end), keyedLess);
       merged.push_back(end);
     }
     runs = std::move(merged);
   }
-  kernels_ = std::move(grouped);
+  kernels_.resize(grouped.size());
+  for (size_t i = 0; i < grouped.size(); ++i) kernels_[i] = grouped[i].e;
 }
 
 void KernelsAhead::start(unsigned threads) {

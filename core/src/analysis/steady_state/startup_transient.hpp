@@ -29,8 +29,8 @@ class KernelsByTs {
   }
 
  private:
-  // Event ids only, their ts read again where compared: a quarter of the fresh
-  // memory of (ts, id) pairs, and this list is made beside the tree tiers.
+  // Event ids only, their ts read again where searched: the (ts, id) pairs
+  // the sort needs live only while it is made, beside the tree tiers.
   Column<EventIdx> kernels_;  // big: on huge pages, reused blocks
 };
 
