@@ -195,13 +195,13 @@ bool readInflated(const std::string& path, std::string& out) {
   return ok;
 }
 
-/// `in` compressed at ISA-L's fastest level into a reused buffer; the compressed size.
-uint64_t deflateFastest(std::string_view in, std::vector<uint8_t>& outBuf, std::vector<uint8_t>& levelBuf) {
+/// `in` compressed at ISA-L's `level` (0 or 1) into a reused buffer; the compressed size.
+uint64_t deflateAt(int level, std::string_view in, std::vector<uint8_t>& outBuf, std::vector<uint8_t>& levelBuf) {
   isal_zstream s;
   isal_deflate_init(&s);
-  s.level = 0;
+  s.level = static_cast<uint32_t>(level);
   s.gzip_flag = IGZIP_GZIP;
-  s.level_buf = levelBuf.empty() ? nullptr : levelBuf.data();
+  s.level_buf = levelBuf.data();
   s.level_buf_size = static_cast<uint32_t>(levelBuf.size());
   s.end_of_stream = 1;
   s.flush = NO_FLUSH;
@@ -217,6 +217,26 @@ uint64_t deflateFastest(std::string_view in, std::vector<uint8_t>& outBuf, std::
   return total;
 }
 
+// The whole text compressed at `level` on `threads` threads, each a contiguous share; the seconds taken.
+double compressShares(const std::string& all, int level, unsigned threads) {
+  // Shares under 4 GiB each (ISA-L's avail_in is 32 bits).
+  const size_t parts = std::max<size_t>(threads, all.size() / (size_t(1) << 31) + 1);
+  const size_t share = (all.size() + parts - 1) / std::max<size_t>(parts, 1);
+  auto t0 = Clock::now();
+  auto work = [&](size_t first) {
+    std::vector<uint8_t> out(size_t(1) << 20), levelBuf(std::max(ISAL_DEF_LVL0_DEFAULT, ISAL_DEF_LVL1_DEFAULT));
+    for (size_t k = first; k < parts; k += threads) {
+      const size_t at = std::min(all.size(), k * share);
+      deflateAt(level, std::string_view(all).substr(at, std::min(share, all.size() - at)), out, levelBuf);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (auto& th : pool) th.join();
+  return since(t0);
+}
+
 }  // namespace
 
 Expected<BaselineResult> baselineCompress(const std::vector<std::string>& files, unsigned threads) {
@@ -224,22 +244,13 @@ Expected<BaselineResult> baselineCompress(const std::vector<std::string>& files,
   for (const std::string& f : files)
     if (!readInflated(f, all)) return makeError(Error::Kind::Io, f, "cannot read the written file");
   threads = jobThreads(threads);
-  // Shares under 4 GiB each (ISA-L's avail_in is 32 bits).
-  const size_t parts = std::max<size_t>(threads, all.size() / (size_t(1) << 31) + 1);
-  const size_t share = (all.size() + parts - 1) / std::max<size_t>(parts, 1);
-  auto t0 = Clock::now();
-  auto work = [&](size_t first) {
-    std::vector<uint8_t> out(size_t(1) << 20), level(ISAL_DEF_LVL0_DEFAULT);
-    for (size_t k = first; k < parts; k += threads) {
-      const size_t at = std::min(all.size(), k * share);
-      deflateFastest(std::string_view(all).substr(at, std::min(share, all.size() - at)), out, level);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (auto& th : pool) th.join();
-  return BaselineResult{since(t0), all.size(), 0};
+  // Level 0 is ISA-L's nominally fastest, yet level 1 is faster on some CPUs: the faster of the two.
+  BaselineResult r{compressShares(all, 0, threads), all.size(), 0};
+  if (const double one = compressShares(all, 1, threads); one < r.seconds) {
+    r.seconds = one;
+    r.level = 1;
+  }
+  return r;
 }
 
 }  // namespace steadyscope

@@ -16,6 +16,7 @@ struct BaselineResult {
   double seconds = 0;
   uint64_t bytes = 0;   // bytes of JSON text processed / produced
   uint64_t events = 0;  // events visited (parse baseline only)
+  int level = 0;        // the ISA-L level that was faster (compress baseline only)
 };
 
 /// Bare On-Demand pass over traceEvents of `source`: the same pieces, threads
@@ -26,7 +27,7 @@ Expected<BaselineResult> baselineBareParse(const SourceText& source, unsigned th
 Expected<BaselineResult> baselineDecompress(const std::string& path);
 
 /// The files' bytes (a .gz file's inflated bytes) compressed at ISA-L's fastest
-/// level on `threads` threads (0: jobThreads()), each thread a contiguous share
+/// level (the faster of 0 and 1) on `threads` threads (0: jobThreads()), each thread a contiguous share
 /// into a reused buffer: the floor for writing them.
 Expected<BaselineResult> baselineCompress(const std::vector<std::string>& files, unsigned threads);
 
