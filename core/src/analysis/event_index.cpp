@@ -257,8 +257,9 @@ void EventIndex::sumKernels() {
 }
 
 void EventIndex::sortByTime(EventList& events) const {
-  // The lists sorted here are a few lanes' events, each lane in ts order:
-  // merged run by run, where a whole sort degrades to a heap sort.
+  // The lists sorted here are in order already or a few ordered runs (a
+  // window's lanes, the threads' roots): merged run by run, where a whole
+  // sort degraded to a heap sort.
   Column<std::pair<double, EventIdx>> byTime(events.size()), aside;
   for (size_t i = 0; i < events.size(); ++i) byTime[i] = {tsUs(events[i]), events[i]};
   sortNearlySorted(byTime, std::less<>{}, aside);

@@ -3,7 +3,6 @@
 // threads' roots folded under the host frame that encloses them (spec §2.6.1–§2.6.2).
 #include "analysis/roots/call_tree.hpp"
 #include "util/big_alloc.hpp"
-#include "util/nearly_sorted.hpp"
 #include "model/column_fill.hpp"
 
 #include <algorithm>
@@ -18,25 +17,6 @@ namespace {
 /// correctly rounded division (the float the reference reads) and ns order
 /// is float order.
 bool fitsExactNs(int64_t ns) { return ns > -(int64_t(1) << 53) && ns < (int64_t(1) << 53); }
-
-using TsAndEvent = std::pair<double, EventIdx>;
-
-/// The reference's order of frames: ts as Python floats, then file order;
-/// on ts read once per event (on traces of epoch ns every ts takes the exact
-/// slow path, too dear for each comparison).
-bool tsThenFile(const TsAndEvent& a, const TsAndEvent& b) {
-  return a.first != b.first ? a.first < b.first : a.second < b.second;
-}
-
-// `events` into (ts, file) order, each ts read once; cheap when they are in
-// order already or in a few ordered runs.
-void sortByTsThenFile(const EventIndex& idx, EventList& events) {
-  Column<TsAndEvent> keyed(events.size()), aside;
-  for (size_t k = 0; k < keyed.size(); ++k) keyed[k] = {idx.tsUs(events[k]), events[k]};
-  if (std::is_sorted(keyed.begin(), keyed.end(), tsThenFile)) return;
-  sortNearlySorted(keyed, tsThenFile, aside);
-  for (size_t k = 0; k < keyed.size(); ++k) events[k] = keyed[k].second;
-}
 
 /// The events of `lane` that `keep` accepts, in (ts, file order): the
 /// lane's own list is sorted by ts with longer events first among equal ts,
@@ -60,7 +40,7 @@ EventList laneInFileOrderTies(const EventIndex& idx, uint32_t lane, Keep&& keep)
       std::sort(out.begin() + static_cast<std::ptrdiff_t>(i), out.begin() + static_cast<std::ptrdiff_t>(j));
     i = j;
   }
-  if (!exact) sortByTsThenFile(idx, out);  // huge or finer-than-1-ns ts may tie or order differently as floats
+  if (!exact) idx.sortByTime(out);  // huge or finer-than-1-ns ts may tie or order differently as floats
   return out;
 }
 
@@ -131,7 +111,7 @@ std::string CallTree::buildHostStacks() {
     lanesWithRoots += cpuRootNodes_.size() > before;
   }
   // Each thread's roots are in (ts, file) order already: only several threads' need a sort.
-  if (lanesWithRoots > 1) sortByTsThenFile(*index_, cpuRootNodes_);
+  if (lanesWithRoots > 1) index_->sortByTime(cpuRootNodes_);
   return {};
 }
 
