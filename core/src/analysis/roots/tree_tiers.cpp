@@ -114,29 +114,36 @@ namespace {
 /// The siblings the pattern finder works on, with their name codes and the
 /// GPU time under each name.
 struct Siblings {
+  /// The siblings of one name.
+  struct Group {
+    std::vector<EventIdx> members;
+    double gpu = 0.0;                // the GPU time under all of them
+    std::vector<double> memberGpu;  // each member's own
+  };
   const CallTree& tree;
   const std::vector<EventIdx>& ordered;
-  std::vector<uint32_t> code;        // per sibling
-  std::vector<uint32_t> groupOrder;  // codes in first-appearance order
-  std::unordered_map<uint32_t, std::vector<EventIdx>> members;
-  std::unordered_map<uint32_t, double> gpu;                     // per code
-  std::unordered_map<uint32_t, std::vector<double>> memberGpu;  // per code: each member's own
+  std::vector<uint32_t> code;   // per sibling: its name's code
+  std::vector<uint32_t> group;  // per sibling: its index in groups
+  std::vector<Group> groups;    // in first-appearance order
 };
 
 Siblings groupSiblings(const CallTree& tree, TreeNames& names, const std::vector<EventIdx>& ordered) {
-  Siblings s{tree, ordered, {}, {}, {}, {}};
+  Siblings s{tree, ordered, {}, {}, {}};
   s.code.reserve(ordered.size());
+  s.group.reserve(ordered.size());
+  std::unordered_map<uint32_t, uint32_t> groupOf;  // by code
   for (EventIdx e : ordered) {
     const uint32_t c = names.code(e);
+    auto [it, fresh] = groupOf.try_emplace(c, static_cast<uint32_t>(s.groups.size()));
+    if (fresh) s.groups.emplace_back();
     s.code.push_back(c);
-    auto [it, fresh] = s.members.try_emplace(c);
-    if (fresh) s.groupOrder.push_back(c);
-    it->second.push_back(e);
+    s.group.push_back(it->second);
+    s.groups[it->second].members.push_back(e);
   }
-  for (uint32_t c : s.groupOrder) {
-    auto times = tree.descendantGpuTimes(s.members[c]);
-    s.gpu[c] = times.total;
-    s.memberGpu[c] = std::move(times.each);
+  for (Siblings::Group& g : s.groups) {
+    auto times = tree.descendantGpuTimes(g.members);
+    g.gpu = times.total;
+    g.memberGpu = std::move(times.each);
   }
   return s;
 }
@@ -241,7 +248,7 @@ std::optional<DetectionCandidate> periodicCandidate(const Siblings& s, std::opti
   std::vector<EventIdx> live;
   std::vector<uint32_t> liveCodes;
   for (size_t k = 0; k < s.ordered.size(); ++k)
-    if (s.gpu.at(s.code[k]) > 0) {
+    if (s.groups[s.group[k]].gpu > 0) {
       live.push_back(s.ordered[k]);
       liveCodes.push_back(s.code[k]);
     }
@@ -280,13 +287,13 @@ std::optional<DetectionCandidate> periodicCandidate(const Siblings& s, std::opti
 std::optional<DetectionCandidate> groupedCandidate(const Siblings& s, double totalGpu, int64_t depth) {
   const EventIndex& idx = s.tree.index();
   const Trace& t = s.tree.trace();
-  std::optional<uint32_t> best;
-  for (uint32_t c : s.groupOrder) {
-    if (s.members.at(c).size() < kMinRepeatingChildren || !(s.gpu.at(c) > 0)) continue;
-    if (!best || s.gpu.at(c) > s.gpu.at(*best)) best = c;
+  const Siblings::Group* best = nullptr;  // the first of the busiest
+  for (const Siblings::Group& g : s.groups) {
+    if (g.members.size() < kMinRepeatingChildren || !(g.gpu > 0)) continue;
+    if (!best || g.gpu > best->gpu) best = &g;
   }
   if (!best) return std::nullopt;
-  const std::vector<EventIdx>& inst = s.members.at(*best);
+  const std::vector<EventIdx>& inst = best->members;
   const EventSet blocked(inst);
   const PyNum firstTs = tsOr0(idx, inst.front()), lastEnd = endOf(idx, inst.back());
   std::vector<EventIdx> prefix, suffix;
@@ -294,12 +301,12 @@ std::optional<DetectionCandidate> groupedCandidate(const Siblings& s, double tot
     if (tsOr0(idx, e) < firstTs) prefix.push_back(e);
     if (!(tsOr0(idx, e) < lastEnd)) suffix.push_back(e);
   }
-  DetectionCandidate c = branchCandidate(s.gpu.at(*best), totalGpu, depth, "frame_family");
+  DetectionCandidate c = branchCandidate(best->gpu, totalGpu, depth, "frame_family");
   c.roots.reserveSpans(inst.size());
   SharedAncestors ancestors(s.tree);
   for (EventIdx e : inst)
     c.roots.pushSpan(e, {t.nameOf(e), idx.hasDur(e) ? idx.durPy(e) : PyNum::fromInt(0), ancestors.of(e)});
-  c.tree->rootGpuTimes = s.memberGpu.at(*best);
+  c.tree->rootGpuTimes = best->memberGpu;
   setBookendMaterial(*c.tree, prefix, suffix, blocked);
   return c;
 }
