@@ -240,9 +240,10 @@ void printFirstRun(const std::string& trace, const FirstRun& f) {
 }
 
 void printFloor(const Floor& f, double firstTotal, const std::vector<Run>& later) {
-  std::printf("floor          %8.3f s  (decompress %.3f + bare parse %.3f + compress the %.1f MB written at ISA-L "
-              "level %d on every thread %.3f)\n",
-              f.total(), f.decompress, f.parse, static_cast<double>(f.writtenBytes) / 1e6, f.compressLevel, f.compress);
+  std::printf(
+      "floor          %8.3f s  (decompress %.3f + bare parse %.3f + compress the %.1f MB written at ISA-L "
+      "level %d on every thread %.3f)\n",
+      f.total(), f.decompress, f.parse, static_cast<double>(f.writtenBytes) / 1e6, f.compressLevel, f.compress);
   std::printf("total / floor  %8.2fx (run 1)", firstTotal / f.total());
   if (!later.empty()) {
     std::vector<double> tot;

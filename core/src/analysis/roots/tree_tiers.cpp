@@ -117,7 +117,7 @@ struct Siblings {
   /// The siblings of one name.
   struct Group {
     std::vector<EventIdx> members;
-    double gpu = 0.0;                // the GPU time under all of them
+    double gpu = 0.0;               // the GPU time under all of them
     std::vector<double> memberGpu;  // each member's own
   };
   const CallTree& tree;
