@@ -1,5 +1,7 @@
 #include "io/json_scan.hpp"
 
+#include "io/structural_blocks.hpp"
+
 #include <cerrno>
 #include <unistd.h>
 
@@ -38,65 +40,49 @@ std::string unescapeKey(std::string_view raw) {
 
 }  // namespace
 
-/// Quote-aware scan from p (inside the array, at depth 0 relative to it) to the
-/// closing ']' of the array. Cuts pieces of about pieceBytes at depth-0 commas.
+/// Quote-aware scan from `first` (inside the array, at depth 0 relative to
+/// it) to the array's closing ']', over the structural bits of each block.
+/// Cuts pieces of about pieceBytes at depth-0 commas.
 bool exactArrayScan(std::string_view t, size_t first, size_t pieceBytes, TopLevelLayout& out, ScanError& err) {
   out.pieces.clear();
   int depth = 0;
   size_t pieceBegin = first;
+  bool bad = false;
   const char* d = t.data();
-  size_t n = t.size();
-  size_t i = first;
-  while (i < n) {
-    char c = d[i];
-    if (c == '"') {
-      // find the closing quote, skipping escapes
-      size_t j = i + 1;
-      for (;;) {
-        const void* q = std::memchr(d + j, '"', n - j);
-        if (!q) {
-          err = {"truncated JSON: a string is not closed before the end of the file", i, "truncated_json"};
-          return false;
-        }
-        size_t k = static_cast<size_t>(static_cast<const char*>(q) - d);
-        size_t bs = 0;
-        while (k - bs > j && d[k - bs - 1] == '\\') ++bs;
-        if ((bs & 1) == 0) {
-          i = k + 1;
-          break;
-        }
-        j = k + 1;
-      }
-      continue;
-    }
-    if (c == '{' || c == '[') {
-      ++depth;
-    } else if (c == '}' || c == ']') {
-      if (depth == 0) {
-        if (c == ']') {
-          if (pieceBegin < i) {
-            size_t e = i;
-            while (e > pieceBegin && isWs(d[e - 1])) --e;
-            if (e > pieceBegin) out.pieces.push_back({pieceBegin, e});
-          }
-          out.arrayClose = i;
+  StructuralBlocks blocks;
+  const bool closed = forEachStructuralBlock(d, t.size(), first, blocks, [&](size_t base, const StructuralMasks& m) {
+    // Commas matter only once the piece is long enough to be cut.
+    const uint64_t cuts = base + StructuralBlocks::kBlock > pieceBegin + pieceBytes ? m.commas : 0;
+    for (uint64_t all = m.opens | m.closes | cuts; all; all &= all - 1) {
+      const uint64_t bit = all & (0 - all);
+      const size_t i = base + static_cast<size_t>(__builtin_ctzll(all));
+      if (m.opens & bit) {
+        ++depth;
+      } else if (m.closes & bit) {
+        if (depth-- > 0) continue;
+        if (d[i] == '}') {
+          err = {"malformed JSON: unexpected '}' in traceEvents", i, "bad_json"};
+          bad = true;
           return true;
         }
-        err = {"malformed JSON: unexpected '}' in traceEvents", i, "bad_json"};
-        return false;
-      }
-      --depth;
-    } else if (c == ',' && depth == 0) {
-      if (i - pieceBegin >= pieceBytes) {
+        size_t e = i;
+        while (e > pieceBegin && isWs(d[e - 1])) --e;
+        if (e > pieceBegin) out.pieces.push_back({pieceBegin, e});
+        out.arrayClose = i;
+        return true;
+      } else if (depth == 0 && i - pieceBegin >= pieceBytes) {
         out.pieces.push_back({pieceBegin, i});
         pieceBegin = skipWs(t, i + 1);
-        i = pieceBegin;
-        continue;
       }
     }
-    ++i;
-  }
-  err = {"truncated JSON: the traceEvents array is not closed before the end of the file", n, "truncated_json"};
+    return false;
+  });
+  if (closed) return !bad;
+  if (blocks.inString())
+    err = {"truncated JSON: a string is not closed before the end of the file", blocks.openQuote(), "truncated_json"};
+  else
+    err = {"truncated JSON: the traceEvents array is not closed before the end of the file", t.size(),
+           "truncated_json"};
   return false;
 }
 
@@ -183,26 +169,24 @@ size_t skipValue(std::string_view t, size_t p, ScanError& err) {
   }
   if (c == '{' || c == '[') {
     int depth = 0;
-    size_t i = p;
-    while (i < t.size()) {
-      char x = t[i];
-      if (x == '"') {
-        size_t e = skipString(t, i);
-        if (e == npos) {
-          err = {"truncated JSON: a string is not closed", i, "truncated_json"};
-          return npos;
+    size_t end = npos;
+    StructuralBlocks blocks;
+    forEachStructuralBlock(t.data(), t.size(), p, blocks, [&](size_t base, const StructuralMasks& m) {
+      for (uint64_t all = m.opens | m.closes; all; all &= all - 1) {
+        if (m.opens & all & (0 - all)) {
+          ++depth;
+        } else if (--depth == 0) {
+          end = base + static_cast<size_t>(__builtin_ctzll(all)) + 1;
+          return true;
         }
-        i = e;
-        continue;
       }
-      if (x == '{' || x == '[')
-        ++depth;
-      else if (x == '}' || x == ']') {
-        if (--depth == 0) return i + 1;
-      }
-      ++i;
-    }
-    err = {"truncated JSON: an object or array is not closed before the end of the file", p, "truncated_json"};
+      return false;
+    });
+    if (end != npos) return end;
+    if (blocks.inString())
+      err = {"truncated JSON: a string is not closed", blocks.openQuote(), "truncated_json"};
+    else
+      err = {"truncated JSON: an object or array is not closed before the end of the file", p, "truncated_json"};
     return npos;
   }
   size_t i = p;
