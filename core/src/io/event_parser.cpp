@@ -1,6 +1,7 @@
 #include "io/event_parser.hpp"
 #include "io/numbers.hpp"
 
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
@@ -120,12 +121,39 @@ namespace {
 
 using namespace simdjson;
 
-inline bool keyIs(const ondemand::raw_json_string& k, const char* lit, size_t n) {
-  // k.raw() points just after the opening quote; match "lit" followed by the closing quote.
-  const char* r = k.raw();
-  return std::memcmp(r, lit, n) == 0 && r[n] == '"';
+/// Bytes [from, from + 8) of `lit` followed by its closing quote, as a
+/// little-endian word, and the mask of the bytes that belong to it.
+template <size_t N>
+constexpr uint64_t keyWord(const char (&lit)[N], size_t from, uint64_t& mask) {
+  uint64_t w = 0;
+  mask = 0;
+  for (size_t i = from; i < from + 8 && i < N; ++i) {  // lit[N - 1] is the NUL, standing for the quote
+    w |= uint64_t(i == N - 1 ? '"' : static_cast<unsigned char>(lit[i])) << (8 * (i - from));
+    mask |= uint64_t(0xff) << (8 * (i - from));
+  }
+  return w;
 }
-#define KEY_IS(k, lit) keyIs(k, lit, sizeof(lit) - 1)
+
+/// k.raw() points just after the opening quote: the key is `lit` when its
+/// letters and the closing quote follow. Keys of up to 15 letters compare as
+/// one or two 8-byte loads (the document is padded, so reading past a short
+/// key is safe), which a memcmp call did not.
+template <size_t N>
+inline bool keyIs(const ondemand::raw_json_string& k, const char (&lit)[N]) {
+  const char* r = k.raw();
+  if constexpr (N <= 16 && std::endian::native == std::endian::little) {
+    uint64_t m0 = 0, m1 = 0, w0, w1 = 0;
+    const uint64_t want0 = keyWord(lit, 0, m0), want1 = keyWord(lit, 8, m1);
+    std::memcpy(&w0, r, 8);
+    if ((w0 & m0) != want0) return false;
+    if (N <= 8) return true;
+    std::memcpy(&w1, r + 8, 8);
+    return (w1 & m1) == want1;
+  } else {
+    return std::memcmp(r, lit, N - 1) == 0 && r[N - 1] == '"';
+  }
+}
+#define KEY_IS(k, lit) keyIs(k, lit)
 
 inline Ph phFromChar(std::string_view s) {
   if (s.size() != 1) return Ph::Other;
