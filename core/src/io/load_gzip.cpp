@@ -58,22 +58,35 @@ bool parseStream(PiecePipe& pipe, std::vector<Worker>& workers, OrderedSink& sin
   return !failed;
 }
 
-/// The tail: exact scan to the array's end (into `tl`) and its pieces. Null
-/// when all went well, else why the plain path should take over.
-const char* parseTail(PiecePipe& pipe, Worker& worker, OrderedSink& sink, size_t pieceBytes, TopLevelLayout& tl) {
+/// The tail: exact scan to the array's end (into `tl`), cut so that every
+/// worker parses a share of it; the inflater has ended, so nothing else runs.
+/// Null when all went well, else why the plain path should take over.
+const char* parseTail(PiecePipe& pipe, std::vector<Worker>& workers, OrderedSink& sink, TopLevelLayout& tl) {
   const std::string_view tail = pipe.tail();
   const uint64_t tailBase = pipe.tailBase();
   ScanError err;
-  if (!exactArrayScan(tail, 0, pieceBytes, tl, err)) return "the tail does not scan";
-  size_t k = pipe.pieces();
-  for (const Piece& p : tl.pieces) {
-    ParseFailure f;
-    if (!worker.parser.parseBytes(tail.data() + p.begin, {tailBase + p.begin, tailBase + p.end}, worker.tables,
-                                  *worker.buf, f))
-      return "a tail piece did not parse";
-    sink.deliver(k++, 0, worker.buf);
-  }
-  return nullptr;
+  const size_t share = std::max<size_t>(tail.size() / workers.size() + 1, 64u << 10);
+  if (!exactArrayScan(tail, 0, share, tl, err)) return "the tail does not scan";
+  const size_t first = pipe.pieces();
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  auto work = [&](unsigned w) {
+    for (size_t j; !failed && (j = next++) < tl.pieces.size();) {
+      const Piece& p = tl.pieces[j];
+      ParseFailure f;
+      if (!workers[w].parser.parseBytes(tail.data() + p.begin, {tailBase + p.begin, tailBase + p.end},
+                                        workers[w].tables, *workers[w].buf, f)) {
+        failed = true;
+        return;
+      }
+      sink.deliver(first + j, w, workers[w].buf);
+    }
+  };
+  ThreadGroup helpers([&] { failed = true; });
+  for (unsigned w = 1; w < workers.size() && w < tl.pieces.size(); ++w) helpers.run([&work, w] { work(w); });
+  work(0);
+  helpers.join();
+  return failed ? "a tail piece did not parse" : nullptr;
 }
 
 /// The top-level keys around the array: the text before it and the text
@@ -142,7 +155,7 @@ Expected<TracePtr> buildTraceGzipIndexed(const std::string& path, std::shared_pt
   timer.mark("inflate+parse");
   if (control) control->setStage(StageParse);
   TopLevelLayout tl, layout;
-  if (const char* why = parseTail(pipe, workers[0], sink, pieceBytes, tl)) return plain(why);
+  if (const char* why = parseTail(pipe, workers, sink, tl)) return plain(why);
   if (sink.tooMany()) return tooManyEventsError(path);
   if (!scanOuterKeys(pipe, tl, pieceBytes, layout)) return plain("the top-level keys do not scan");
   timer.mark("tail");
