@@ -266,6 +266,10 @@ class GzipReader final : public TextReader {
 
  private:
   static constexpr size_t kHeld = 4;
+  // A span reaches this far past the next checkpoint, so that an event
+  // crossing it is read from the span its start lies in instead of
+  // re-inflating that span a little longer.
+  static constexpr uint64_t kOverlap = 64u << 10;
   bool inflateSpan(size_t cp, uint64_t end, Span& s);
   bool fail(std::string msg) {
     error_ = std::move(msg);
@@ -323,15 +327,15 @@ bool GzipReader::read(uint64_t off, size_t len, std::string_view& out) {
     return fail(fmt::format("range {}+{} lies outside the text ({} bytes)", off, len, src_.textBytes_));
   auto hit = std::find_if(std::begin(held_), std::end(held_), [&](const SpanPtr& s) { return s && s->covers(off, len); });
   if (hit == std::end(held_)) {
-    // The last checkpoint at or before `off`; inflate to the next one (or further
-    // for a range that crosses it), so that neighbouring reads hit the span.
+    // The last checkpoint at or before `off`; inflate a little past the next
+    // one (or further for a longer range), so that neighbouring reads hit the span.
     const auto& cps = src_.cps_;
     auto it =
         std::upper_bound(cps.begin(), cps.end(), off, [](uint64_t v, const GzipCheckpoint& c) { return v < c.out; });
     if (it == cps.begin()) return fail(fmt::format("no checkpoint before text offset {}", off));
     const size_t k = static_cast<size_t>(it - cps.begin()) - 1;
-    uint64_t end = k + 1 < cps.size() ? cps[k + 1].out : src_.textBytes_;
-    end = std::max<uint64_t>(end, off + len);
+    uint64_t end = k + 1 < cps.size() ? cps[k + 1].out + kOverlap : src_.textBytes_;
+    end = std::max<uint64_t>(std::min(end, src_.textBytes_), off + len);
     SpanPtr span = src_.spans_.get(k, end, [&](Span& s) { return inflateSpan(k, end, s); });
     if (!span) return false;
     hit = std::end(held_) - 1;  // the oldest goes
