@@ -121,39 +121,41 @@ namespace {
 
 using namespace simdjson;
 
-/// Bytes [from, from + 8) of `lit` followed by its closing quote, as a
-/// little-endian word, and the mask of the bytes that belong to it.
+/// A key of up to 15 letters and its closing quote as two little-endian
+/// words with the masks of their bytes, made at compile time.
+struct KeyWords {
+  uint64_t word[2] = {0, 0}, mask[2] = {0, 0};
+};
 template <size_t N>
-constexpr uint64_t keyWord(const char (&lit)[N], size_t from, uint64_t& mask) {
-  uint64_t w = 0;
-  mask = 0;
-  for (size_t i = from; i < from + 8 && i < N; ++i) {  // lit[N - 1] is the NUL, standing for the quote
-    w |= uint64_t(i == N - 1 ? '"' : static_cast<unsigned char>(lit[i])) << (8 * (i - from));
-    mask |= uint64_t(0xff) << (8 * (i - from));
+constexpr KeyWords keyWords(const char (&lit)[N]) {
+  static_assert(N <= 16, "keys of up to 15 letters");
+  KeyWords k;
+  for (size_t i = 0; i < N; ++i) {  // lit[N - 1] is the NUL, standing for the quote
+    const uint64_t byte = i == N - 1 ? '"' : static_cast<unsigned char>(lit[i]);
+    k.word[i / 8] |= byte << (8 * (i % 8));
+    k.mask[i / 8] |= uint64_t(0xff) << (8 * (i % 8));
   }
-  return w;
+  return k;
 }
 
-/// k.raw() points just after the opening quote: the key is `lit` when its
-/// letters and the closing quote follow. Keys of up to 15 letters compare as
-/// one or two 8-byte loads (the document is padded, so reading past a short
-/// key is safe), which a memcmp call did not.
-template <size_t N>
-inline bool keyIs(const ondemand::raw_json_string& k, const char (&lit)[N]) {
-  const char* r = k.raw();
-  if constexpr (N <= 16 && std::endian::native == std::endian::little) {
-    uint64_t m0 = 0, m1 = 0, w0, w1 = 0;
-    const uint64_t want0 = keyWord(lit, 0, m0), want1 = keyWord(lit, 8, m1);
-    std::memcpy(&w0, r, 8);
-    if ((w0 & m0) != want0) return false;
-    if (N <= 8) return true;
-    std::memcpy(&w1, r + 8, 8);
-    return (w1 & m1) == want1;
-  } else {
-    return std::memcmp(r, lit, N - 1) == 0 && r[N - 1] == '"';
-  }
+/// k.raw() points just after the opening quote: the key is K's when its
+/// letters and the closing quote follow. One or two 8-byte loads (the
+/// document is padded, so reading past a short key is safe), where a memcmp
+/// call was made for every key of every event.
+inline uint64_t littleEndianWord(const char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
+  return w;
 }
-#define KEY_IS(k, lit) keyIs(k, lit)
+template <KeyWords K>
+inline bool keyIs(const ondemand::raw_json_string& k) {
+  const char* r = k.raw();
+  if ((littleEndianWord(r) & K.mask[0]) != K.word[0]) return false;
+  if constexpr (K.mask[1] != 0) return (littleEndianWord(r + 8) & K.mask[1]) == K.word[1];
+  return true;
+}
+#define KEY_IS(k, lit) keyIs<keyWords(lit)>(k)
 
 inline Ph phFromChar(std::string_view s) {
   if (s.size() != 1) return Ph::Other;
