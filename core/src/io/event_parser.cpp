@@ -138,16 +138,17 @@ constexpr KeyWords keyWords(const char (&lit)[N]) {
   return k;
 }
 
-/// k.raw() points just after the opening quote: the key is K's when its
-/// letters and the closing quote follow. One or two 8-byte loads (the
-/// document is padded, so reading past a short key is safe), where a memcmp
-/// call was made for every key of every event.
 inline uint64_t littleEndianWord(const char* p) {
   uint64_t w;
   std::memcpy(&w, p, 8);
   if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
   return w;
 }
+
+/// k.raw() points just after the opening quote: the key is K's when its
+/// letters and the closing quote follow. One or two 8-byte loads (the
+/// document is padded, so reading past a short key is safe) rather than a
+/// memcmp call for every key of every event.
 template <KeyWords K>
 inline bool keyIs(const ondemand::raw_json_string& k) {
   const char* r = k.raw();

@@ -5,6 +5,7 @@
 #include "io/load_tuning.hpp"
 #include "io/piece_pipe.hpp"
 #include "io/source.hpp"
+#include "util/side_by_side.hpp"
 #include "util/thread_group.hpp"
 
 #include <cstdio>
@@ -69,23 +70,21 @@ const char* parseTail(PiecePipe& pipe, std::vector<Worker>& workers, OrderedSink
   if (!exactArrayScan(tail, 0, share, tl, err)) return "the tail does not scan";
   const size_t first = pipe.pieces();
   std::atomic<size_t> next{0};
+  std::atomic<unsigned> ids{0};
   std::atomic<bool> failed{false};
-  auto work = [&](unsigned w) {
+  runOnWorkers(static_cast<unsigned>(std::min(workers.size(), tl.pieces.size())), [&] {
+    const unsigned w = ids++;
+    Worker& me = workers[w];
     for (size_t j; !failed && (j = next++) < tl.pieces.size();) {
       const Piece& p = tl.pieces[j];
       ParseFailure f;
-      if (!workers[w].parser.parseBytes(tail.data() + p.begin, {tailBase + p.begin, tailBase + p.end},
-                                        workers[w].tables, *workers[w].buf, f)) {
+      if (!me.parser.parseBytes(tail.data() + p.begin, {tailBase + p.begin, tailBase + p.end}, me.tables, *me.buf, f)) {
         failed = true;
         return;
       }
-      sink.deliver(first + j, w, workers[w].buf);
+      sink.deliver(first + j, w, me.buf);
     }
-  };
-  ThreadGroup helpers([&] { failed = true; });
-  for (unsigned w = 1; w < workers.size() && w < tl.pieces.size(); ++w) helpers.run([&work, w] { work(w); });
-  work(0);
-  helpers.join();
+  });
   return failed ? "a tail piece did not parse" : nullptr;
 }
 
