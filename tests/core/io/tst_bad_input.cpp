@@ -253,19 +253,23 @@ class TestBadInput : public QObject {
   void fiftyLoadsDoNotGrow() {
     QTemporaryDir dir;
     const std::string path = generated(dir, 300).toStdString();
-    // What a load's threads leave in their heaps moves RssAnon by a few MiB
-    // from one load to the next; a leak raises the lowest reading of a stretch.
-    long early = LONG_MAX, late = LONG_MAX;
+    // What a load's threads leave in their heaps moves RssAnon by a few MiB,
+    // and on a busy machine it may step up once and stay: a leak raises the
+    // lowest reading of every stretch, so the quieter of two steps must stay flat.
+    constexpr int kStretches = 3, kStretch = 5, kApart = 20;  // loads 6-10, 26-30, 46-50
+    std::vector<long> lowest(kStretches, LONG_MAX);
     for (int k = 0; k < 50; ++k) {
       QVERIFY(loadTrace(path, LoadOptions{.cacheDir = dir.filePath("cache").toStdString()}).ok());
-      if (k < 5) continue;  // allocator caches are warm by now
+      const int s = (k - 5) / kApart;  // allocator caches are warm after 5 loads
+      if (k < 5 || s >= kStretches || (k - 5) % kApart >= kStretch) continue;
       releaseFreedMemory();
-      long& lowest = k < 15 ? early : late;
-      if (k < 15 || k >= 40) lowest = std::min(lowest, sstest::rssAnonKiB());
+      lowest[s] = std::min(lowest[s], sstest::rssAnonKiB());
     }
-    const long growth = late - early;
-    qInfo("RssAnon, lowest of loads 41-50 against lowest of 6-15: %+ld KiB", growth);
-    QVERIFY2(growth < 4 * 1024, qPrintable(QStringLiteral("RssAnon grew by %1 KiB over 45 loads").arg(growth)));
+    long quietest = LONG_MAX;
+    for (int s = 1; s < kStretches; ++s) quietest = std::min(quietest, lowest[s] - lowest[s - 1]);
+    qInfo("RssAnon, lowest of each stretch: %ld, %ld, %ld KiB", lowest[0], lowest[1], lowest[2]);
+    QVERIFY2(quietest < 1536,
+             qPrintable(QStringLiteral("RssAnon grew by at least %1 KiB in every 20 loads").arg(quietest)));
     QVERIFY(QDir(dir.filePath("cache")).entryList(QDir::Files | QDir::NoDotAndDotDot).isEmpty());
   }
 
